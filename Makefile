@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+#
+# cudatrace: make            build ./cudatrace
+#            make deps       install what the build needs (Debian 12, as root)
+#            make test       deps + build + every test (unit, golden, live BPF)
+#            make demo       decode a real H100 trace from traces/
+#            make STATIC=1   a fully static binary for machines without packages
+#            V=1             show the commands
+
+OUTPUT  ?= build
+CC      ?= cc
+CLANG   ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
+INCLUDES := -I$(OUTPUT) -Ibpf -Iuser -Idecoders
+LDLIBS  := -lbpf -lelf -lz
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LDLIBS  += -lzstd
+endif
+
+include decoders/tables.mk
+include decoders/layouts.mk
+
+USER_SRCS := $(wildcard user/*.c)
+DEC_SRCS  := $(wildcard decoders/*.c)
+# Everything but main: the tests link against it.
+LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) \
+	     $(NVTABLES_SRC) $(LAYOUTS_SRC)
+LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
+HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h)
+
+vpath %.c user decoders $(OUTPUT)
+
+.PHONY: all deps test demo clean install fuzz bench
+all: cudatrace
+
+# --- BPF object and skeleton ------------------------------------------------
+$(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c bpf/cudatrace.h bpf/kernel_types.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+
+$(OUTPUT)/cudatrace.skel.h: $(OUTPUT)/cudatrace.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name cudatrace_bpf > $@.tmp && mv -f $@.tmp $@
+
+# --- user space -------------------------------------------------------------
+$(OUTPUT)/obj/%.o: %.c $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+cudatrace: $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# --- set-up, tests, demo ----------------------------------------------------
+deps:
+	$(Q)tests/deps.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all tests-build
+	$(Q)tests/run.sh
+
+include tests/tests.mk
+
+DEMO_TRACE ?= $(firstword $(wildcard traces/*saxpy*.ctrace) $(wildcard traces/*.ctrace))
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	@echo "== cudatrace -r $(DEMO_TRACE)   (real capture; see traces/README.md)"
+	$(Q)./cudatrace -r $(DEMO_TRACE) | head -n 60
+	@echo "== ... ($$(./cudatrace -r $(DEMO_TRACE) | wc -l) lines; try: ./cudatrace -r $(DEMO_TRACE) --json)"
+
+PREFIX ?= /usr/local
+install: cudatrace
+	install -D -m 0755 cudatrace $(DESTDIR)$(PREFIX)/sbin/cudatrace
+
+clean:
+	rm -rf $(OUTPUT) cudatrace

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Kernel side of cudatrace.  Syscall tracepoints keep only calls on files
+ * that are NVIDIA device nodes (or files named with --device), from the
+ * traced processes, and push their argument buffers, and the buffers those
+ * point to, through one ring buffer.  Filters run before any copying.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "cudatrace.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by user space before load. */
+const volatile __u32 self_tgid = 0;      /* never trace ourselves */
+const volatile bool filter_pids = false; /* false: system-wide */
+const volatile bool follow_forks = true;
+const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
+const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
+
+/* Device kinds, values of nv_majors / extra_files. */
+#define DEV_NVIDIA 1
+#define DEV_UVM    2
+
+/* _IOC decoding (asm-generic/ioctl.h). */
+#define IOC_NR(c)   ((c) & 0xff)
+#define IOC_TYPE(c) (((c) >> 8) & 0xff)
+#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
+#define IOC_DIR(c)  ((c) >> 30)
+#define NV_IOCTL_MAGIC 'F'
+
+#define S_IFMT  00170000
+#define S_IFCHR 0020000
+
+struct file_key {
+	__u32 dev;   /* rdev of a char device, or s_dev of a regular file */
+	__u32 regfile;
+	__u64 ino;   /* 0 for char devices: any node of that rdev matches */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);      /* char major */
+	__type(value, __u8);     /* DEV_* */
+} nv_majors SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct file_key);
+	__type(value, __u8);
+} extra_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);      /* tgid */
+	__type(value, __u8);
+} traced_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);      /* UVM request */
+	__type(value, __u32);    /* sizeof params */
+} uvm_sizes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);      /* RM class */
+	__type(value, __u32);    /* sizeof alloc params */
+} class_sizes SEC(".maps");
+
+/* What the entry saw, for the exit of the same thread. */
+struct inflight {
+	__u64 ts;
+	__u64 arg;
+	__u64 nest_ptr;
+	__u64 ino;
+	__s32 fd;
+	__u32 dev;
+	__u32 cmd;
+	__u32 arg_want;
+	__u32 nest_want;
+	__u32 size_src;
+	__u32 flags;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);      /* tid */
+	__type(value, struct inflight);
+} inflight_ioctl SEC(".maps");
+
+struct mmap_inflight {
+	__u64 ts;
+	__u64 addr, len, off, ino;
+	__u32 prot, mflags;
+	__s32 fd;
+	__u32 dev;
+	__u32 flags;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct mmap_inflight);
+} inflight_mmap SEC(".maps");
+
+struct map_key {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 addr;
+};
+
+/* NVIDIA mappings alive, so munmap of other memory costs one lookup. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct map_key);
+	__type(value, __u64);    /* length */
+} nv_mappings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/*
+ * Records are built here and copied into the ring buffer with
+ * bpf_ringbuf_output, since bpf_ringbuf_reserve needs a constant size.
+ * One slot per CPU (user space sets max_entries); the programs run with
+ * preemption disabled, so a slot is never shared by two events.
+ */
+struct scratch {
+	struct ct_ioctl rec;
+	__u8 data[CT_ARG_MAX + CT_NEST_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);  /* resized to the CPU count */
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);  /* resized by -b */
+} rb SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline void emit(void *data, __u64 size)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&rb, data, size, flags))
+		count(CT_CNT_LOST);
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&scratch_map, &cpu);
+}
+
+static __always_inline bool pid_traced(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (!filter_pids)
+		return true;
+	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
+}
+
+struct fd_info {
+	__u32 dev;
+	__u32 flags;   /* CT_F_REGFILE */
+	__u64 ino;
+	__u8 kind;     /* DEV_* */
+};
+
+/* fd -> struct file -> inode, then the device filters. */
+static __always_inline bool fd_traced(int fd, struct fd_info *out)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct files_struct *files = BPF_CORE_READ(task, files);
+	struct fdtable *fdt;
+	struct file **fds, *file;
+	struct inode *inode;
+	struct file_key key = {};
+	__u8 *kind;
+
+	if (fd < 0 || !files)
+		return false;
+	fdt = BPF_CORE_READ(files, fdt);
+	if ((unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return false;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode)
+		return false;
+
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFCHR) {
+		__u32 major;
+
+		key.dev = BPF_CORE_READ(inode, i_rdev);
+		major = key.dev >> 20;
+		kind = bpf_map_lookup_elem(&nv_majors, &major);
+		if (!kind)
+			kind = bpf_map_lookup_elem(&extra_files, &key);
+		out->flags = 0;
+		out->ino = BPF_CORE_READ(inode, i_ino);
+	} else {
+		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		key.regfile = 1;
+		key.ino = BPF_CORE_READ(inode, i_ino);
+		kind = bpf_map_lookup_elem(&extra_files, &key);
+		out->flags = CT_F_REGFILE;
+		out->ino = key.ino;
+	}
+	if (!kind)
+		return false;
+	out->dev = key.dev;
+	out->kind = *kind;
+	return true;
+}
+
+/* How many bytes the argument of this request holds. */
+static __always_inline __u32 arg_size(__u32 cmd, __u32 *src)
+{
+	__u32 *uvm;
+
+	if (IOC_TYPE(cmd) == NV_IOCTL_MAGIC) {
+		*src = CT_SIZE_IOC;
+		return IOC_SIZE(cmd);
+	}
+	uvm = bpf_map_lookup_elem(&uvm_sizes, &cmd);
+	if (uvm) {
+		*src = CT_SIZE_UVM;
+		return *uvm;
+	}
+	if (IOC_DIR(cmd) && IOC_SIZE(cmd)) {
+		*src = CT_SIZE_IOC;
+		return IOC_SIZE(cmd);
+	}
+	*src = CT_SIZE_NONE;
+	return 0;
+}
+
+/*
+ * The buffer an NVIDIA escape points to, read from the copy of its argument
+ * (offsets from the 580 ABI: NVOS54, NVOS64/NVOS21, nv_ioctl_xfer_t).
+ */
+static __always_inline void find_nested(__u32 cmd, const __u8 *arg, __u32 len,
+					__u64 *ptr, __u32 *want)
+{
+	__u32 nr = IOC_NR(cmd);
+
+	*ptr = 0;
+	*want = 0;
+	if (IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
+		return;
+	if (nr == 0x2a && len == 32) {          /* NV_ESC_RM_CONTROL */
+		*ptr = *(__u64 *)(arg + 16);
+		*want = *(__u32 *)(arg + 24);
+	} else if (nr == 0x2b && (len == 48 || len == 32)) { /* NV_ESC_RM_ALLOC */
+		__u32 hclass = *(__u32 *)(arg + 12);
+
+		*ptr = *(__u64 *)(arg + 16);
+		*want = len == 48 ? *(__u32 *)(arg + 32) : *(__u32 *)(arg + 24);
+		if (*want == 0 && *ptr) {
+			__u32 *sz = bpf_map_lookup_elem(&class_sizes, &hclass);
+
+			*want = sz ? *sz : 0;
+		}
+	} else if (nr == 0xd3 && len == 16) {   /* NV_ESC_IOCTL_XFER_CMD */
+		*ptr = *(__u64 *)(arg + 8);
+		*want = *(__u32 *)(arg + 4);
+	}
+	if (!*ptr)
+		*want = 0;
+}
+
+/*
+ * Copy the argument and the nested buffer behind the record in s, and
+ * send it.  Lengths are clamped for the verifier and for -s.
+ */
+static __always_inline void send_ioctl(struct scratch *s)
+{
+	struct ct_ioctl *r = &s->rec;
+	__u32 n = r->arg_want, m = r->nest_want;
+
+	if (n > CT_ARG_MAX - 1) {
+		n = CT_ARG_MAX - 1;
+		r->flags |= CT_F_ARG_TRUNC;
+	}
+	n &= CT_ARG_MAX - 1;
+	if (n && bpf_probe_read_user(s->data, n, (void *)r->arg)) {
+		r->flags |= CT_F_ARG_FAULT;
+		n = 0;
+	}
+	r->arg_size = n;
+
+	if (m > nest_max) {
+		m = nest_max;
+		r->flags |= CT_F_NEST_TRUNC;
+	}
+	if (m > CT_NEST_MAX)
+		m = CT_NEST_MAX;
+	r->nest_size = 0;
+	if (m && r->nest_ptr) {
+		__u32 off = n & (CT_ARG_MAX - 1);
+
+		if (bpf_probe_read_user(s->data + off, m, (void *)r->nest_ptr))
+			r->flags |= CT_F_NEST_FAULT;
+		else
+			r->nest_size = m;
+	}
+	r->h.size = sizeof(*r) + r->arg_size + r->nest_size;
+	emit(s, r->h.size);
+}
+
+SEC("tracepoint/syscalls/sys_enter_ioctl")
+int ioctl_enter(struct syscall_enter_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct fd_info fi;
+	struct inflight in = {};
+	struct scratch *s;
+	struct ct_ioctl *r;
+
+	if (!pid_traced(tgid) || !fd_traced((int)ctx->args[0], &fi))
+		return 0;
+	s = get_scratch();
+	if (!s)
+		return 0;
+	r = &s->rec;
+	r->h.type = CT_REC_IOCTL_ENTER;
+	r->h.ts_ns = bpf_ktime_get_ns();
+	r->h.pid = tgid;
+	r->h.tid = tid;
+	r->ts_enter = r->h.ts_ns;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->fd = (int)ctx->args[0];
+	r->dev = fi.dev;
+	r->ino = fi.ino;
+	r->cmd = (__u32)ctx->args[1];
+	r->flags = fi.flags;
+	r->arg = ctx->args[2];
+	r->ret = 0;
+	r->arg_want = arg_size(r->cmd, &r->size_src);
+	r->nest_ptr = 0;
+	r->nest_want = 0;
+	r->_pad = 0;
+
+	/* Read the fixed part first: it says where the nested buffer is. */
+	if (r->arg_want >= 16 && r->arg_want <= 48 &&
+	    !bpf_probe_read_user(s->data, 48 < r->arg_want ? 48 : r->arg_want & 63, (void *)r->arg))
+		find_nested(r->cmd, s->data, r->arg_want, &r->nest_ptr, &r->nest_want);
+	if (!r->nest_ptr)
+		r->flags |= CT_F_NEST_NONE;
+
+	in.ts = r->ts_enter;
+	in.arg = r->arg;
+	in.nest_ptr = r->nest_ptr;
+	in.ino = r->ino;
+	in.fd = r->fd;
+	in.dev = r->dev;
+	in.cmd = r->cmd;
+	in.arg_want = r->arg_want;
+	in.nest_want = r->nest_want;
+	in.size_src = r->size_src;
+	in.flags = r->flags;
+	if (bpf_map_update_elem(&inflight_ioctl, &tid, &in, BPF_ANY))
+		count(CT_CNT_INFLIGHT_FULL);
+
+	send_ioctl(s);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int ioctl_exit(struct syscall_exit_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct inflight *in = bpf_map_lookup_elem(&inflight_ioctl, &tid);
+	struct scratch *s;
+	struct ct_ioctl *r;
+
+	if (!in)
+		return 0;
+	s = get_scratch();
+	if (!s)
+		goto out;
+	r = &s->rec;
+	r->h.type = CT_REC_IOCTL_EXIT;
+	r->h.ts_ns = bpf_ktime_get_ns();
+	r->h.pid = id >> 32;
+	r->h.tid = tid;
+	r->ts_enter = in->ts;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->fd = in->fd;
+	r->dev = in->dev;
+	r->ino = in->ino;
+	r->cmd = in->cmd;
+	r->flags = in->flags;
+	r->arg = in->arg;
+	r->ret = ctx->ret;
+	r->nest_ptr = in->nest_ptr;
+	r->arg_want = in->arg_want;
+	r->nest_want = in->nest_want;
+	r->size_src = in->size_src;
+	r->_pad = 0;
+	send_ioctl(s);
+out:
+	bpf_map_delete_elem(&inflight_ioctl, &tid);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int mmap_enter(struct syscall_enter_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct mmap_inflight in = {};
+	struct fd_info fi;
+	int fd = (int)ctx->args[4];
+
+	if (fd < 0 || !pid_traced(id >> 32) || !fd_traced(fd, &fi))
+		return 0;
+	in.ts = bpf_ktime_get_ns();
+	in.addr = ctx->args[0];
+	in.len = ctx->args[1];
+	in.prot = ctx->args[2];
+	in.mflags = ctx->args[3];
+	in.fd = fd;
+	in.off = ctx->args[5];
+	in.dev = fi.dev;
+	in.ino = fi.ino;
+	in.flags = fi.flags;
+	if (bpf_map_update_elem(&inflight_mmap, &tid, &in, BPF_ANY))
+		count(CT_CNT_INFLIGHT_FULL);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int mmap_exit(struct syscall_exit_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct mmap_inflight *in = bpf_map_lookup_elem(&inflight_mmap, &tid);
+	struct ct_mmap r = {};
+
+	if (!in)
+		return 0;
+	r.h.type = CT_REC_MMAP;
+	r.h.size = sizeof(r);
+	r.h.ts_ns = bpf_ktime_get_ns();
+	r.h.pid = id >> 32;
+	r.h.tid = tid;
+	r.ts_enter = in->ts;
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	r.fd = in->fd;
+	r.dev = in->dev;
+	r.ino = in->ino;
+	r.addr = in->addr;
+	r.len = in->len;
+	r.prot = in->prot;
+	r.mflags = in->mflags;
+	r.off = in->off;
+	r.ret = ctx->ret;
+	r.flags = in->flags;
+	if (ctx->ret >= 0 || ctx->ret < -4095) {
+		struct map_key k = { .tgid = r.h.pid, .addr = (__u64)ctx->ret };
+
+		bpf_map_update_elem(&nv_mappings, &k, &r.len, BPF_ANY);
+	}
+	emit(&r, sizeof(r));
+	bpf_map_delete_elem(&inflight_mmap, &tid);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int munmap_enter(struct syscall_enter_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct map_key k = { .tgid = id >> 32, .addr = ctx->args[0] };
+	struct ct_munmap r = {};
+	__u64 *len = bpf_map_lookup_elem(&nv_mappings, &k);
+
+	if (!len)
+		return 0;
+	r.h.type = CT_REC_MUNMAP;
+	r.h.size = sizeof(r);
+	r.h.ts_ns = bpf_ktime_get_ns();
+	r.h.pid = k.tgid;
+	r.h.tid = (__u32)id;
+	r.addr = ctx->args[0];
+	r.len = ctx->args[1];
+	r.map_len = *len;
+	emit(&r, sizeof(r));
+	bpf_map_delete_elem(&nv_mappings, &k);
+	return 0;
+}
+
+/* Follow children of traced processes from fork on. */
+SEC("raw_tracepoint/sched_process_fork")
+int on_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+	struct ct_fork r = {};
+
+	if (!filter_pids || !follow_forks || ptgid == ctgid)
+		return 0;   /* a new thread, or nothing to follow */
+	if (!bpf_map_lookup_elem(&traced_pids, &ptgid))
+		return 0;
+	bpf_map_update_elem(&traced_pids, &ctgid, &one, BPF_ANY);
+	r.h.type = CT_REC_FORK;
+	r.h.size = sizeof(r);
+	r.h.ts_ns = bpf_ktime_get_ns();
+	r.h.pid = ptgid;
+	r.h.tid = BPF_CORE_READ(parent, pid);
+	r.child_pid = ctgid;
+	emit(&r, sizeof(r));
+	return 0;
+}
+
+/* Copy a user range of the new image (argv or environment), bounded. */
+static __always_inline __u32 copy_user_range(__u8 *dst, unsigned long start,
+					     unsigned long end, __u32 max, __u32 *trunc)
+{
+	__u64 n = end > start ? end - start : 0;
+
+	*trunc = 0;
+	if (n > max) {
+		n = max;
+		*trunc = 1;
+	}
+	n &= (CT_PROC_ENV_MAX * 2 - 1);
+	if (n > CT_PROC_ENV_MAX)
+		n = CT_PROC_ENV_MAX;
+	if (n && bpf_probe_read_user(dst, n, (void *)start))
+		return 0;
+	return n;
+}
+
+/* Which program, run how: command line and environment at execve. */
+SEC("tracepoint/sched/sched_process_exec")
+int on_exec(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct mm_struct *mm;
+	struct scratch *s;
+	struct ct_proc *p;
+	__u8 *dst;
+	__u32 n;
+
+	if (!filter_pids || !pid_traced(tgid))
+		return 0;   /* system-wide: user space reads /proc lazily */
+	s = get_scratch();
+	if (!s)
+		return 0;
+	p = (struct ct_proc *)&s->rec;
+	dst = (__u8 *)(p + 1);
+	mm = BPF_CORE_READ(task, mm);
+	p->h.type = CT_REC_PROC;
+	p->h.ts_ns = bpf_ktime_get_ns();
+	p->h.pid = tgid;
+	p->h.tid = (__u32)id;
+	p->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	p->source = CT_PROC_EXEC;
+	bpf_get_current_comm(p->comm, sizeof(p->comm));
+	n = copy_user_range(dst, BPF_CORE_READ(mm, arg_start), BPF_CORE_READ(mm, arg_end),
+			    CT_PROC_ARGV_MAX, &p->argv_trunc);
+	p->argv_size = n;
+	n &= CT_PROC_ARGV_MAX * 2 - 1;
+	p->env_size = copy_user_range(dst + n, BPF_CORE_READ(mm, env_start),
+				      BPF_CORE_READ(mm, env_end), CT_PROC_ENV_MAX,
+				      &p->env_trunc);
+	p->h.size = sizeof(*p) + p->argv_size + p->env_size;
+	if (p->h.size > sizeof(*p) + CT_PROC_ARGV_MAX + CT_PROC_ENV_MAX)
+		return 0;
+	emit(p, p->h.size);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int on_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct ct_rec r = {};
+
+	bpf_map_delete_elem(&inflight_ioctl, &tid);
+	bpf_map_delete_elem(&inflight_mmap, &tid);
+	if (tgid != tid || !filter_pids || !bpf_map_lookup_elem(&traced_pids, &tgid))
+		return 0;
+	bpf_map_delete_elem(&traced_pids, &tgid);
+	r.type = CT_REC_PROC_EXIT;
+	r.size = sizeof(r);
+	r.ts_ns = bpf_ktime_get_ns();
+	r.pid = tgid;
+	r.tid = tid;
+	emit(&r, sizeof(r));
+	return 0;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Records shared by the BPF programs, the capture loop, the trace file and
+ * the decoders.  A record leaves the kernel through the ring buffer and is
+ * written to a trace file byte for byte, so this header is the wire format:
+ * fixed-width types only, never reorder or resize a released record (add a
+ * new type instead).  docs/FORMAT.md describes the same layout.
+ */
+#ifndef CUDATRACE_H
+#define CUDATRACE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define CT_COMM_LEN      16
+#define CT_ARG_MAX       16384          /* _IOC_SIZE is 14 bits: 16383 */
+#define CT_NEST_MAX      (256 * 1024)   /* hard ceiling for -s */
+#define CT_NEST_DEFAULT  8192           /* default for -s */
+#define CT_PROC_ARGV_MAX 4096
+#define CT_PROC_ENV_MAX  16384
+
+enum ct_rec_type {
+	CT_REC_META        = 1,  /* file only: key=value text lines */
+	CT_REC_IOCTL_ENTER = 2,  /* struct ct_ioctl + arg bytes + nested bytes */
+	CT_REC_IOCTL_EXIT  = 3,  /* struct ct_ioctl, buffers as they were at exit */
+	CT_REC_MMAP        = 4,  /* struct ct_mmap */
+	CT_REC_MUNMAP      = 5,  /* struct ct_munmap */
+	CT_REC_PROC        = 6,  /* struct ct_proc + argv + env */
+	CT_REC_FORK        = 7,  /* struct ct_fork */
+	CT_REC_PROC_EXIT   = 8,  /* struct ct_rec only */
+	CT_REC_FDPATH      = 9,  /* struct ct_fdpath + path bytes */
+	CT_REC_TRAILER     = 10, /* file only: struct ct_trailer + per-cpu lost */
+	CT_REC_TYPE_MAX
+};
+
+/* Every record starts with this.  size counts the header and all payload. */
+struct ct_rec {
+	__u32 type;
+	__u32 size;
+	__u64 ts_ns;     /* CLOCK_MONOTONIC, bpf_ktime_get_ns() */
+	__u32 pid;       /* thread group id */
+	__u32 tid;
+};
+
+/* ct_ioctl.flags */
+#define CT_F_ARG_TRUNC   (1u << 0)  /* arg_size < arg_want */
+#define CT_F_NEST_TRUNC  (1u << 1)  /* nest_size < nest_want */
+#define CT_F_ARG_FAULT   (1u << 2)  /* reading the argument faulted */
+#define CT_F_NEST_FAULT  (1u << 3)  /* reading the nested buffer faulted */
+#define CT_F_REGFILE     (1u << 4)  /* dev is the file system's s_dev, not an rdev */
+#define CT_F_NEST_NONE   (1u << 5)  /* request has no nested buffer */
+
+/* How the argument size was found (ct_ioctl.size_src). */
+enum ct_size_src {
+	CT_SIZE_NONE = 0,   /* unknown request: nothing copied */
+	CT_SIZE_IOC  = 1,   /* _IOC_SIZE of the request */
+	CT_SIZE_UVM  = 2,   /* nvidia-uvm table */
+};
+
+/*
+ * ioctl, recorded twice: at syscall entry (inputs) and at exit (outputs).
+ * Followed by arg_size bytes of *arg, then nest_size bytes of the buffer
+ * the argument points to (RM_CONTROL params, RM_ALLOC pAllocParms,
+ * IOCTL_XFER_CMD payload).
+ */
+struct ct_ioctl {
+	struct ct_rec h;
+	__u64 ts_enter;   /* entry time; on exit records latency = h.ts_ns - ts_enter */
+	char  comm[CT_COMM_LEN];
+	__s32 fd;
+	__u32 dev;        /* kernel dev_t: major << 20 | minor */
+	__u64 ino;
+	__u32 cmd;        /* ioctl request number */
+	__u32 flags;      /* CT_F_* */
+	__u64 arg;        /* user pointer */
+	__s64 ret;        /* exit only */
+	__u64 nest_ptr;   /* user pointer of the nested buffer */
+	__u32 arg_size;   /* captured bytes of *arg following this struct */
+	__u32 arg_want;   /* bytes the request implies */
+	__u32 nest_size;  /* captured nested bytes following the arg bytes */
+	__u32 nest_want;  /* bytes the argument says the nested buffer holds */
+	__u32 size_src;   /* enum ct_size_src */
+	__u32 _pad;
+};
+
+struct ct_mmap {
+	struct ct_rec h;
+	__u64 ts_enter;
+	char  comm[CT_COMM_LEN];
+	__s32 fd;
+	__u32 dev;
+	__u64 ino;
+	__u64 addr;       /* address asked for */
+	__u64 len;
+	__u32 prot;
+	__u32 mflags;
+	__u64 off;
+	__s64 ret;        /* address returned, or -errno */
+	__u32 flags;      /* CT_F_REGFILE */
+	__u32 _pad;
+};
+
+struct ct_munmap {
+	struct ct_rec h;
+	__u64 addr;
+	__u64 len;
+	__u64 map_len;    /* length of the NVIDIA mapping that starts at addr */
+};
+
+/* ct_proc.source */
+enum ct_proc_source {
+	CT_PROC_EXEC   = 1,   /* seen by the kernel at execve */
+	CT_PROC_ATTACH = 2,   /* read from /proc when attaching with -p */
+	CT_PROC_SEEN   = 3,   /* read from /proc at its first event (system-wide) */
+};
+
+/* Followed by argv_size bytes (NUL-separated) then env_size bytes. */
+struct ct_proc {
+	struct ct_rec h;
+	__u32 ppid;
+	__u32 source;     /* enum ct_proc_source */
+	char  comm[CT_COMM_LEN];
+	__u32 argv_size;
+	__u32 env_size;   /* in trace files: only CUDA_*, NVIDIA_*, NCCL_* ... */
+	__u32 argv_trunc; /* 1 if argv was cut at CT_PROC_ARGV_MAX */
+	__u32 env_trunc;
+};
+
+struct ct_fork {
+	struct ct_rec h;  /* pid/tid: the parent */
+	__u32 child_pid;
+	__u32 _pad;
+};
+
+/* A device path learned during capture: maps (dev, ino) to a name. */
+struct ct_fdpath {
+	struct ct_rec h;
+	__u32 dev;
+	__u32 flags;      /* CT_F_REGFILE */
+	__u64 ino;
+	__u32 path_size;  /* bytes of path following, no NUL */
+	__u32 _pad;
+};
+
+/* Last record of a complete trace file.  Followed by ncpu __u64 counts. */
+struct ct_trailer {
+	struct ct_rec h;
+	__u64 events;     /* records written */
+	__u64 lost;       /* records the kernel could not reserve */
+	__u64 lost_inflight; /* exits lost because the in-flight table was full */
+	__u32 ncpu;
+	__u32 _pad;
+};
+
+/* Per-CPU counters kept by the BPF side (index into the counters map). */
+enum ct_counter {
+	CT_CNT_LOST = 0,      /* ring buffer full: record dropped */
+	CT_CNT_INFLIGHT_FULL, /* no room to remember an entry */
+	CT_CNT_MAX
+};
+
+#endif /* CUDATRACE_H */

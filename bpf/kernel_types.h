@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few kernel types the BPF programs read, declared by hand instead of
+ * a vmlinux.h dumped from the build machine: CO-RE relocates each field
+ * against the BTF of the kernel the program is loaded on, so the build does
+ * not depend on the kernel it was built on.  Only the fields used are named.
+ */
+#ifndef CT_KERNEL_TYPES_H
+#define CT_KERNEL_TYPES_H
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef __u16 umode_t;
+typedef __u32 dev_t;
+typedef _Bool bool;
+#define true 1
+#define false 0
+
+enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+enum {
+	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
+};
+
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
+};
+
+enum {
+	BPF_RB_AVAIL_DATA = 0,
+};
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct super_block {
+	dev_t s_dev;
+};
+
+struct inode {
+	umode_t i_mode;
+	struct super_block *i_sb;
+	unsigned long i_ino;
+	dev_t i_rdev;
+};
+
+struct file {
+	struct inode *f_inode;
+};
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
+};
+
+struct mm_struct {
+	unsigned long arg_start;
+	unsigned long arg_end;
+	unsigned long env_start;
+	unsigned long env_end;
+};
+
+struct task_struct {
+	int pid;
+	int tgid;
+	struct task_struct *real_parent;
+	struct files_struct *files;
+	struct mm_struct *mm;
+};
+
+#pragma clang attribute pop
+
+/* Tracepoint contexts: the stable layouts of syscalls/sys_{enter,exit}_*. */
+struct syscall_enter_ctx {
+	__u64 common;          /* struct trace_entry */
+	long id;
+	unsigned long args[6];
+};
+
+struct syscall_exit_ctx {
+	__u64 common;
+	long id;
+	long ret;
+};
+
+struct bpf_raw_tracepoint_args {
+	__u64 args[0];
+};
+
+#endif

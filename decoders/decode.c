@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Record -> text or JSON.  An ioctl arrives as two records (entry, exit);
+ * the entry waits in a per-thread map and the call is printed at its exit,
+ * strace-style, with the buffers of both.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "emit.h"
+#include "layouts.h"
+#include "meta.h"
+#include "nvtables.h"
+#include "record.h"
+#include "tidmap.h"
+
+#define IOC_NR(c)   ((c) & 0xff)
+#define IOC_TYPE(c) (((c) >> 8) & 0xff)
+#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
+#define IOC_DIR(c)  ((c) >> 30)
+#define NV_IOCTL_MAGIC 'F'
+#define NV_ESC_RM_CONTROL 0x2a
+#define NV_ESC_RM_ALLOC   0x2b
+
+struct devname {
+	uint32_t kdev;
+	bool regfile;
+	uint64_t ino;
+	char *path;
+};
+
+struct ct_decoder {
+	struct ct_decode_opts o;
+	struct emit em;
+	struct tidmap pending;     /* tid -> malloc'd entry record */
+	struct devname *devs;
+	size_t ndevs, capdevs;
+	uint64_t start_mono;
+	struct ct_decode_stats st;
+};
+
+const char *ct_request_name(uint32_t cmd)
+{
+	const struct nv_esc_info *e;
+	const struct uvm_ioctl_info *u;
+
+	if (IOC_TYPE(cmd) == NV_IOCTL_MAGIC) {
+		e = nv_esc_lookup(IOC_NR(cmd));
+		return e ? e->name : NULL;
+	}
+	u = uvm_ioctl_lookup(cmd);
+	return u ? u->name : NULL;
+}
+
+static void add_dev(struct ct_decoder *d, uint32_t kdev, bool regfile, uint64_t ino,
+		    const char *path, size_t len)
+{
+	struct devname *n;
+
+	if (d->ndevs == d->capdevs) {
+		size_t cap = d->capdevs ? d->capdevs * 2 : 16;
+		struct devname *nd = realloc(d->devs, cap * sizeof(*nd));
+
+		if (!nd)
+			return;
+		d->devs = nd;
+		d->capdevs = cap;
+	}
+	n = &d->devs[d->ndevs];
+	n->path = strndup(path, len);
+	if (!n->path)
+		return;
+	n->kdev = kdev;
+	n->regfile = regfile;
+	n->ino = ino;
+	d->ndevs++;
+}
+
+/* The path of a traced file; char devices match on rdev alone. */
+static const char *dev_path(const struct ct_decoder *d, uint32_t kdev, bool regfile,
+			    uint64_t ino)
+{
+	size_t i;
+
+	for (i = d->ndevs; i-- > 0;) {
+		const struct devname *n = &d->devs[i];
+
+		if (n->kdev == kdev && n->regfile == regfile && (!regfile || n->ino == ino))
+			return n->path;
+	}
+	return NULL;
+}
+
+static void meta_line(const char *key, const char *val, void *ctx)
+{
+	struct ct_decoder *d = ctx;
+	unsigned int kdev, regfile;
+	unsigned long long ino;
+	int pos = 0;
+
+	if (strcmp(key, "start_monotonic_ns") == 0)
+		d->start_mono = strtoull(val, NULL, 10);
+	else if (strcmp(key, "device") == 0 &&
+		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
+		add_dev(d, kdev, regfile != 0, ino, val + pos, strlen(val + pos));
+	if (d->o.json) {
+		em_str(&d->em, key, val);
+	}
+}
+
+static void on_meta(struct ct_decoder *d, const struct ct_rec *r)
+{
+	if (d->o.json) {
+		em_open(&d->em, NULL);
+		em_str(&d->em, "type", "meta");
+	}
+	ct_meta_foreach(r, meta_line, d);
+	if (d->o.json) {
+		em_close(&d->em);
+		fputc('\n', d->o.out);
+	}
+}
+
+struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
+{
+	struct ct_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->o = *opts;
+	em_init(&d->em, opts->out, opts->json);
+	return d;
+}
+
+static void print_uuid(struct emit *e, const char *key, const unsigned char *u)
+{
+	char s[48];
+
+	snprintf(s, sizeof(s),
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	em_str(e, key, s);
+}
+
+static uint64_t field_u(const unsigned char *p, uint32_t size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size <= 8 ? size : 8);   /* little-endian, as on x86-64 */
+	return v;
+}
+
+static int64_t field_s(const unsigned char *p, uint32_t size)
+{
+	uint64_t v = field_u(p, size);
+
+	if (size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ull << (size * 8);
+	return (int64_t)v;
+}
+
+/* Context a field may need to be named. */
+struct field_ctx {
+	uint32_t esc_nr;   /* 0 if not an 'F' escape */
+};
+
+static void print_field(struct ct_decoder *d, const struct ct_field *f,
+			const unsigned char *p, const struct field_ctx *fc)
+{
+	struct emit *e = &d->em;
+	uint64_t v = f->size <= 8 ? field_u(p, f->size) : 0;
+	const struct nv_status_info *st;
+	const struct nv_class_info *cl;
+	const struct nv_ctrl_info *ci;
+
+	if (fc->esc_nr == NV_ESC_RM_CONTROL && strcmp(f->name, "cmd") == 0) {
+		ci = nv_ctrl_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, ci ? ci->name : NULL);
+		return;
+	}
+	switch (f->kind) {
+	case CT_FK_S:
+	case CT_FK_FD:
+		em_i64(e, f->name, field_s(p, f->size));
+		break;
+	case CT_FK_HANDLE:
+	case CT_FK_PTR:
+		em_hex(e, f->name, v);
+		break;
+	case CT_FK_STATUS:
+		st = nv_status_lookup((uint32_t)v);
+		em_enum(e, f->name, v, st ? st->name : NULL);
+		break;
+	case CT_FK_CLASS:
+		cl = nv_class_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, cl ? cl->name : NULL);
+		break;
+	case CT_FK_BOOL:
+		em_bool(e, f->name, v != 0);
+		break;
+	case CT_FK_UUID:
+		if (f->size == 16) {
+			print_uuid(e, f->name, p);
+			break;
+		}
+		/* fall through */
+	case CT_FK_BYTES:
+		if (e->json || d->o.verbose >= 2) {
+			em_bytes(e, f->name, p, f->size);
+		} else {
+			char s[32];
+
+			snprintf(s, sizeof(s), "[%u bytes]", f->size);
+			em_str(e, f->name, s);
+		}
+		break;
+	default:
+		if (strstr(f->name, "flags") || strstr(f->name, "Flags"))
+			em_hex(e, f->name, v);
+		else
+			em_u64(e, f->name, v);
+	}
+}
+
+/* Every field by name when the layout of exactly this size is known. */
+static void print_struct(struct ct_decoder *d, const char *key, const struct ct_layout *l,
+			 const unsigned char *buf, uint32_t len, const struct field_ctx *fc)
+{
+	uint32_t i;
+
+	em_open(&d->em, key);
+	for (i = 0; i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if ((uint64_t)f->offset + f->size > len)
+			break;   /* captured less than the struct: print what is there */
+		print_field(d, f, buf + f->offset, fc);
+	}
+	em_close(&d->em);
+}
+
+static const struct ct_layout *arg_layout(uint32_t cmd, uint32_t size)
+{
+	if (IOC_TYPE(cmd) == NV_IOCTL_MAGIC)
+		return ct_layout_escape(IOC_NR(cmd), size);
+	return ct_layout_uvm(cmd, size);
+}
+
+static void hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n)
+{
+	uint32_t i, j;
+
+	fprintf(out, "    %s (%u bytes):\n", title, n);
+	for (i = 0; i < n; i += 16) {
+		fprintf(out, "      %04x:", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(out, " %02x", p[j]);
+		fputc('\n', out);
+	}
+}
+
+/* Top-level keys that tools filter on (issue: cmd for RM_CONTROL, hClass for RM_ALLOC). */
+static void print_key_fields(struct ct_decoder *d, const struct ct_ioctl *r,
+			     const unsigned char *arg)
+{
+	uint32_t nr = IOC_NR(r->cmd);
+	const struct nv_ctrl_info *ci;
+	const struct nv_class_info *cl;
+	uint32_t v;
+
+	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC)
+		return;
+	if (nr == NV_ESC_RM_CONTROL && r->arg_size >= 12) {
+		memcpy(&v, arg + 8, 4);
+		ci = nv_ctrl_lookup(v);
+		em_hex_named(&d->em, "cmd", v, ci ? ci->name : NULL);
+	} else if (nr == NV_ESC_RM_ALLOC && r->arg_size >= 16) {
+		memcpy(&v, arg + 12, 4);
+		cl = nv_class_lookup(v);
+		em_hex_named(&d->em, "hClass", v, cl ? cl->name : NULL);
+	}
+}
+
+static void print_request(struct ct_decoder *d, uint32_t cmd)
+{
+	const char *name = ct_request_name(cmd);
+	char buf[64];
+
+	if (!name) {
+		if (IOC_DIR(cmd) || IOC_TYPE(cmd))
+			snprintf(buf, sizeof(buf), "_IOC(%u, 0x%x, 0x%x, 0x%x)", IOC_DIR(cmd),
+				 IOC_TYPE(cmd), IOC_NR(cmd), IOC_SIZE(cmd));
+		else
+			snprintf(buf, sizeof(buf), "0x%x", cmd);
+		name = buf;
+	}
+	if (d->o.json) {
+		em_hex(&d->em, "request", cmd);
+		em_str(&d->em, "name", name);
+	} else {
+		fprintf(d->o.out, "%s", name);
+	}
+}
+
+static void print_ts(struct ct_decoder *d, uint64_t ts)
+{
+	uint64_t rel = ts >= d->start_mono ? ts - d->start_mono : 0;
+
+	fprintf(d->o.out, "%" PRIu64 ".%06" PRIu64 " ", rel / 1000000000u,
+		(rel % 1000000000u) / 1000u);
+}
+
+static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flags,
+			  uint64_t ino)
+{
+	const char *path = dev_path(d, kdev, flags & CT_F_REGFILE, ino);
+	char fallback[64];
+
+	if (!path) {
+		snprintf(fallback, sizeof(fallback), "char %u:%u", kdev >> 20, kdev & 0xfffff);
+		path = fallback;
+	}
+	if (d->o.json) {
+		em_i64(&d->em, "fd", fd);
+		em_str(&d->em, "path", path);
+	} else {
+		fprintf(d->o.out, "%d<%s>", fd, path);
+	}
+}
+
+/* One call: en (entry) and/or ex (exit); at least one is set. */
+static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
+			const struct ct_ioctl *ex)
+{
+	const struct ct_ioctl *r = ex ? ex : en;
+	const unsigned char *arg = ct_ioctl_arg(r);
+	const struct ct_layout *l = arg_layout(r->cmd, r->arg_size);
+	struct field_ctx fc = { .esc_nr = IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC ? IOC_NR(r->cmd) : 0 };
+	struct emit *e = &d->em;
+	FILE *out = d->o.out;
+
+	if (d->o.json) {
+		em_open(e, NULL);
+		em_str(e, "type", "ioctl");
+		em_u64(e, "ts_ns", r->ts_enter);
+		em_u64(e, "pid", r->h.pid);
+		em_u64(e, "tid", r->h.tid);
+		em_strn(e, "comm", r->comm, CT_COMM_LEN);
+		print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
+		em_str(e, "syscall", "ioctl");
+		print_request(d, r->cmd);
+		if (ex)
+			em_i64(e, "ret", ex->ret);
+		if (ex && en)
+			em_u64(e, "duration_ns", ex->h.ts_ns - ex->ts_enter);
+		else if (ex)
+			em_u64(e, "duration_ns", ex->h.ts_ns - ex->ts_enter);
+		if (!ex)
+			em_bool(e, "unfinished", true);
+		if (!en)
+			em_bool(e, "enter_lost", true);
+		print_key_fields(d, r, arg);
+		if (l)
+			print_struct(d, "args", l, arg, r->arg_size, &fc);
+		if (en)
+			em_bytes(e, "arg_in", ct_ioctl_arg(en), en->arg_size);
+		if (ex)
+			em_bytes(e, "arg_out", ct_ioctl_arg(ex), ex->arg_size);
+		if (r->nest_ptr) {
+			em_hex(e, "nested_ptr", r->nest_ptr);
+			em_u64(e, "nested_size", r->nest_want);
+			if (en)
+				em_bytes(e, "nested_in", ct_ioctl_nested(en), en->nest_size);
+			if (ex)
+				em_bytes(e, "nested_out", ct_ioctl_nested(ex), ex->nest_size);
+		}
+		if (r->flags & (CT_F_ARG_TRUNC | CT_F_NEST_TRUNC))
+			em_bool(e, "truncated", true);
+		if (r->flags & (CT_F_ARG_FAULT | CT_F_NEST_FAULT))
+			em_bool(e, "fault", true);
+		em_close(e);
+		fputc('\n', out);
+		return;
+	}
+
+	print_ts(d, r->ts_enter);
+	fprintf(out, "%u/%u %.*s ioctl(", r->h.pid, r->h.tid, CT_COMM_LEN, r->comm);
+	print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
+	fputs(", ", out);
+	print_request(d, r->cmd);
+	fputs(", ", out);
+	if (l) {
+		print_struct(d, NULL, l, arg, r->arg_size, &fc);
+		fputs(l->nfields ? "" : "{}", out);
+	} else if (r->arg_size) {
+		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]", r->arg, r->arg_size);
+	} else {
+		fprintf(out, "0x%" PRIx64, r->arg);
+	}
+	if (r->flags & CT_F_ARG_FAULT)
+		fputs(" <fault>", out);
+	fputc(')', out);
+	if (ex)
+		fprintf(out, " = %" PRId64 " <%.6f>", ex->ret,
+			(double)(ex->h.ts_ns - ex->ts_enter) / 1e9);
+	else
+		fputs(" = ? <unfinished>", out);
+	if (!en)
+		fputs(" <entry lost>", out);
+	if (r->flags & CT_F_NEST_TRUNC)
+		fprintf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
+	fputc('\n', out);
+	if (d->o.verbose >= 1 && r->nest_ptr) {
+		if (en)
+			hexdump(out, "nested in", ct_ioctl_nested(en), en->nest_size);
+		if (ex)
+			hexdump(out, "nested out", ct_ioctl_nested(ex), ex->nest_size);
+	}
+	if (d->o.verbose >= 2) {
+		if (en)
+			hexdump(out, "arg in", ct_ioctl_arg(en), en->arg_size);
+		if (ex)
+			hexdump(out, "arg out", ct_ioctl_arg(ex), ex->arg_size);
+	}
+}
+
+static void on_ioctl_enter(struct ct_decoder *d, const struct ct_ioctl *r)
+{
+	struct ct_ioctl *copy = malloc(r->h.size);
+	struct ct_ioctl *old;
+
+	if (!copy)
+		return;
+	memcpy(copy, r, r->h.size);
+	old = tidmap_put(&d->pending, r->h.tid, copy);
+	if (old) {   /* the previous call's exit never came */
+		print_ioctl(d, old, NULL);
+		d->st.unfinished++;
+		free(old);
+	}
+}
+
+static void on_ioctl_exit(struct ct_decoder *d, const struct ct_ioctl *r)
+{
+	struct ct_ioctl *en = tidmap_del(&d->pending, r->h.tid);
+
+	if (en && (en->ts_enter != r->ts_enter || en->cmd != r->cmd)) {
+		print_ioctl(d, en, NULL);   /* an older call: its exit was lost */
+		d->st.unfinished++;
+		free(en);
+		en = NULL;
+	}
+	if (!en)
+		d->st.exits_no_enter++;
+	print_ioctl(d, en, r);
+	d->st.ioctls++;
+	free(en);
+}
+
+static void print_head(struct ct_decoder *d, const char *type, const struct ct_rec *h,
+		       const char *comm)
+{
+	if (d->o.json) {
+		em_open(&d->em, NULL);
+		em_str(&d->em, "type", type);
+		em_u64(&d->em, "ts_ns", h->ts_ns);
+		em_u64(&d->em, "pid", h->pid);
+		em_u64(&d->em, "tid", h->tid);
+		if (comm)
+			em_strn(&d->em, "comm", comm, CT_COMM_LEN);
+		return;
+	}
+	print_ts(d, h->ts_ns);
+	fprintf(d->o.out, "%u/%u %.*s ", h->pid, h->tid, CT_COMM_LEN, comm ? comm : "");
+}
+
+static void end_line(struct ct_decoder *d)
+{
+	if (d->o.json)
+		em_close(&d->em);
+	fputc('\n', d->o.out);
+}
+
+static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
+{
+	struct emit *e = &d->em;
+
+	print_head(d, "mmap", &m->h, m->comm);
+	if (d->o.json) {
+		em_str(e, "syscall", "mmap");
+		print_fd_path(d, m->fd, m->dev, m->flags, m->ino);
+		em_hex(e, "addr", m->addr);
+		em_u64(e, "len", m->len);
+		em_hex(e, "prot", m->prot);
+		em_hex(e, "flags", m->mflags);
+		em_hex(e, "offset", m->off);
+		em_hex(e, "ret", (uint64_t)m->ret);
+		em_u64(e, "duration_ns", m->h.ts_ns - m->ts_enter);
+	} else {
+		fprintf(d->o.out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ", m->addr, m->len,
+			m->prot, m->mflags);
+		print_fd_path(d, m->fd, m->dev, m->flags, m->ino);
+		if (m->ret < 0 && m->ret > -4096)
+			fprintf(d->o.out, ", 0x%" PRIx64 ") = %" PRId64, m->off, m->ret);
+		else
+			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, m->off, (uint64_t)m->ret);
+		fprintf(d->o.out, " <%.6f>", (double)(m->h.ts_ns - m->ts_enter) / 1e9);
+	}
+	end_line(d);
+}
+
+static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
+{
+	print_head(d, "munmap", &m->h, NULL);
+	if (d->o.json) {
+		em_str(&d->em, "syscall", "munmap");
+		em_hex(&d->em, "addr", m->addr);
+		em_u64(&d->em, "len", m->len);
+		em_u64(&d->em, "mapping_len", m->map_len);
+	} else {
+		fprintf(d->o.out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", m->addr, m->len);
+	}
+	end_line(d);
+}
+
+/* argv or env block (NUL-separated) as a list. */
+static void print_strings(struct ct_decoder *d, const char *key, const char *p, uint32_t n)
+{
+	uint32_t i = 0;
+	bool first = true;
+
+	if (d->o.json) {
+		em_str_list_begin(&d->em, key);
+		while (i < n) {
+			size_t len = strnlen(p + i, n - i);
+
+			em_str_list_item(&d->em, p + i, len);
+			i += (uint32_t)len + 1;
+		}
+		em_str_list_end(&d->em);
+		return;
+	}
+	fprintf(d->o.out, " %s=[", key);
+	while (i < n) {
+		size_t len = strnlen(p + i, n - i);
+
+		fprintf(d->o.out, "%s\"%.*s\"", first ? "" : ", ", (int)len, p + i);
+		first = false;
+		i += (uint32_t)len + 1;
+	}
+	fputc(']', d->o.out);
+}
+
+static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
+{
+	static const char *const src[] = { "?", "exec", "attach", "seen" };
+	const char *s = p->source < 4 ? src[p->source] : "?";
+	const char *argv = (const char *)(p + 1);
+
+	print_head(d, "proc", &p->h, p->comm);
+	if (d->o.json) {
+		em_u64(&d->em, "ppid", p->ppid);
+		em_str(&d->em, "source", s);
+	} else {
+		fprintf(d->o.out, "+++ process %u (parent %u) %s:", p->h.pid, p->ppid, s);
+	}
+	print_strings(d, "argv", argv, p->argv_size);
+	print_strings(d, "env", argv + p->argv_size, p->env_size);
+	end_line(d);
+}
+
+static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
+{
+	print_head(d, "fork", &f->h, NULL);
+	if (d->o.json)
+		em_u64(&d->em, "child", f->child_pid);
+	else
+		fprintf(d->o.out, "+++ forked child %u", f->child_pid);
+	end_line(d);
+}
+
+static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
+{
+	print_head(d, "exit", r, NULL);
+	if (!d->o.json)
+		fputs("+++ exited", d->o.out);
+	end_line(d);
+}
+
+static void on_fdpath(struct ct_decoder *d, const struct ct_fdpath *f)
+{
+	add_dev(d, f->dev, f->flags & CT_F_REGFILE, f->ino, (const char *)(f + 1), f->path_size);
+}
+
+static void on_trailer(struct ct_decoder *d, const struct ct_trailer *t)
+{
+	d->st.have_trailer = true;
+	d->st.trailer_events = t->events;
+	d->st.trailer_lost = t->lost;
+	d->st.trailer_lost_inflight = t->lost_inflight;
+	if (d->o.json) {
+		em_open(&d->em, NULL);
+		em_str(&d->em, "type", "trailer");
+		em_u64(&d->em, "events", t->events);
+		em_u64(&d->em, "lost", t->lost);
+		em_u64(&d->em, "lost_inflight", t->lost_inflight);
+		em_close(&d->em);
+		fputc('\n', d->o.out);
+	}
+}
+
+void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
+{
+	d->st.records++;
+	switch (r->type) {
+	case CT_REC_META:
+		on_meta(d, r);
+		break;
+	case CT_REC_IOCTL_ENTER:
+		on_ioctl_enter(d, (const struct ct_ioctl *)r);
+		break;
+	case CT_REC_IOCTL_EXIT:
+		on_ioctl_exit(d, (const struct ct_ioctl *)r);
+		break;
+	case CT_REC_MMAP:
+		on_mmap(d, (const struct ct_mmap *)r);
+		break;
+	case CT_REC_MUNMAP:
+		on_munmap(d, (const struct ct_munmap *)r);
+		break;
+	case CT_REC_PROC:
+		on_proc(d, (const struct ct_proc *)r);
+		break;
+	case CT_REC_FORK:
+		on_fork(d, (const struct ct_fork *)r);
+		break;
+	case CT_REC_PROC_EXIT:
+		on_exit_rec(d, r);
+		break;
+	case CT_REC_FDPATH:
+		on_fdpath(d, (const struct ct_fdpath *)r);
+		break;
+	case CT_REC_TRAILER:
+		on_trailer(d, (const struct ct_trailer *)r);
+		break;
+	}
+}
+
+static void flush_unfinished(uint32_t tid, void *val, void *ctx)
+{
+	struct ct_decoder *d = ctx;
+
+	(void)tid;
+	print_ioctl(d, val, NULL);
+	d->st.unfinished++;
+	free(val);
+}
+
+void ct_decoder_finish(struct ct_decoder *d)
+{
+	tidmap_drain(&d->pending, flush_unfinished, d);
+	fflush(d->o.out);
+}
+
+const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d)
+{
+	return &d->st;
+}
+
+static void free_pending(uint32_t tid, void *val, void *ctx)
+{
+	(void)tid;
+	(void)ctx;
+	free(val);
+}
+
+void ct_decoder_free(struct ct_decoder *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	tidmap_drain(&d->pending, free_pending, NULL);
+	tidmap_free(&d->pending);
+	for (i = 0; i < d->ndevs; i++)
+		free(d->devs[i].path);
+	free(d->devs);
+	free(d);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder: takes checked records (live from the ring buffer or from a
+ * trace file: the same records, the same code) and prints them.
+ */
+#ifndef CT_DECODE_H
+#define CT_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "cudatrace.h"
+
+struct ct_decode_opts {
+	FILE *out;
+	bool json;
+	int verbose;      /* 1: nested params in text; 2: hex dumps of every buffer */
+};
+
+struct ct_decode_stats {
+	uint64_t records;
+	uint64_t ioctls;          /* exits printed */
+	uint64_t unfinished;      /* entries with no exit */
+	uint64_t exits_no_enter;  /* exits whose entry was lost */
+	bool have_trailer;
+	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
+};
+
+struct ct_decoder;
+
+struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts);
+/* rec must have passed ct_record_check(). */
+void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *rec);
+/* Prints calls still waiting for their exit. */
+void ct_decoder_finish(struct ct_decoder *d);
+const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d);
+void ct_decoder_free(struct ct_decoder *d);
+
+/* Name of an ioctl request: NV_ESC_*, UVM_*, or NULL. */
+const char *ct_request_name(uint32_t cmd);
+
+#endif

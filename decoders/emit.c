@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+
+#include "emit.h"
+
+void em_init(struct emit *e, FILE *out, bool json)
+{
+	memset(e, 0, sizeof(*e));
+	e->out = out;
+	e->json = json;
+}
+
+void em_json_string(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void key(struct emit *e, const char *k)
+{
+	int d = e->depth;
+
+	if (d > 0 && d <= EM_MAX_DEPTH && e->need_sep[d - 1])
+		fputs(e->json ? "," : ", ", e->out);
+	if (d > 0 && d <= EM_MAX_DEPTH)
+		e->need_sep[d - 1] = true;
+	if (!k)
+		return;
+	if (e->json) {
+		em_json_string(e->out, k, strlen(k));
+		fputc(':', e->out);
+	} else {
+		fprintf(e->out, "%s=", k);
+	}
+}
+
+void em_open(struct emit *e, const char *k)
+{
+	if (e->depth > 0)
+		key(e, k);
+	if (e->json || e->depth > 0)
+		fputc('{', e->out);
+	if (e->depth < EM_MAX_DEPTH)
+		e->need_sep[e->depth] = false;
+	e->depth++;
+}
+
+void em_close(struct emit *e)
+{
+	if (e->depth <= 0)
+		return;
+	e->depth--;
+	if (e->json || e->depth > 0)
+		fputc('}', e->out);
+}
+
+void em_u64(struct emit *e, const char *k, uint64_t v)
+{
+	key(e, k);
+	fprintf(e->out, "%" PRIu64, v);
+}
+
+void em_i64(struct emit *e, const char *k, int64_t v)
+{
+	key(e, k);
+	fprintf(e->out, "%" PRId64, v);
+}
+
+void em_hex(struct emit *e, const char *k, uint64_t v)
+{
+	key(e, k);
+	fprintf(e->out, e->json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, v);
+}
+
+void em_hex_named(struct emit *e, const char *k, uint64_t v, const char *name)
+{
+	char nk[128];
+
+	if (!name) {
+		em_hex(e, k, v);
+		return;
+	}
+	if (e->json) {
+		em_hex(e, k, v);
+		snprintf(nk, sizeof(nk), "%s_name", k);
+		em_str(e, nk, name);
+		return;
+	}
+	key(e, k);
+	fprintf(e->out, "0x%" PRIx64 "<%s>", v, name);
+}
+
+void em_str(struct emit *e, const char *k, const char *s)
+{
+	key(e, k);
+	if (e->json)
+		em_json_string(e->out, s, strlen(s));
+	else
+		fputs(s, e->out);
+}
+
+void em_bool(struct emit *e, const char *k, bool v)
+{
+	key(e, k);
+	fputs(v ? "true" : "false", e->out);
+}
+
+void em_bytes(struct emit *e, const char *k, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	key(e, k);
+	fputc('"', e->out);
+	for (i = 0; i < n; i++)
+		fprintf(e->out, "%02x", b[i]);
+	fputc('"', e->out);
+}
+
+void em_enum(struct emit *e, const char *k, uint64_t v, const char *name)
+{
+	if (e->json || !name) {
+		em_hex_named(e, k, v, name);
+		return;
+	}
+	key(e, k);
+	fputs(name, e->out);
+}
+
+void em_strn(struct emit *e, const char *k, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	key(e, k);
+	if (e->json)
+		em_json_string(e->out, s, n);
+	else
+		fwrite(s, 1, n, e->out);
+}
+
+/* Lists reuse the separator state of one extra depth level. */
+void em_str_list_begin(struct emit *e, const char *k)
+{
+	key(e, k);
+	fputc('[', e->out);
+	if (e->depth < EM_MAX_DEPTH)
+		e->need_sep[e->depth] = false;
+	e->depth++;
+}
+
+void em_str_list_item(struct emit *e, const char *s, size_t n)
+{
+	key(e, NULL);
+	if (e->json)
+		em_json_string(e->out, s, n);
+	else
+		fprintf(e->out, "\"%.*s\"", (int)n, s);
+}
+
+void em_str_list_end(struct emit *e)
+{
+	if (e->depth > 0)
+		e->depth--;
+	fputc(']', e->out);
+}

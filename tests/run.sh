@@ -1,0 +1,44 @@
+#!/bin/sh
+# Runs every test and prints one closing line: N passed, N failed, N skipped.
+# Each test program or script speaks TAP ("ok N - what", "not ok N - what",
+# "ok N - what # SKIP why"); a program that exits non-zero without saying
+# "not ok" counts as one failure.  Run from the repository root.
+set -u
+
+B=${OUTPUT:-build}
+pass=0; fail=0; skip=0
+failed_list=""
+
+run_one() {
+	name=$1; shift
+	out=$("$@" 2>&1); rc=$?
+	p=$(printf '%s\n' "$out" | grep -c '^ok .*' || true)
+	s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP' || true)
+	f=$(printf '%s\n' "$out" | grep -c '^not ok' || true)
+	p=$((p - s))
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	if [ "$f" != 0 ] || [ "${VERBOSE:-0}" = 1 ]; then
+		printf '%s\n' "$out" | sed "s|^|  [$name] |"
+	else
+		printf '%s\n' "$out" | grep '# SKIP' | sed "s|^|  [$name] |" || true
+	fi
+	[ "$f" != 0 ] && failed_list="$failed_list $name"
+	printf '%-28s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+for t in "$B"/tests/unit/test_*; do
+	[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
+done
+for t in "$B"/tests/asan/test_*; do
+	[ -x "$t" ] && run_one "asan/$(basename "$t")" "$t"
+done
+for t in tests/golden/*.sh tests/live/*.sh; do
+	[ -f "$t" ] && run_one "${t#tests/}" sh "$t"
+done
+
+[ -n "$failed_list" ] && echo "failed:$failed_list"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

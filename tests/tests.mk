@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Test programs.  Included by the top-level Makefile.
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
+
+# The same unit tests under AddressSanitizer and UBSan, in their own folder.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=undefined
+ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
+
+TOOLS := $(OUTPUT)/nvfake $(OUTPUT)/libioctlcount.so
+
+.PHONY: tests-build
+tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS)
+
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/libcudatrace.a -o $@
+
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) $< $(LIB_SRCS) -o $@
+
+$(OUTPUT)/nvfake: tests/nvfake.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -pthread $< -o $@
+
+$(OUTPUT)/libioctlcount.so: tests/ioctl_count.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -fPIC $< -ldl -o $@

@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live capture: check what the kernel offers, load and fill the BPF side,
+ * start or attach to the traced processes, then move records from the ring
+ * buffer to the sink (trace file or decoder) until told to stop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "cudatrace.skel.h"
+#include "decode.h"
+#include "devices.h"
+#include "meta.h"
+#include "nvtables.h"
+#include "options.h"
+#include "procinfo.h"
+#include "record.h"
+#include "tidmap.h"
+#include "trace_file.h"
+
+#define CAP_SYS_ADMIN 21
+#define CAP_PERFMON   38
+#define CAP_BPF       39
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+struct capture {
+	const struct ct_options *o;
+	struct cudatrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct ct_devices devs;
+	struct ct_writer *writer;
+	struct ct_decoder *decoder;
+	struct tidmap seen_pids;     /* system-wide: processes already described */
+	uint64_t events;             /* records received from the kernel */
+	int sink_error;              /* -errno from the writer: stop */
+	unsigned char *procbuf;
+	pid_t child;
+	int child_status;
+	bool child_done;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sink(struct capture *c, const struct ct_rec *r)
+{
+	int err;
+
+	if (c->writer) {
+		err = ct_writer_add(c->writer, r);
+		if (err && !c->sink_error) {
+			c->sink_error = err;
+			fprintf(stderr, "cudatrace: writing %s failed: %s; stopping capture\n",
+				c->o->write_path, strerror(-err));
+		}
+	} else {
+		ct_decoder_feed(c->decoder, r);
+	}
+}
+
+/* Effective capabilities from /proc/self/status, no libcap needed. */
+static bool has_caps(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	if (eff & (1ull << CAP_SYS_ADMIN))
+		return true;
+	return (eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON));
+}
+
+static int check_kernel(void)
+{
+	struct stat st;
+
+	if (!has_caps()) {
+		fprintf(stderr, "cudatrace: live capture needs root or CAP_BPF+CAP_PERFMON "
+				"(try sudo); reading a saved trace with -r needs neither\n");
+		return -1;
+	}
+	if (stat("/sys/kernel/btf/vmlinux", &st)) {
+		fprintf(stderr, "cudatrace: this kernel has no BTF (/sys/kernel/btf/vmlinux); "
+				"cudatrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		return -1;
+	}
+	if (stat("/sys/kernel/tracing/events/syscalls", &st) &&
+	    stat("/sys/kernel/debug/tracing/events/syscalls", &st)) {
+		/* tracefs may just not be mounted */
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+		if (stat("/sys/kernel/tracing/events/syscalls", &st)) {
+			fprintf(stderr, "cudatrace: no syscall tracepoints under "
+					"/sys/kernel/tracing (mount tracefs there; the kernel "
+					"needs CONFIG_FTRACE_SYSCALLS=y)\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, args);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static int setup_devices(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	char err[512];
+	int i;
+
+	ct_read_nvidia_majors(&c->devs, "/proc/devices");
+	ct_scan_dev_nodes(&c->devs, o->dev_root);
+	for (i = 0; i < o->ndevices; i++) {
+		if (ct_add_user_device(&c->devs, o->devices[i], err, sizeof(err))) {
+			fprintf(stderr, "cudatrace: %s\n", err);
+			return -1;
+		}
+	}
+	if (c->devs.nmajors == 0 && c->devs.nuser == 0) {
+		fprintf(stderr, "cudatrace: no NVIDIA device nodes found (no nvidia* entry in "
+				"/proc/devices: is the driver loaded?); use --device PATH to "
+				"trace another device or file\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int fill_maps(struct capture *c)
+{
+	struct cudatrace_bpf *s = c->skel;
+	uint8_t one = 1;
+	size_t i;
+	int j, err = 0;
+
+	for (j = 0; j < c->devs.nmajors; j++)
+		err |= bpf_map__update_elem(s->maps.nv_majors, &c->devs.majors[j].major, 4,
+					    &c->devs.majors[j].kind, 1, BPF_ANY);
+	for (j = 0; j < c->devs.ndevs; j++) {
+		const struct ct_device *d = &c->devs.devs[j];
+		struct { uint32_t dev, regfile; uint64_t ino; } key = {
+			d->kdev, d->regfile, d->regfile ? d->ino : 0 };
+
+		if (d->user)
+			err |= bpf_map__update_elem(s->maps.extra_files, &key, sizeof(key), &one,
+						    1, BPF_ANY);
+	}
+	for (i = 0; i < uvm_ioctl_count(); i++) {
+		const struct uvm_ioctl_info *u = uvm_ioctl_at(i);
+
+		if (u->size)
+			err |= bpf_map__update_elem(s->maps.uvm_sizes, &u->cmd, 4, &u->size, 4,
+						    BPF_ANY);
+	}
+	for (i = 0; i < nv_class_count(); i++) {
+		const struct nv_class_info *k = nv_class_at(i);
+
+		if (k->params_size)
+			err |= bpf_map__update_elem(s->maps.class_sizes, &k->id, 4,
+						    &k->params_size, 4, BPF_ANY);
+	}
+	for (j = 0; j < c->o->npids; j++)
+		err |= bpf_map__update_elem(s->maps.traced_pids, &c->o->pids[j], 4, &one, 1,
+					    BPF_ANY);
+	if (err)
+		fprintf(stderr, "cudatrace: cannot fill the BPF filter maps\n");
+	return err ? -1 : 0;
+}
+
+static int load_bpf(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	struct cudatrace_bpf *s;
+	uint64_t rb_bytes = (uint64_t)o->ringbuf_mb << 20;
+	int err, ncpu = libbpf_num_possible_cpus();
+
+	libbpf_set_print(o->libbpf_debug ? libbpf_print : libbpf_quiet);
+	s = cudatrace_bpf__open();
+	if (!s) {
+		fprintf(stderr, "cudatrace: cannot open the BPF object: %s\n", strerror(errno));
+		return -1;
+	}
+	c->skel = s;
+	s->rodata->self_tgid = (uint32_t)getpid();
+	s->rodata->filter_pids = o->npids > 0 || o->command;
+	s->rodata->follow_forks = o->follow_forks;
+	s->rodata->nest_max = o->nest_max;
+	/* Wake the reader when a quarter of the buffer is full; it also polls. */
+	s->rodata->wakeup_bytes = rb_bytes / 4;
+	bpf_map__set_max_entries(s->maps.rb, (uint32_t)rb_bytes);
+	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
+	err = cudatrace_bpf__load(s);
+	if (err) {
+		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
+				"(run with -v to see the verifier's log)\n", strerror(-err));
+		return -1;
+	}
+	if (fill_maps(c))
+		return -1;
+	err = cudatrace_bpf__attach(s);
+	if (err) {
+		fprintf(stderr, "cudatrace: cannot attach to the syscall tracepoints: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* A file the trace has not named yet: learn its path from /proc. */
+static void name_new_device(struct capture *c, uint32_t pid, int fd, uint32_t kdev,
+			    uint32_t flags, uint64_t ino)
+{
+	struct {
+		struct ct_fdpath f;
+		char path[512];
+	} rec;
+	char link[64];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < c->devs.ndevs; i++) {
+		const struct ct_device *d = &c->devs.devs[i];
+
+		if (d->kdev == kdev && d->regfile == !!(flags & CT_F_REGFILE) &&
+		    (!d->regfile || d->ino == ino))
+			return;
+	}
+	if (c->devs.ndevs >= CT_MAX_DEVICES)
+		return;
+	snprintf(link, sizeof(link), "%s/%u/fd/%d", c->o->proc_root, pid, fd);
+	n = readlink(link, rec.path, sizeof(rec.path));
+	if (n <= 0)
+		n = snprintf(rec.path, sizeof(rec.path), "char %u:%u", kdev >> 20, kdev & 0xfffff);
+	memset(&rec.f, 0, sizeof(rec.f));
+	rec.f.h.type = CT_REC_FDPATH;
+	rec.f.h.size = (uint32_t)(sizeof(rec.f) + (size_t)n);
+	rec.f.h.ts_ns = now_ns(CLOCK_MONOTONIC);
+	rec.f.h.pid = pid;
+	rec.f.dev = kdev;
+	rec.f.flags = flags & CT_F_REGFILE;
+	rec.f.ino = ino;
+	rec.f.path_size = (uint32_t)n;
+	/* Remember it so the next event does not ask again. */
+	c->devs.devs[c->devs.ndevs].kdev = kdev;
+	c->devs.devs[c->devs.ndevs].regfile = flags & CT_F_REGFILE;
+	c->devs.devs[c->devs.ndevs].ino = (flags & CT_F_REGFILE) ? ino : 0;
+	snprintf(c->devs.devs[c->devs.ndevs].path, sizeof(c->devs.devs[0].path), "%.*s",
+		 (int)n, rec.path);
+	c->devs.ndevs++;
+	sink(c, &rec.f.h);
+}
+
+/* System-wide: say which program a pid is the first time it shows up. */
+static void describe_process(struct capture *c, uint32_t pid, uint64_t ts)
+{
+	if (tidmap_get(&c->seen_pids, pid))
+		return;
+	tidmap_put(&c->seen_pids, pid, (void *)1);
+	if (ct_proc_from_procfs(c->o->proc_root, pid, CT_PROC_SEEN, ts, c->procbuf) == 0)
+		sink(c, (struct ct_rec *)c->procbuf);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct capture *c = ctx;
+	const struct ct_rec *r = data;
+	const char *bad = ct_record_check(data, len);
+
+	if (bad) {
+		fprintf(stderr, "cudatrace: dropping a malformed record from the kernel: %s\n", bad);
+		return 0;
+	}
+	c->events++;
+	switch (r->type) {
+	case CT_REC_IOCTL_ENTER: {
+		const struct ct_ioctl *io = data;
+
+		if (c->o->npids == 0 && !c->o->command)
+			describe_process(c, r->pid, r->ts_ns);
+		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
+		break;
+	}
+	case CT_REC_MMAP: {
+		const struct ct_mmap *m = data;
+
+		name_new_device(c, r->pid, m->fd, m->dev, m->flags, m->ino);
+		break;
+	}
+	case CT_REC_PROC:
+		/* Ring buffer memory is read-only: filter the environment in a copy. */
+		memcpy(c->procbuf, data, len);
+		ct_proc_filter_env((struct ct_proc *)c->procbuf);
+		tidmap_put(&c->seen_pids, r->pid, (void *)1);
+		sink(c, (struct ct_rec *)c->procbuf);
+		return c->sink_error ? -1 : 0;
+	}
+	sink(c, r);
+	return c->sink_error ? -1 : 0;
+}
+
+/* Reads the per-CPU counters the BPF side keeps. */
+static uint64_t read_counter(struct capture *c, uint32_t which, uint64_t *percpu, int ncpu)
+{
+	uint64_t total = 0;
+	int i;
+
+	memset(percpu, 0, sizeof(uint64_t) * (size_t)ncpu);
+	if (bpf_map__lookup_elem(c->skel->maps.counters, &which, 4, percpu,
+				 sizeof(uint64_t) * (size_t)ncpu, 0))
+		return 0;
+	for (i = 0; i < ncpu; i++)
+		total += percpu[i];
+	return total;
+}
+
+static void write_trailer(struct capture *c, uint64_t *lost, uint64_t *lost_inflight)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t size = sizeof(struct ct_trailer) + sizeof(uint64_t) * (size_t)ncpu;
+	struct ct_trailer *t = calloc(1, size);
+	uint64_t *scratch = calloc((size_t)ncpu, sizeof(uint64_t));
+
+	if (!t || !scratch) {
+		free(t);
+		free(scratch);
+		return;
+	}
+	*lost = read_counter(c, CT_CNT_LOST, (uint64_t *)(t + 1), ncpu);
+	*lost_inflight = read_counter(c, CT_CNT_INFLIGHT_FULL, scratch, ncpu);
+	t->h.type = CT_REC_TRAILER;
+	t->h.size = (uint32_t)size;
+	t->h.ts_ns = now_ns(CLOCK_MONOTONIC);
+	t->events = c->events;
+	t->lost = *lost;
+	t->lost_inflight = *lost_inflight;
+	t->ncpu = (uint32_t)ncpu;
+	sink(c, &t->h);
+	free(t);
+	free(scratch);
+}
+
+/*
+ * Forks the command stopped on a pipe, so its pid can enter the filter
+ * before it runs a single instruction of the new program.
+ */
+static pid_t spawn_stopped(char **argv, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+	char b;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(127);   /* cudatrace went away before starting us */
+		close(p[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cudatrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+static int check_pids(const struct ct_options *o)
+{
+	int i;
+
+	for (i = 0; i < o->npids; i++) {
+		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "cudatrace: no such process: %u\n", o->pids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void emit_attach_records(struct capture *c)
+{
+	int i;
+
+	for (i = 0; i < c->o->npids; i++)
+		if (ct_proc_from_procfs(c->o->proc_root, c->o->pids[i], CT_PROC_ATTACH,
+					now_ns(CLOCK_MONOTONIC), c->procbuf) == 0)
+			sink(c, (struct ct_rec *)c->procbuf);
+}
+
+static int open_sink(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	struct ct_decode_opts dopts = { .out = stdout, .json = o->json, .verbose = o->verbose };
+	struct ct_meta_in mi = {
+		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
+		.start_realtime_ns = now_ns(CLOCK_REALTIME),
+		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
+	};
+	struct ct_rec *meta;
+
+	if (o->write_path) {
+		c->writer = ct_writer_open(o->write_path);
+		if (!c->writer) {
+			fprintf(stderr, "cudatrace: cannot create %s: %s%s\n", o->write_path,
+				strerror(errno),
+				errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
+			return -1;
+		}
+	} else {
+		c->decoder = ct_decoder_new(&dopts);
+		if (!c->decoder)
+			return -1;
+	}
+	meta = ct_meta_build(&mi);
+	if (!meta)
+		return -1;
+	sink(c, meta);
+	free(meta);
+	return 0;
+}
+
+static void reap_child(struct capture *c)
+{
+	int status;
+
+	if (c->child > 0 && !c->child_done && waitpid(c->child, &status, WNOHANG) == c->child) {
+		c->child_done = true;
+		c->child_status = status;
+	}
+}
+
+static int run_loop(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	uint64_t deadline = o->duration > 0 ?
+		now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9) : 0;
+	int err;
+
+	while (!stop_requested && !c->sink_error) {
+		err = ring_buffer__poll(c->rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
+				strerror(-err));
+			return -1;
+		}
+		reap_child(c);
+		if (c->child_done)
+			break;
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+	}
+	/* Everything the kernel produced before we stopped is still there. */
+	ring_buffer__consume(c->rb);
+	return 0;
+}
+
+int ct_capture_run(const struct ct_options *o)
+{
+	struct capture c = { .o = o, .child = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t lost = 0, lost_inflight = 0;
+	int go_fd = -1, rc = 1, err;
+
+	if (check_kernel() || check_pids(o) || setup_devices(&c))
+		return 1;
+	c.procbuf = malloc(CT_PROC_BUF_SIZE);
+	if (!c.procbuf)
+		return 1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o->command) {
+		c.child = spawn_stopped(o->command, &go_fd);
+		if (c.child < 0) {
+			fprintf(stderr, "cudatrace: cannot start %s: %s\n", o->command[0],
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (load_bpf(&c))
+		goto out;
+	if (c.child > 0) {
+		uint8_t one = 1;
+		uint32_t pid = (uint32_t)c.child;
+
+		if (bpf_map__update_elem(c.skel->maps.traced_pids, &pid, 4, &one, 1, BPF_ANY))
+			goto out;
+	}
+	if (open_sink(&c))
+		goto out;
+	c.rb = ring_buffer__new(bpf_map__fd(c.skel->maps.rb), on_record, &c, NULL);
+	if (!c.rb) {
+		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+	emit_attach_records(&c);
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			goto out;
+		close(go_fd);
+		go_fd = -1;
+	}
+	if (run_loop(&c) == 0)
+		rc = 0;
+	write_trailer(&c, &lost, &lost_inflight);
+	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
+		(unsigned long long)c.events, (unsigned long long)(lost + lost_inflight));
+	if (lost_inflight)
+		fprintf(stderr, " (%llu exits lost: in-flight table full)",
+			(unsigned long long)lost_inflight);
+	fputc('\n', stderr);
+out:
+	if (go_fd >= 0)
+		close(go_fd);   /* the child sees EOF and exits */
+	if (c.child > 0 && !c.child_done) {
+		if (rc != 0 || stop_requested)
+			kill(c.child, SIGTERM);
+		if (waitpid(c.child, &c.child_status, 0) == c.child)
+			c.child_done = true;
+	}
+	ring_buffer__free(c.rb);
+	cudatrace_bpf__destroy(c.skel);
+	if (c.decoder) {
+		ct_decoder_finish(c.decoder);
+		ct_decoder_free(c.decoder);
+	}
+	if (c.writer) {
+		err = ct_writer_close(c.writer);
+		if (err && !c.sink_error) {
+			fprintf(stderr, "cudatrace: writing %s failed: %s\n", o->write_path,
+				strerror(-err));
+			rc = 1;
+		}
+	}
+	if (c.sink_error)
+		rc = 1;
+	tidmap_free(&c.seen_pids);
+	free(c.procbuf);
+	if (rc == 0 && c.child_done) {
+		if (WIFEXITED(c.child_status))
+			return WEXITSTATUS(c.child_status);
+		if (WIFSIGNALED(c.child_status))
+			return 128 + WTERMSIG(c.child_status);
+	}
+	return rc;
+}

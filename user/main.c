@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/* cudatrace: trace what programs say to the NVIDIA GPU driver. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatrace.h"
+#include "decode.h"
+#include "nvtables.h"
+#include "options.h"
+#include "record.h"
+#include "trace_file.h"
+#include "version.h"
+
+static const char usage[] =
+"Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       cudatrace -r FILE [--json] [-v]\n"
+"\n"
+"Trace the ioctl and mmap calls that processes make on NVIDIA device nodes\n"
+"(/dev/nvidiactl, /dev/nvidiaN, /dev/nvidia-uvm, ...) and decode them.\n"
+"Live capture needs root (or CAP_BPF+CAP_PERFMON); -r needs neither.\n"
+"\n"
+"What to trace:\n"
+"  -p, --pid PID[,PID...]   attach to running processes (repeatable)\n"
+"  -- COMMAND [ARGS]        start COMMAND and trace it from its first instruction\n"
+"                           (neither: every process on the machine)\n"
+"      --no-follow          do not follow children of traced processes\n"
+"      --device PATH        also trace calls on PATH (device node or any file;\n"
+"                           repeatable)\n"
+"Output:\n"
+"  -w, --write FILE         write a binary trace to FILE (created 0600)\n"
+"  -r, --read FILE          decode a saved trace (\"-\" for stdin)\n"
+"  -o, --output FILE        write decoded output to FILE instead of stdout\n"
+"  -j, --json               JSON Lines, one object per event\n"
+"  -v, --verbose            text: also dump nested params; -vv every buffer;\n"
+"                           live: also show libbpf's own messages\n"
+"Capture:\n"
+"  -s, --size BYTES         capture at most BYTES of each nested buffer\n"
+"                           (default %u, at most %u)\n"
+"  -b, --buffer MB          ring buffer size in MiB, a power of two (default 64)\n"
+"  -d, --duration SECONDS   stop after SECONDS\n"
+"  -h, --help               this help\n"
+"  -V, --version            version and the driver tag of the name tables\n"
+"\n"
+"Examples:\n"
+"  sudo cudatrace -- ./saxpy              # trace a CUDA program from its start\n"
+"  sudo cudatrace -p 1234,1240            # attach to running processes\n"
+"  sudo cudatrace -w gpu.trace -d 60      # whole machine for a minute, to a file\n"
+"  cudatrace -r gpu.trace --json | jq .   # decode it later, anywhere, no root\n"
+"  sudo cudatrace --device /tmp/fake -- ./test   # trace a stand-in file\n";
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, usage, CT_NEST_DEFAULT, CT_NEST_MAX);
+}
+
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "cudatrace: %s: %s\nTry 'cudatrace --help'.\n", what, arg);
+	return -1;
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_pids(struct ct_options *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint32_t pid;
+
+		if (parse_u32(tok, 1, INT_MAX, &pid) || o->npids >= CT_MAX_PIDS) {
+			rc = bad_arg("Invalid PID", tok);
+			break;
+		}
+		o->pids[o->npids++] = pid;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Our own command line, kept in the trace header. */
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		strcat(s, argv[i]);
+		if (i + 1 < argc)
+			strcat(s, " ");
+	}
+	return s;
+}
+
+enum { OPT_DEVICE = 256, OPT_NO_FOLLOW };
+
+static int parse_args(int argc, char **argv, struct ct_options *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "read", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "size", required_argument, NULL, 's' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(o, optarg))
+				return -1;
+			break;
+		case 'w':
+			o->write_path = optarg;
+			break;
+		case 'r':
+			o->read_path = optarg;
+			break;
+		case 'o':
+			o->out_path = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'v':
+			o->verbose++;
+			o->libbpf_debug = o->verbose >= 1;
+			break;
+		case 's':
+			if (parse_u32(optarg, 0, CT_NEST_MAX, &o->nest_max))
+				return bad_arg("Invalid size (0 to 262144 bytes)", optarg);
+			break;
+		case 'b':
+			if (parse_u32(optarg, 1, 4096, &o->ringbuf_mb) ||
+			    (o->ringbuf_mb & (o->ringbuf_mb - 1)))
+				return bad_arg("Invalid buffer size (a power of two, 1 to 4096 MiB)",
+					       optarg);
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || o->duration <= 0)
+				return bad_arg("Invalid duration", optarg);
+			break;
+		case OPT_DEVICE:
+			if (o->ndevices >= CT_MAX_USER_DEVICES)
+				return bad_arg("Too many --device options", optarg);
+			o->devices[o->ndevices++] = optarg;
+			break;
+		case OPT_NO_FOLLOW:
+			o->follow_forks = false;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		case 'V':
+			printf("cudatrace %s (NVIDIA name tables from driver %s)\n",
+			       CUDATRACE_VERSION, nv_tables_tag);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'cudatrace --help'.\n");
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (o->read_path && (o->write_path || o->command || o->npids)) {
+		fprintf(stderr, "cudatrace: -r decodes a saved trace; it does not go with "
+				"-w, -p or a command\n");
+		return -1;
+	}
+	if (o->command && o->npids) {
+		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
+		return -1;
+	}
+	return 0;
+}
+
+int ct_decode_file(const struct ct_options *o)
+{
+	struct ct_decode_opts dopts = { .out = stdout, .json = o->json, .verbose = o->verbose };
+	const struct ct_decode_stats *st;
+	struct ct_decoder *d;
+	struct ct_reader *r;
+	enum ct_read_status s;
+	const void *rec;
+	size_t len;
+	char err[512];
+	int rc = 0;
+
+	r = ct_reader_open(o->read_path, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "cudatrace: %s\n", err);
+		return 1;
+	}
+	d = ct_decoder_new(&dopts);
+	if (!d) {
+		ct_reader_close(r);
+		return 1;
+	}
+	while ((s = ct_reader_next(r, &rec, &len)) == CT_READ_OK)
+		ct_decoder_feed(d, rec);
+	ct_decoder_finish(d);
+	st = ct_decoder_stats(d);
+	if (s == CT_READ_ERROR) {
+		fprintf(stderr, "cudatrace: %s: %s; decoded the %llu records before it\n",
+			o->read_path, ct_reader_error(r), (unsigned long long)st->records);
+		rc = 1;
+	} else if (!st->have_trailer) {
+		fprintf(stderr, "cudatrace: %s has no trailer: the capture was cut short "
+				"(killed or disk full); decoded all %llu complete records, "
+				"lost counts unknown\n", o->read_path,
+			(unsigned long long)st->records);
+	} else if (st->trailer_lost || st->trailer_lost_inflight) {
+		fprintf(stderr, "cudatrace: the capture lost %llu events (ring buffer full); "
+				"rerun with a larger -b\n",
+			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight));
+	}
+	ct_decoder_free(d);
+	ct_reader_close(r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct ct_options o = {
+		.follow_forks = true,
+		.nest_max = CT_NEST_DEFAULT,
+		.ringbuf_mb = 64,
+		.proc_root = "/proc",
+		.dev_root = "/dev",
+	};
+	char *cmdline;
+	int rc;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (o.out_path && !freopen(o.out_path, "w", stdout)) {
+		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
+		return 1;
+	}
+	if (o.read_path)
+		return ct_decode_file(&o);
+	cmdline = join_args(argc, argv);
+	o.cmdline = cmdline;
+	rc = ct_capture_run(&o);
+	free(cmdline);
+	return rc;
+}

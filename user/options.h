@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_OPTIONS_H
+#define CT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CT_MAX_PIDS 256
+#define CT_MAX_USER_DEVICES 64
+
+struct ct_options {
+	uint32_t pids[CT_MAX_PIDS];
+	int npids;
+	const char *devices[CT_MAX_USER_DEVICES];
+	int ndevices;
+	char **command;          /* -- COMMAND ARGS, NULL-terminated */
+	const char *write_path;  /* -w */
+	const char *read_path;   /* -r */
+	const char *out_path;    /* -o */
+	bool json;
+	bool follow_forks;
+	bool libbpf_debug;       /* -v also turns on libbpf's own output */
+	int verbose;
+	uint32_t nest_max;       /* -s */
+	uint32_t ringbuf_mb;     /* -b */
+	double duration;         /* -d, 0 = until stopped */
+	const char *cmdline;     /* our own argv, for the trace header */
+	const char *proc_root;   /* "/proc" */
+	const char *dev_root;    /* "/dev" */
+};
+
+/* Live capture: returns the process exit status for main. */
+int ct_capture_run(const struct ct_options *o);
+/* Offline decode of a trace file. */
+int ct_decode_file(const struct ct_options *o);
+
+#endif

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "trace_file.h"
+
+#define WBUF_SIZE (1u << 20)
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
+
+struct preamble {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+};
+
+struct ct_writer {
+	int fd;
+	int err;          /* first error, sticky */
+	size_t used;
+	uint64_t bytes;
+	unsigned char buf[WBUF_SIZE];
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+struct ct_writer *ct_writer_open(const char *path)
+{
+	struct preamble pre = { .version = CT_FILE_VERSION, .size = sizeof(pre) };
+	struct ct_writer *w;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	/* An existing file keeps its mode on O_TRUNC: it holds process memory now. */
+	if (fchmod(fd, 0600) && errno != EPERM) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	memcpy(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic));
+	memcpy(w->buf, &pre, sizeof(pre));
+	w->used = sizeof(pre);
+	w->bytes = sizeof(pre);
+	return w;
+}
+
+int ct_writer_flush(struct ct_writer *w)
+{
+	if (!w->err && w->used)
+		w->err = write_all(w->fd, w->buf, w->used);
+	w->used = 0;
+	return w->err;
+}
+
+int ct_writer_add(struct ct_writer *w, const void *rec)
+{
+	const struct ct_rec *h = rec;
+	size_t len = h->size, padded = PAD8(len);
+	static const unsigned char zeros[8];
+
+	if (w->err)
+		return w->err;
+	if (w->used + padded > WBUF_SIZE && ct_writer_flush(w))
+		return w->err;
+	if (padded > WBUF_SIZE) {   /* cannot happen with checked records */
+		w->err = -EMSGSIZE;
+		return w->err;
+	}
+	memcpy(w->buf + w->used, rec, len);
+	memcpy(w->buf + w->used + len, zeros, padded - len);
+	w->used += padded;
+	w->bytes += padded;
+	return 0;
+}
+
+uint64_t ct_writer_bytes(const struct ct_writer *w)
+{
+	return w->bytes;
+}
+
+int ct_writer_close(struct ct_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = ct_writer_flush(w);
+	if (close(w->fd) && !err)
+		err = -errno;
+	free(w);
+	return err;
+}
+
+/* Reader: streams, so that pipes (and later compressed input) work. */
+struct ct_reader {
+	FILE *f;
+	bool owns;
+	uint64_t offset;   /* of the record being read */
+	unsigned char *buf;
+	size_t cap;
+	char err[256];
+};
+
+static bool read_exact(struct ct_reader *r, void *dst, size_t len, size_t *got)
+{
+	*got = fread(dst, 1, len, r->f);
+	return *got == len;
+}
+
+struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
+{
+	struct ct_reader *r;
+	struct preamble pre;
+	struct stat st;
+	size_t got;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (strcmp(path, "-") == 0) {
+		r->f = stdin;
+	} else {
+		r->f = fopen(path, "rbe");
+		r->owns = true;
+		if (!r->f) {
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s is a directory, not a trace file", path);
+			goto fail;
+		}
+	}
+	if (!read_exact(r, &pre, sizeof(pre), &got) ||
+	    memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
+		snprintf(err, errlen, "%s is not a cudatrace trace file%s", path,
+			 got == 0 ? " (it is empty)" : "");
+		goto fail;
+	}
+	if (pre.version != CT_FILE_VERSION || pre.size != sizeof(pre)) {
+		snprintf(err, errlen,
+			 "%s is trace format version %u; this cudatrace reads version %u "
+			 "(use a newer cudatrace)", path, pre.version, CT_FILE_VERSION);
+		goto fail;
+	}
+	r->offset = sizeof(pre);
+	return r;
+fail:
+	ct_reader_close(r);
+	return NULL;
+}
+
+static enum ct_read_status fail(struct ct_reader *r, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "%s at byte offset %llu", what,
+		 (unsigned long long)r->offset);
+	return CT_READ_ERROR;
+}
+
+enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t *len)
+{
+	struct ct_rec h;
+	size_t got, padded, max;
+	const char *bad;
+
+	if (r->err[0])
+		return CT_READ_ERROR;
+	if (!read_exact(r, &h, sizeof(h), &got)) {
+		if (got == 0 && !ferror(r->f))
+			return CT_READ_END;
+		return fail(r, "file ends inside a record header (capture cut short?)");
+	}
+	max = h.type == CT_REC_META ? CT_META_MAX : CT_RECORD_MAX;
+	if (h.size < sizeof(h) || h.size > max)
+		return fail(r, "record claims an impossible size");
+	padded = PAD8(h.size);
+	if (padded > r->cap) {
+		unsigned char *nb = realloc(r->buf, padded);
+
+		if (!nb)
+			return fail(r, "out of memory");
+		r->buf = nb;
+		r->cap = padded;
+	}
+	memcpy(r->buf, &h, sizeof(h));
+	if (!read_exact(r, r->buf + sizeof(h), padded - sizeof(h), &got))
+		return fail(r, "file ends inside a record (capture cut short?)");
+	bad = ct_record_check(r->buf, h.size);
+	if (bad)
+		return fail(r, bad);
+	*rec = r->buf;
+	*len = h.size;
+	r->offset += padded;
+	return CT_READ_OK;
+}
+
+const char *ct_reader_error(const struct ct_reader *r)
+{
+	return r->err;
+}
+
+uint64_t ct_reader_offset(const struct ct_reader *r)
+{
+	return r->offset;
+}
+
+void ct_reader_close(struct ct_reader *r)
+{
+	if (!r)
+		return;
+	if (r->owns && r->f)
+		fclose(r->f);
+	free(r->buf);
+	free(r);
+}

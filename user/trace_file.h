@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace files: a 16-byte preamble, then records padded to 8 bytes, the
+ * first a CT_REC_META and the last a CT_REC_TRAILER.  See docs/FORMAT.md.
+ */
+#ifndef CT_TRACE_FILE_H
+#define CT_TRACE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CT_FILE_MAGIC   "CUDATRCE"
+#define CT_FILE_VERSION 1
+
+struct ct_writer;
+
+/* Creates path 0600, refusing to follow a symlink.  NULL + errno on error. */
+struct ct_writer *ct_writer_open(const char *path);
+/* Appends one record (its size field gives the length).  -errno on error. */
+int ct_writer_add(struct ct_writer *w, const void *rec);
+int ct_writer_flush(struct ct_writer *w);
+uint64_t ct_writer_bytes(const struct ct_writer *w);
+/* Flushes and closes; -errno if anything failed on the way. */
+int ct_writer_close(struct ct_writer *w);
+
+struct ct_reader;
+
+enum ct_read_status {
+	CT_READ_OK = 0,     /* *rec, *len point at a checked record */
+	CT_READ_END,        /* clean end of file */
+	CT_READ_ERROR,      /* ct_reader_error() says what and where */
+};
+
+/* Opens a trace file ("-" for stdin).  NULL with a message in err. */
+struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen);
+enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t *len);
+const char *ct_reader_error(const struct ct_reader *r);
+uint64_t ct_reader_offset(const struct ct_reader *r);
+void ct_reader_close(struct ct_reader *r);
+
+#endif
