@@ -19,6 +19,10 @@ const volatile bool follow_forks = true;
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
 const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
 
+/* Stops clang from re-reading a bounded value from memory, which would
+ * lose the bound the verifier needs. */
+#define keep_in_register(x) asm volatile("" : "+r"(x))
+
 /* Device kinds, values of nv_majors / extra_files. */
 #define DEV_NVIDIA 1
 #define DEV_UVM    2
@@ -310,7 +314,8 @@ static __always_inline void find_nested(__u32 cmd, const __u8 *arg, __u32 len,
 static __always_inline void send_ioctl(struct scratch *s)
 {
 	struct ct_ioctl *r = &s->rec;
-	__u32 n = r->arg_want, m = r->nest_want;
+	__u32 n = r->arg_want, m = r->nest_want, got = 0;
+	__u64 size;
 
 	if (n > CT_ARG_MAX - 1) {
 		n = CT_ARG_MAX - 1;
@@ -329,17 +334,19 @@ static __always_inline void send_ioctl(struct scratch *s)
 	}
 	if (m > CT_NEST_MAX)
 		m = CT_NEST_MAX;
-	r->nest_size = 0;
 	if (m && r->nest_ptr) {
-		__u32 off = n & (CT_ARG_MAX - 1);
-
-		if (bpf_probe_read_user(s->data + off, m, (void *)r->nest_ptr))
+		if (bpf_probe_read_user(s->data + n, m, (void *)r->nest_ptr))
 			r->flags |= CT_F_NEST_FAULT;
 		else
-			r->nest_size = m;
+			got = m;
 	}
-	r->h.size = sizeof(*r) + r->arg_size + r->nest_size;
-	emit(s, r->h.size);
+	r->nest_size = got;
+	/* Computed in registers, not re-read: the verifier must see the bound. */
+	size = sizeof(*r) + (__u64)n + got;
+	if (size > sizeof(*s))
+		return;
+	r->h.size = size;
+	emit(s, size);
 }
 
 SEC("tracepoint/syscalls/sys_enter_ioctl")
@@ -351,6 +358,7 @@ int ioctl_enter(struct syscall_enter_ctx *ctx)
 	struct inflight in = {};
 	struct scratch *s;
 	struct ct_ioctl *r;
+	__u32 want;
 
 	if (!pid_traced(tgid) || !fd_traced((int)ctx->args[0], &fi))
 		return 0;
@@ -371,15 +379,21 @@ int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->flags = fi.flags;
 	r->arg = ctx->args[2];
 	r->ret = 0;
-	r->arg_want = arg_size(r->cmd, &r->size_src);
+	want = arg_size(r->cmd, &r->size_src);
+	r->arg_want = want;
 	r->nest_ptr = 0;
 	r->nest_want = 0;
 	r->_pad = 0;
 
 	/* Read the fixed part first: it says where the nested buffer is. */
-	if (r->arg_want >= 16 && r->arg_want <= 48 &&
-	    !bpf_probe_read_user(s->data, 48 < r->arg_want ? 48 : r->arg_want & 63, (void *)r->arg))
-		find_nested(r->cmd, s->data, r->arg_want, &r->nest_ptr, &r->nest_want);
+	if (want >= 16 && want <= 48) {
+		__u32 head = want;
+
+		keep_in_register(head);
+		head &= 63;
+		if (!bpf_probe_read_user(s->data, head, (void *)r->arg))
+			find_nested(r->cmd, s->data, want, &r->nest_ptr, &r->nest_want);
+	}
 	if (!r->nest_ptr)
 		r->flags |= CT_F_NEST_NONE;
 
@@ -583,6 +597,7 @@ int on_exec(void *ctx)
 	struct ct_proc *p;
 	__u8 *dst;
 	__u32 n;
+	__u64 size;
 
 	if (!filter_pids || !pid_traced(tgid))
 		return 0;   /* system-wide: user space reads /proc lazily */
@@ -606,10 +621,12 @@ int on_exec(void *ctx)
 	p->env_size = copy_user_range(dst + n, BPF_CORE_READ(mm, env_start),
 				      BPF_CORE_READ(mm, env_end), CT_PROC_ENV_MAX,
 				      &p->env_trunc);
-	p->h.size = sizeof(*p) + p->argv_size + p->env_size;
-	if (p->h.size > sizeof(*p) + CT_PROC_ARGV_MAX + CT_PROC_ENV_MAX)
+	size = sizeof(*p) + (__u64)p->argv_size + p->env_size;
+	keep_in_register(size);
+	if (size > sizeof(*p) + CT_PROC_ARGV_MAX + CT_PROC_ENV_MAX)
 		return 0;
-	emit(p, p->h.size);
+	p->h.size = size;
+	emit(p, size);
 	return 0;
 }
 

@@ -397,15 +397,15 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		print_struct(d, NULL, l, arg, r->arg_size, &fc);
 		fputs(l->nfields ? "" : "{}", out);
 	} else if (r->arg_size) {
-		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]", r->arg, r->arg_size);
+		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]", (uint64_t)r->arg, r->arg_size);
 	} else {
-		fprintf(out, "0x%" PRIx64, r->arg);
+		fprintf(out, "0x%" PRIx64, (uint64_t)r->arg);
 	}
 	if (r->flags & CT_F_ARG_FAULT)
 		fputs(" <fault>", out);
 	fputc(')', out);
 	if (ex)
-		fprintf(out, " = %" PRId64 " <%.6f>", ex->ret,
+		fprintf(out, " = %" PRId64 " <%.6f>", (int64_t)ex->ret,
 			(double)(ex->h.ts_ns - ex->ts_enter) / 1e9);
 	else
 		fputs(" = ? <unfinished>", out);
@@ -501,13 +501,13 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 		em_hex(e, "ret", (uint64_t)m->ret);
 		em_u64(e, "duration_ns", m->h.ts_ns - m->ts_enter);
 	} else {
-		fprintf(d->o.out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ", m->addr, m->len,
+		fprintf(d->o.out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ", (uint64_t)m->addr, (uint64_t)m->len,
 			m->prot, m->mflags);
 		print_fd_path(d, m->fd, m->dev, m->flags, m->ino);
 		if (m->ret < 0 && m->ret > -4096)
-			fprintf(d->o.out, ", 0x%" PRIx64 ") = %" PRId64, m->off, m->ret);
+			fprintf(d->o.out, ", 0x%" PRIx64 ") = %" PRId64, (uint64_t)m->off, (int64_t)m->ret);
 		else
-			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, m->off, (uint64_t)m->ret);
+			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, (uint64_t)m->off, (uint64_t)m->ret);
 		fprintf(d->o.out, " <%.6f>", (double)(m->h.ts_ns - m->ts_enter) / 1e9);
 	}
 	end_line(d);
@@ -522,7 +522,7 @@ static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 		em_u64(&d->em, "len", m->len);
 		em_u64(&d->em, "mapping_len", m->map_len);
 	} else {
-		fprintf(d->o.out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", m->addr, m->len);
+		fprintf(d->o.out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", (uint64_t)m->addr, (uint64_t)m->len);
 	}
 	end_line(d);
 }
@@ -548,7 +548,10 @@ static void print_strings(struct ct_decoder *d, const char *key, const char *p, 
 	while (i < n) {
 		size_t len = strnlen(p + i, n - i);
 
-		fprintf(d->o.out, "%s\"%.*s\"", first ? "" : ", ", (int)len, p + i);
+		if (!first)
+			fputs(", ", d->o.out);
+		/* JSON escaping keeps a text line one line, whatever argv holds. */
+		em_json_string(d->o.out, p + i, len);
 		first = false;
 		i += (uint32_t)len + 1;
 	}
@@ -575,6 +578,8 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 
 static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 {
+	if (!d->o.json && d->o.verbose < 1)
+		return;
 	print_head(d, "fork", &f->h, NULL);
 	if (d->o.json)
 		em_u64(&d->em, "child", f->child_pid);
@@ -585,6 +590,8 @@ static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 
 static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 {
+	if (!d->o.json && d->o.verbose < 1)
+		return;
 	print_head(d, "exit", r, NULL);
 	if (!d->o.json)
 		fputs("+++ exited", d->o.out);

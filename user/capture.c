@@ -136,11 +136,13 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
+/* Without -v libbpf stays quiet: our own messages say what failed. */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (level != LIBBPF_WARN)
-		return 0;
-	return vfprintf(stderr, fmt, args);
+	(void)level;
+	(void)fmt;
+	(void)args;
+	return 0;
 }
 
 static int setup_devices(struct capture *c)
