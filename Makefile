@@ -30,6 +30,8 @@ LDFLAGS += -static
 LDLIBS  += -lzstd
 endif
 
+.DEFAULT_GOAL := all
+
 include decoders/tables.mk
 include decoders/layouts.mk
 

@@ -24,6 +24,7 @@
 #define NV_IOCTL_MAGIC 'F'
 #define NV_ESC_RM_CONTROL 0x2a
 #define NV_ESC_RM_ALLOC   0x2b
+#define TEXT_STRING_MAX   96
 
 struct devname {
 	uint32_t kdev;
@@ -39,6 +40,7 @@ struct ct_decoder {
 	struct devname *devs;
 	size_t ndevs, capdevs;
 	uint64_t start_mono;
+	uint32_t driver;           /* ct_driver_version() of the trace, 0 unknown */
 	struct ct_decode_stats st;
 };
 
@@ -101,7 +103,9 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	unsigned long long ino;
 	int pos = 0;
 
-	if (strcmp(key, "start_monotonic_ns") == 0)
+	if (strcmp(key, "driver") == 0)
+		d->driver = ct_driver_version(val);
+	else if (strcmp(key, "start_monotonic_ns") == 0)
 		d->start_mono = strtoull(val, NULL, 10);
 	else if (strcmp(key, "device") == 0 &&
 		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
@@ -243,11 +247,14 @@ static void print_struct(struct ct_decoder *d, const char *key, const struct ct_
 	em_close(&d->em);
 }
 
-static const struct ct_layout *arg_layout(uint32_t cmd, uint32_t size)
+/* Matched on request AND size (and driver, where sizes collide). */
+static const struct ct_layout *arg_layout(const struct ct_decoder *d, uint32_t cmd,
+					  uint32_t size)
 {
 	if (IOC_TYPE(cmd) == NV_IOCTL_MAGIC)
-		return ct_layout_escape(IOC_NR(cmd), size);
-	return ct_layout_uvm(cmd, size);
+		return d->driver ? ct_layout_escape_drv(IOC_NR(cmd), size, d->driver)
+				 : ct_layout_escape(IOC_NR(cmd), size);
+	return d->driver ? ct_layout_uvm_drv(cmd, size, d->driver) : ct_layout_uvm(cmd, size);
 }
 
 static void hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n)
@@ -338,7 +345,7 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 {
 	const struct ct_ioctl *r = ex ? ex : en;
 	const unsigned char *arg = ct_ioctl_arg(r);
-	const struct ct_layout *l = arg_layout(r->cmd, r->arg_size);
+	const struct ct_layout *l = arg_layout(d, r->cmd, r->arg_size);
 	struct field_ctx fc = { .esc_nr = IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC ? IOC_NR(r->cmd) : 0 };
 	struct emit *e = &d->em;
 	FILE *out = d->o.out;
@@ -550,8 +557,14 @@ static void print_strings(struct ct_decoder *d, const char *key, const char *p, 
 
 		if (!first)
 			fputs(", ", d->o.out);
-		/* JSON escaping keeps a text line one line, whatever argv holds. */
-		em_json_string(d->o.out, p + i, len);
+		/* JSON escaping keeps a text line one line, whatever argv holds;
+		 * without -v long values are cut (NVIDIA_REQUIRE_CUDA is 2 KB). */
+		if (d->o.verbose < 1 && len > TEXT_STRING_MAX) {
+			em_json_string(d->o.out, p + i, TEXT_STRING_MAX);
+			fputs("...", d->o.out);
+		} else {
+			em_json_string(d->o.out, p + i, len);
+		}
 		first = false;
 		i += (uint32_t)len + 1;
 	}

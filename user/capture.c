@@ -475,6 +475,32 @@ static void reap_child(struct capture *c)
 	}
 }
 
+/* Like strace -p: the capture ends when every named process has exited. */
+static bool any_pid_alive(const struct ct_options *o)
+{
+	int i;
+
+	for (i = 0; i < o->npids; i++) {
+		char path[64], buf[256], *rp;
+		int fd, n;
+
+		snprintf(path, sizeof(path), "%s/%u/stat", o->proc_root, o->pids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = (int)read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		/* A zombie has made its last call: count it as gone. */
+		rp = strrchr(buf, ')');
+		if (rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X')
+			return true;
+	}
+	return false;
+}
+
 static int run_loop(struct capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -490,7 +516,7 @@ static int run_loop(struct capture *c)
 			return -1;
 		}
 		reap_child(c);
-		if (c->child_done)
+		if (c->child_done || (o->npids && !any_pid_alive(o)))
 			break;
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;

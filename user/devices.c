@@ -38,7 +38,7 @@ int ct_read_nvidia_majors(struct ct_devices *d, const char *proc_devices)
 		d->majors[d->nmajors].major = major;
 		d->majors[d->nmajors].kind =
 			strcmp(name, "nvidia-uvm") == 0 ? CT_DEV_UVM : CT_DEV_NVIDIA;
-		snprintf(d->majors[d->nmajors].name, sizeof(d->majors[0].name), "%s", name);
+		snprintf(d->majors[d->nmajors].name, sizeof(d->majors[0].name), "%.47s", name);
 		d->nmajors++;
 	}
 	fclose(f);

@@ -1,0 +1,331 @@
+# SPDX-License-Identifier: MIT
+#
+# gen-layouts.awk: turn the struct field layouts in decoders/layouts/*.tsv
+# into one C file (on stdout) that implements decoders/layouts.h:
+#
+#   awk -f decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv > build/layouts.c
+#
+# The inputs are recognised by file name (escape_fields.tsv, uvm_fields.tsv);
+# both must be given.  Rows are tab-separated, one per field:
+#
+#   key  struct_name  struct_size  field  offset  size  kind  drivers
+#
+# key is the escape nr or UVM request (hex), drivers "first..last" driver
+# tag.  The rows of one layout share key, struct_size and drivers.  A
+# malformed row, a field that runs past its struct or overlaps another, a
+# size that does not suit the kind, or two layouts of one key and size whose
+# driver ranges overlap is an error: a message on stderr, exit status 1,
+# nothing on stdout.
+#
+# Plain POSIX awk (mawk is the awk of minimal Debian): no strtonum, asort or
+# regex intervals, so hex is parsed by hand and the sort is our own.
+
+BEGIN {
+	FS = "\t"
+	fam_of["escape_fields"] = 0; keyw["escape_fields"] = 2   # _IOC_NR is 8 bits
+	fam_of["uvm_fields"] = 1;    keyw["uvm_fields"] = 8
+	fam_c[0] = "CT_LAYOUT_ESCAPE"; fam_c[1] = "CT_LAYOUT_UVM"
+	# kind -> enum, and the sizes it allows ("" = any).
+	split("u s handle status ptr bool uuid fd class bytes", kl, " ")
+	split("U S HANDLE STATUS PTR BOOL UUID FD CLASS BYTES", ke, " ")
+	for (i = 1; i <= 10; i++) kind_c[kl[i]] = "CT_FK_" ke[i]
+	ksizes["u"] = ksizes["s"] = " 1 2 4 8 "
+	ksizes["handle"] = ksizes["status"] = ksizes["fd"] = ksizes["class"] = " 4 "
+	ksizes["ptr"] = " 8 "; ksizes["bool"] = " 1 "; ksizes["uuid"] = " 16 "; ksizes["bytes"] = ""
+	IDENT = "[A-Za-z_][A-Za-z0-9_]*"
+}
+
+# In END there is no current line: "where" says what was being checked.
+function die(msg) {
+	if (where != "") printf "gen-layouts.awk: %s: %s\n", where, msg | "cat 1>&2"
+	else printf "gen-layouts.awk: %s:%d: %s\n", FILENAME, FNR, msg | "cat 1>&2"
+	failed = 1
+	exit 1
+}
+
+# Hex digits to a number; at most 8 digits, so exact in awk's doubles.
+function hexval(s,    i, v, d) {
+	v = 0
+	for (i = 1; i <= length(s); i++) {
+		d = index("0123456789abcdef", substr(s, i, 1))
+		if (d == 0) return -1
+		v = v * 16 + d - 1
+	}
+	return v
+}
+
+# A uint32 in decimal, as a number; dies on anything else.
+function u32(s, what) {
+	if (s !~ /^[0-9]+$/ || length(s) > 10 || s + 0 > 4294967295) die("bad " what " \"" s "\"")
+	return s + 0
+}
+
+# Driver tag -> major*1000000 + minor*1000 + patch, as ct_driver_version().
+function ver(s,    p, n, i) {
+	n = split(s, p, ".")
+	if (n < 2 || n > 3) die("bad driver tag \"" s "\"")
+	for (i = 1; i <= n; i++)
+		if (p[i] !~ /^[0-9]+$/ || length(p[i]) > 4 || (i > 1 && p[i] + 0 > 999) || p[1] + 0 > 4293)
+			die("bad driver tag \"" s "\"")
+	return p[1] * 1000000 + p[2] * 1000 + (n == 3 ? p[3] : 0)
+}
+
+FNR == 1 {
+	t = FILENAME
+	sub(/^.*\//, "", t)
+	sub(/\.tsv$/, "", t)
+	if (!(t in fam_of)) die("unknown layout file (expected escape_fields.tsv or uvm_fields.tsv)")
+	if (t in seen_file) die("file given twice")
+	seen_file[t] = 1
+	ftag = ""
+}
+
+/^#Tag / {
+	v = substr($0, 6)
+	if (v == "" || v ~ /[\t ]/) die("bad #Tag line")
+	if (ftag != "") die("second #Tag line")
+	ftag = v
+	if (tag == "") { tag = v; tagfile = FILENAME }
+	else if (v != tag) die("tag " v " differs from " tag " in " tagfile)
+	next
+}
+
+/^#/ { next }
+
+{
+	if (index($0, "\r")) die("carriage return in row (CRLF line ends?)")
+	if (NF != 8) die("expected 8 tab-separated fields, got " NF)
+	if (ftag == "") die("data row before the #Tag line")
+
+	k = tolower($1)
+	if (k !~ /^0x[0-9a-f]+$/ || length(k) > keyw[t] + 2)
+		die("bad key \"" $1 "\" (want 0x + 1.." keyw[t] " hex digits)")
+	# Subscripts use the canonical hex text, not the number: awk turns
+	# numbers above 2^31 into "%.6g" text when they index an array.
+	ks = substr(k, 3)
+	sub(/^0+/, "", ks)
+	if (ks == "") ks = "0"
+	if ($2 !~ "^" IDENT "$") die("bad struct name \"" $2 "\"")
+	ssize = u32($3, "struct size")
+	if (ssize == 0) die("struct size 0")
+	if ($4 !~ "^" IDENT "([.]" IDENT ")*$") die("bad field name \"" $4 "\"")
+	off = u32($5, "offset")
+	fsz = u32($6, "size")
+	if (fsz == 0) die("field " $4 " has size 0")
+	if (!($7 in kind_c)) die("unknown kind \"" $7 "\"")
+	if (ksizes[$7] != "" && index(ksizes[$7], " " fsz " ") == 0)
+		die("field " $4 ": kind " $7 " cannot be " fsz " bytes")
+	if (off + fsz > ssize)
+		die("field " $4 " (" off "+" fsz ") runs past the end of " $2 " (" ssize " bytes)")
+	p = index($8, "..")
+	if (p == 0) die("bad drivers \"" $8 "\" (want first..last)")
+	since = ver(substr($8, 1, p - 1))
+	until = ver(substr($8, p + 2))
+	if (since > until) die("drivers range \"" $8 "\" runs backwards")
+
+	L = fam_of[t] SUBSEP ks SUBSEP ssize SUBSEP $8
+	if (!(L in lid)) {
+		l = lid[L] = ++nl
+		lfam[l] = fam_of[t]; lks[l] = ks; lkv[l] = hexval(ks); lsize[l] = ssize
+		lname[l] = $2; lsince[l] = since; luntil[l] = until
+		lwhere[l] = FILENAME ":" FNR " " $2 "/" ssize " (" $8 ")"
+	} else {
+		l = lid[L]
+		if (lname[l] != $2) die("struct name " $2 " differs from " lname[l] " for the same key, size and drivers")
+	}
+	if ((l, $4) in fseen) die("field " $4 " given twice in " $2 "/" ssize)
+	fseen[l, $4] = 1
+	n = ++nf[l]
+	fname[l, n] = $4; foff[l, n] = off; fsize[l, n] = fsz; fkind[l, n] = $7
+	count[t]++
+}
+
+# Sorts field numbers of layout l by offset into ford[].
+function sort_fields(l,    i, j, x) {
+	for (i = 1; i <= nf[l]; i++) ford[i] = i
+	for (i = 2; i <= nf[l]; i++) {
+		x = ford[i]
+		for (j = i - 1; j >= 1 && foff[l, ford[j]] > foff[l, x]; j--)
+			ford[j + 1] = ford[j]
+		ford[j + 1] = x
+	}
+}
+
+# Layout order: family, key, size, since; the C lookups rely on it.
+function lless(a, b) {
+	if (lfam[a] != lfam[b]) return lfam[a] < lfam[b]
+	if (lkv[a] != lkv[b]) return lkv[a] < lkv[b]
+	if (lsize[a] != lsize[b]) return lsize[a] < lsize[b]
+	return lsince[a] < lsince[b]
+}
+
+END {
+	if (failed) exit 1
+	where = "input"
+	if (!("escape_fields" in seen_file)) die("escape_fields.tsv not given, or empty")
+	if (!("uvm_fields" in seen_file)) die("uvm_fields.tsv not given, or empty")
+	if (!count["escape_fields"] || !count["uvm_fields"]) die("a layout file has no rows")
+
+	for (l = 1; l <= nl; l++) {
+		where = lwhere[l]
+		sort_fields(l)
+		for (i = 1; i <= nf[l]; i++) lford[l, i] = ford[i]
+		for (i = 2; i <= nf[l]; i++) {
+			a = lford[l, i - 1]; b = lford[l, i]
+			if (foff[l, b] < foff[l, a] + fsize[l, a])
+				die("fields " fname[l, a] " (" foff[l, a] "+" fsize[l, a] ") and " \
+				    fname[l, b] " (" foff[l, b] "+" fsize[l, b] ") overlap")
+		}
+	}
+
+	for (i = 1; i <= nl; i++) lord[i] = i
+	for (i = 2; i <= nl; i++) {
+		x = lord[i]
+		for (j = i - 1; j >= 1 && lless(x, lord[j]); j--)
+			lord[j + 1] = lord[j]
+		lord[j + 1] = x
+	}
+	for (i = 2; i <= nl; i++) {
+		a = lord[i - 1]; b = lord[i]
+		where = lwhere[b]
+		if (lfam[a] == lfam[b] && lkv[a] == lkv[b] && lsize[a] == lsize[b] && luntil[a] >= lsince[b])
+			die("driver range overlaps that of " lwhere[a] ": the driver version could not choose")
+	}
+	where = ""
+
+	print "/* Generated by decoders/layouts/gen-layouts.awk from decoders/layouts/{escape,uvm}_fields.tsv; do not edit. */"
+	print "#include <stddef.h>"
+	print "#include <string.h>"
+	print "#include \"layouts.h\""
+	print ""
+	printf "const char ct_layouts_tag[] = \"%s\";\n\n", tag
+	for (i = 1; i <= nl; i++) {
+		l = lord[i]
+		printf "/* %s, %s 0x%s, %d bytes */\n", lname[l], lfam[l] ? "UVM" : "escape", lks[l], lsize[l]
+		printf "static const struct ct_field f%d[] = {\n", i
+		for (j = 1; j <= nf[l]; j++) {
+			x = lford[l, j]
+			printf "\t{ \"%s\", %du, %du, %s },\n", fname[l, x], foff[l, x], fsize[l, x], kind_c[fkind[l, x]]
+		}
+		print "};"
+	}
+	print ""
+	print "/* Sorted by (family, req, size, since); find() depends on it. */"
+	print "static const struct ct_layout layouts[] = {"
+	for (i = 1; i <= nl; i++) {
+		l = lord[i]
+		printf "\t{ \"%s\", %du, f%d, %du, %s, 0x%su, %du, %du },\n", \
+			lname[l], lsize[l], i, nf[l], fam_c[lfam[l]], lks[l], lsince[l], luntil[l]
+	}
+	print "};"
+	print ""
+	print "#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))"
+	print ""
+	print "size_t ct_layout_count(void)"
+	print "{"
+	print "\treturn NLAYOUTS;"
+	print "}"
+	print ""
+	print "const struct ct_layout *ct_layout_at(size_t i)"
+	print "{"
+	print "\treturn i < NLAYOUTS ? &layouts[i] : NULL;"
+	print "}"
+	print ""
+	print "static int key_cmp(const struct ct_layout *l, uint8_t fam, uint32_t req, uint32_t size)"
+	print "{"
+	print "\tif (l->family != fam)"
+	print "\t\treturn l->family < fam ? -1 : 1;"
+	print "\tif (l->req != req)"
+	print "\t\treturn l->req < req ? -1 : 1;"
+	print "\tif (l->size != size)"
+	print "\t\treturn l->size < size ? -1 : 1;"
+	print "\treturn 0;"
+	print "}"
+	print ""
+	print "static const struct ct_layout *find(uint8_t fam, uint32_t req, uint32_t size, uint32_t drv)"
+	print "{"
+	print "\tsize_t lo = 0, hi = NLAYOUTS, n = 0;"
+	print "\tconst struct ct_layout *pick = NULL;"
+	print ""
+	print "\twhile (lo < hi) {\t/* first entry not below the key */"
+	print "\t\tsize_t mid = lo + (hi - lo) / 2;"
+	print ""
+	print "\t\tif (key_cmp(&layouts[mid], fam, req, size) < 0)"
+	print "\t\t\tlo = mid + 1;"
+	print "\t\telse"
+	print "\t\t\thi = mid;"
+	print "\t}"
+	print "\twhile (lo + n < NLAYOUTS && key_cmp(&layouts[lo + n], fam, req, size) == 0)"
+	print "\t\tn++;"
+	print "\tif (n == 0)"
+	print "\t\treturn NULL;"
+	print "\t/* One layout at this size: the size match is the evidence (as in demmt)."
+	print "\t * Several: sorted by since, with disjoint driver ranges; the last is"
+	print "\t * the newest, and drv picks the latest one that it does not predate. */"
+	print "\tif (n == 1 || drv == 0)"
+	print "\t\treturn &layouts[lo + n - 1];"
+	print "\tfor (size_t i = 0; i < n; i++)"
+	print "\t\tif (layouts[lo + i].since <= drv)"
+	print "\t\t\tpick = &layouts[lo + i];"
+	print "\treturn pick;"
+	print "}"
+	print ""
+	print "const struct ct_layout *ct_layout_escape(uint32_t nr, uint32_t size)"
+	print "{"
+	print "\treturn find(CT_LAYOUT_ESCAPE, nr, size, 0);"
+	print "}"
+	print ""
+	print "const struct ct_layout *ct_layout_uvm(uint32_t cmd, uint32_t size)"
+	print "{"
+	print "\treturn find(CT_LAYOUT_UVM, cmd, size, 0);"
+	print "}"
+	print ""
+	print "const struct ct_layout *ct_layout_escape_drv(uint32_t nr, uint32_t size, uint32_t drv)"
+	print "{"
+	print "\treturn find(CT_LAYOUT_ESCAPE, nr, size, drv);"
+	print "}"
+	print ""
+	print "const struct ct_layout *ct_layout_uvm_drv(uint32_t cmd, uint32_t size, uint32_t drv)"
+	print "{"
+	print "\treturn find(CT_LAYOUT_UVM, cmd, size, drv);"
+	print "}"
+	print ""
+	print "/* A handful of layouts: a scan is enough.  Newest wins, as above. */"
+	print "const struct ct_layout *ct_layout_by_name(const char *name, uint32_t size)"
+	print "{"
+	print "\tconst struct ct_layout *pick = NULL;"
+	print ""
+	print "\tif (!name)"
+	print "\t\treturn NULL;"
+	print "\tfor (size_t i = 0; i < NLAYOUTS; i++)"
+	print "\t\tif (layouts[i].size == size && strcmp(layouts[i].name, name) == 0 &&"
+	print "\t\t    (!pick || layouts[i].until > pick->until))"
+	print "\t\t\tpick = &layouts[i];"
+	print "\treturn pick;"
+	print "}"
+	print ""
+	print "uint32_t ct_driver_version(const char *s)"
+	print "{"
+	print "\twhile (s && *s) {"
+	print "\t\tuint32_t part[3] = { 0, 0, 0 };"
+	print "\t\tint np = 0, nd = 0, ok = 1;"
+	print "\t\tconst char *p = s;"
+	print ""
+	print "\t\tfor (; *p && *p != ' ' && *p != '\\t' && *p != '\\n' && *p != '\\r'; p++) {"
+	print "\t\t\tif (*p >= '0' && *p <= '9' && part[np] <= 99999) {"
+	print "\t\t\t\tpart[np] = part[np] * 10 + (uint32_t)(*p - '0');"
+	print "\t\t\t\tnd++;"
+	print "\t\t\t} else if (*p == '.' && nd > 0 && np < 2) {"
+	print "\t\t\t\tnp++;"
+	print "\t\t\t\tnd = 0;"
+	print "\t\t\t} else {"
+	print "\t\t\t\tok = 0;"
+	print "\t\t\t}"
+	print "\t\t}"
+	print "\t\tif (ok && np >= 1 && nd > 0 && part[0] <= 4293 && part[1] <= 999 && part[2] <= 999)"
+	print "\t\t\treturn part[0] * 1000000u + part[1] * 1000u + part[2];"
+	print "\t\ts = *p ? p + 1 : p;"
+	print "\t}"
+	print "\treturn 0;"
+	print "}"
+}
