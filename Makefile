@@ -81,6 +81,7 @@ test: deps
 	$(Q)tests/run.sh
 
 include tests/tests.mk
+-include tests/fuzz/fuzz.mk
 
 DEMO_TRACE ?= $(firstword $(wildcard traces/*saxpy*.ctrace) $(wildcard traces/*.ctrace))
 demo: deps

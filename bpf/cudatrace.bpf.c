@@ -64,6 +64,14 @@ struct {
 	__type(value, __u8);
 } traced_pids SEC(".maps");
 
+/* System-wide: processes already described by a CT_REC_PROC. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);      /* tgid */
+	__type(value, __u8);
+} described SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -349,6 +357,67 @@ static __always_inline void send_ioctl(struct scratch *s)
 	emit(s, size);
 }
 
+/* Copy a user range of the new image (argv or environment), bounded. */
+static __always_inline __u32 copy_user_range(__u8 *dst, unsigned long start,
+					     unsigned long end, __u32 max, __u32 *trunc)
+{
+	__u64 n = end > start ? end - start : 0;
+
+	*trunc = 0;
+	if (n > max) {
+		n = max;
+		*trunc = 1;
+	}
+	n &= (CT_PROC_ENV_MAX * 2 - 1);
+	if (n > CT_PROC_ENV_MAX)
+		n = CT_PROC_ENV_MAX;
+	if (n && bpf_probe_read_user(dst, n, (void *)start))
+		return 0;
+	return n;
+}
+
+/*
+ * Which program, run how: command line and environment of the current
+ * process, read from its own memory.  User space keeps only the variables
+ * that matter to the driver before anything is written or shown.
+ */
+static __always_inline void emit_proc(__u32 source)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct scratch *s = get_scratch();
+	struct ct_proc *p;
+	__u8 *dst;
+	__u32 n;
+	__u64 size;
+
+	if (!s || !mm)
+		return;
+	p = (struct ct_proc *)&s->rec;
+	dst = (__u8 *)(p + 1);
+	p->h.type = CT_REC_PROC;
+	p->h.ts_ns = bpf_ktime_get_ns();
+	p->h.pid = id >> 32;
+	p->h.tid = (__u32)id;
+	p->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	p->source = source;
+	bpf_get_current_comm(p->comm, sizeof(p->comm));
+	n = copy_user_range(dst, BPF_CORE_READ(mm, arg_start), BPF_CORE_READ(mm, arg_end),
+			    CT_PROC_ARGV_MAX, &p->argv_trunc);
+	p->argv_size = n;
+	n &= CT_PROC_ARGV_MAX * 2 - 1;
+	p->env_size = copy_user_range(dst + n, BPF_CORE_READ(mm, env_start),
+				      BPF_CORE_READ(mm, env_end), CT_PROC_ENV_MAX,
+				      &p->env_trunc);
+	size = sizeof(*p) + (__u64)p->argv_size + p->env_size;
+	keep_in_register(size);
+	if (size > sizeof(*p) + CT_PROC_ARGV_MAX + CT_PROC_ENV_MAX)
+		return;
+	p->h.size = size;
+	emit(p, size);
+}
+
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int ioctl_enter(struct syscall_enter_ctx *ctx)
 {
@@ -362,6 +431,12 @@ int ioctl_enter(struct syscall_enter_ctx *ctx)
 
 	if (!pid_traced(tgid) || !fd_traced((int)ctx->args[0], &fi))
 		return 0;
+	if (!filter_pids && !bpf_map_lookup_elem(&described, &tgid)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&described, &tgid, &one, BPF_ANY);
+		emit_proc(CT_PROC_SEEN);
+	}
 	s = get_scratch();
 	if (!s)
 		return 0;
@@ -566,67 +641,18 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* Copy a user range of the new image (argv or environment), bounded. */
-static __always_inline __u32 copy_user_range(__u8 *dst, unsigned long start,
-					     unsigned long end, __u32 max, __u32 *trunc)
-{
-	__u64 n = end > start ? end - start : 0;
-
-	*trunc = 0;
-	if (n > max) {
-		n = max;
-		*trunc = 1;
-	}
-	n &= (CT_PROC_ENV_MAX * 2 - 1);
-	if (n > CT_PROC_ENV_MAX)
-		n = CT_PROC_ENV_MAX;
-	if (n && bpf_probe_read_user(dst, n, (void *)start))
-		return 0;
-	return n;
-}
-
-/* Which program, run how: command line and environment at execve. */
 SEC("tracepoint/sched/sched_process_exec")
 int on_exec(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct mm_struct *mm;
-	struct scratch *s;
-	struct ct_proc *p;
-	__u8 *dst;
-	__u32 n;
-	__u64 size;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!filter_pids || !pid_traced(tgid))
-		return 0;   /* system-wide: user space reads /proc lazily */
-	s = get_scratch();
-	if (!s)
+	if (!filter_pids) {
+		/* A new program: describe it again at its next traced call. */
+		bpf_map_delete_elem(&described, &tgid);
 		return 0;
-	p = (struct ct_proc *)&s->rec;
-	dst = (__u8 *)(p + 1);
-	mm = BPF_CORE_READ(task, mm);
-	p->h.type = CT_REC_PROC;
-	p->h.ts_ns = bpf_ktime_get_ns();
-	p->h.pid = tgid;
-	p->h.tid = (__u32)id;
-	p->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	p->source = CT_PROC_EXEC;
-	bpf_get_current_comm(p->comm, sizeof(p->comm));
-	n = copy_user_range(dst, BPF_CORE_READ(mm, arg_start), BPF_CORE_READ(mm, arg_end),
-			    CT_PROC_ARGV_MAX, &p->argv_trunc);
-	p->argv_size = n;
-	n &= CT_PROC_ARGV_MAX * 2 - 1;
-	p->env_size = copy_user_range(dst + n, BPF_CORE_READ(mm, env_start),
-				      BPF_CORE_READ(mm, env_end), CT_PROC_ENV_MAX,
-				      &p->env_trunc);
-	size = sizeof(*p) + (__u64)p->argv_size + p->env_size;
-	keep_in_register(size);
-	if (size > sizeof(*p) + CT_PROC_ARGV_MAX + CT_PROC_ENV_MAX)
-		return 0;
-	p->h.size = size;
-	emit(p, size);
+	}
+	if (pid_traced(tgid))
+		emit_proc(CT_PROC_EXEC);
 	return 0;
 }
 

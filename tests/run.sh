@@ -35,8 +35,8 @@ done
 for t in "$B"/tests/asan/test_*; do
 	[ -x "$t" ] && run_one "asan/$(basename "$t")" "$t"
 done
-for t in tests/golden/*.sh tests/live/*.sh; do
-	[ -f "$t" ] && run_one "${t#tests/}" sh "$t"
+for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py; do
+	[ -f "$t" ] && run_one "${t#tests/}" python3 "$t"
 done
 
 [ -n "$failed_list" ] && echo "failed:$failed_list"

@@ -29,7 +29,6 @@
 #include "options.h"
 #include "procinfo.h"
 #include "record.h"
-#include "tidmap.h"
 #include "trace_file.h"
 
 #define CAP_SYS_ADMIN 21
@@ -51,7 +50,6 @@ struct capture {
 	struct ct_devices devs;
 	struct ct_writer *writer;
 	struct ct_decoder *decoder;
-	struct tidmap seen_pids;     /* system-wide: processes already described */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -292,16 +290,6 @@ static void name_new_device(struct capture *c, uint32_t pid, int fd, uint32_t kd
 	sink(c, &rec.f.h);
 }
 
-/* System-wide: say which program a pid is the first time it shows up. */
-static void describe_process(struct capture *c, uint32_t pid, uint64_t ts)
-{
-	if (tidmap_get(&c->seen_pids, pid))
-		return;
-	tidmap_put(&c->seen_pids, pid, (void *)1);
-	if (ct_proc_from_procfs(c->o->proc_root, pid, CT_PROC_SEEN, ts, c->procbuf) == 0)
-		sink(c, (struct ct_rec *)c->procbuf);
-}
-
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
@@ -317,8 +305,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	case CT_REC_IOCTL_ENTER: {
 		const struct ct_ioctl *io = data;
 
-		if (c->o->npids == 0 && !c->o->command)
-			describe_process(c, r->pid, r->ts_ns);
 		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
 		break;
 	}
@@ -332,7 +318,6 @@ static int on_record(void *ctx, void *data, size_t len)
 		/* Ring buffer memory is read-only: filter the environment in a copy. */
 		memcpy(c->procbuf, data, len);
 		ct_proc_filter_env((struct ct_proc *)c->procbuf);
-		tidmap_put(&c->seen_pids, r->pid, (void *)1);
 		sink(c, (struct ct_rec *)c->procbuf);
 		return c->sink_error ? -1 : 0;
 	}
@@ -436,7 +421,7 @@ static void emit_attach_records(struct capture *c)
 static int open_sink(struct capture *c)
 {
 	const struct ct_options *o = c->o;
-	struct ct_decode_opts dopts = { .out = stdout, .json = o->json, .verbose = o->verbose };
+	struct ct_decode_opts dopts = { .out = o->out, .json = o->json, .verbose = o->verbose };
 	struct ct_meta_in mi = {
 		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
@@ -568,6 +553,14 @@ int ct_capture_run(const struct ct_options *o)
 		goto out;
 	}
 	emit_attach_records(&c);
+	if (!o->command) {
+		/* Scripts wait for this line before making the calls to capture. */
+		if (o->npids)
+			fprintf(stderr, "cudatrace: tracing %d process%s; Ctrl-C to stop\n",
+				o->npids, o->npids > 1 ? "es" : "");
+		else
+			fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
+	}
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
 			goto out;
@@ -608,7 +601,6 @@ out:
 	}
 	if (c.sink_error)
 		rc = 1;
-	tidmap_free(&c.seen_pids);
 	free(c.procbuf);
 	if (rc == 0 && c.child_done) {
 		if (WIFEXITED(c.child_status))

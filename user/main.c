@@ -214,7 +214,7 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 
 int ct_decode_file(const struct ct_options *o)
 {
-	struct ct_decode_opts dopts = { .out = stdout, .json = o->json, .verbose = o->verbose };
+	struct ct_decode_opts dopts = { .out = o->out, .json = o->json, .verbose = o->verbose };
 	const struct ct_decode_stats *st;
 	struct ct_decoder *d;
 	struct ct_reader *r;
@@ -271,7 +271,9 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
-	if (o.out_path && !freopen(o.out_path, "w", stdout)) {
+	/* Not dup'ed onto stdout: a traced command must not write into it. */
+	o.out = o.out_path ? fopen(o.out_path, "we") : stdout;
+	if (!o.out) {
 		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
 		return 1;
 	}

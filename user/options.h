@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CT_MAX_PIDS 256
 #define CT_MAX_USER_DEVICES 64
@@ -17,6 +18,7 @@ struct ct_options {
 	const char *write_path;  /* -w */
 	const char *read_path;   /* -r */
 	const char *out_path;    /* -o */
+	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */
 	bool json;
 	bool follow_forks;
 	bool libbpf_debug;       /* -v also turns on libbpf's own output */

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+"""Small helpers shared by the Python test scripts: TAP output, running
+cudatrace, reading its JSON Lines."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("OUTPUT", os.path.join(ROOT, "build"))
+CUDATRACE = os.environ.get("CUDATRACE_BIN", os.path.join(ROOT, "cudatrace"))
+NVFAKE = os.path.join(BUILD, "nvfake")
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, detail=None):
+        self.n += 1
+        print(("ok %d - %s" if cond else "not ok %d - %s") % (self.n, what))
+        if not cond:
+            self.failed += 1
+            if detail is not None:
+                for line in str(detail).splitlines()[:20]:
+                    print("#   " + line)
+        sys.stdout.flush()
+        return cond
+
+    def skip(self, what, why):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, what, why))
+
+    def done(self):
+        print("1..%d" % self.n)
+        sys.exit(1 if self.failed else 0)
+
+
+def run(args, timeout=120, **kw):
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def decode_json(trace):
+    """All JSON objects cudatrace -r prints for a trace file."""
+    p = run([CUDATRACE, "-r", trace, "--json"])
+    if p.returncode != 0:
+        raise RuntimeError("cudatrace -r %s failed: %s" % (trace, p.stderr))
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+def live_capture_possible():
+    """None if live BPF tests can run here, else the reason they cannot."""
+    if os.geteuid() != 0:
+        return "needs root"
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return "kernel has no BTF"
+    return None
