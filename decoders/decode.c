@@ -15,7 +15,7 @@
 #include "meta.h"
 #include "nvtables.h"
 #include "record.h"
-#include "tidmap.h"
+#include "idmap.h"
 
 #define IOC_NR(c)   ((c) & 0xff)
 #define IOC_TYPE(c) (((c) >> 8) & 0xff)
@@ -36,7 +36,7 @@ struct devname {
 struct ct_decoder {
 	struct ct_decode_opts o;
 	struct emit em;
-	struct tidmap pending;     /* tid -> malloc'd entry record */
+	struct idmap pending;     /* tid -> malloc'd entry record */
 	struct devname *devs;
 	size_t ndevs, capdevs;
 	uint64_t start_mono;
@@ -443,7 +443,7 @@ static void on_ioctl_enter(struct ct_decoder *d, const struct ct_ioctl *r)
 	if (!copy)
 		return;
 	memcpy(copy, r, r->h.size);
-	old = tidmap_put(&d->pending, r->h.tid, copy);
+	old = idmap_put(&d->pending, r->h.tid, copy);
 	if (old) {   /* the previous call's exit never came */
 		print_ioctl(d, old, NULL);
 		d->st.unfinished++;
@@ -453,7 +453,7 @@ static void on_ioctl_enter(struct ct_decoder *d, const struct ct_ioctl *r)
 
 static void on_ioctl_exit(struct ct_decoder *d, const struct ct_ioctl *r)
 {
-	struct ct_ioctl *en = tidmap_del(&d->pending, r->h.tid);
+	struct ct_ioctl *en = idmap_del(&d->pending, r->h.tid);
 
 	if (en && (en->ts_enter != r->ts_enter || en->cmd != r->cmd)) {
 		print_ioctl(d, en, NULL);   /* an older call: its exit was lost */
@@ -670,7 +670,7 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	}
 }
 
-static void flush_unfinished(uint32_t tid, void *val, void *ctx)
+static void flush_unfinished(uint64_t tid, void *val, void *ctx)
 {
 	struct ct_decoder *d = ctx;
 
@@ -682,7 +682,7 @@ static void flush_unfinished(uint32_t tid, void *val, void *ctx)
 
 void ct_decoder_finish(struct ct_decoder *d)
 {
-	tidmap_drain(&d->pending, flush_unfinished, d);
+	idmap_drain(&d->pending, flush_unfinished, d);
 	fflush(d->o.out);
 }
 
@@ -691,7 +691,7 @@ const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d)
 	return &d->st;
 }
 
-static void free_pending(uint32_t tid, void *val, void *ctx)
+static void free_pending(uint64_t tid, void *val, void *ctx)
 {
 	(void)tid;
 	(void)ctx;
@@ -704,8 +704,8 @@ void ct_decoder_free(struct ct_decoder *d)
 
 	if (!d)
 		return;
-	tidmap_drain(&d->pending, free_pending, NULL);
-	tidmap_free(&d->pending);
+	idmap_drain(&d->pending, free_pending, NULL);
+	idmap_free(&d->pending);
 	for (i = 0; i < d->ndevs; i++)
 		free(d->devs[i].path);
 	free(d->devs);

@@ -2,15 +2,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tidmap.h"
+#include "idmap.h"
 
-/* Key 0 marks a free slot; tid/pid 0 never issues an ioctl. */
-static size_t slot(uint32_t key, size_t cap)
+/* Key 0 marks a free slot: no tid and no (client, handle) pair is 0. */
+static size_t slot(uint64_t key, size_t cap)
 {
-	return (size_t)(key * 2654435761u) & (cap - 1);
+	/* Fibonacci hashing: the high half of the product mixes every key bit. */
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
-void *tidmap_get(const struct tidmap *m, uint32_t key)
+void *idmap_get(const struct idmap *m, uint64_t key)
 {
 	size_t i;
 
@@ -22,9 +23,9 @@ void *tidmap_get(const struct tidmap *m, uint32_t key)
 	return NULL;
 }
 
-static void grow(struct tidmap *m)
+static void grow(struct idmap *m)
 {
-	struct tidmap n = { .cap = m->cap ? m->cap * 2 : 64 };
+	struct idmap n = { .cap = m->cap ? m->cap * 2 : 64 };
 	size_t i;
 
 	n.keys = calloc(n.cap, sizeof(*n.keys));
@@ -35,13 +36,13 @@ static void grow(struct tidmap *m)
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i])
-			tidmap_put(&n, m->keys[i], m->vals[i]);
+			idmap_put(&n, m->keys[i], m->vals[i]);
 	free(m->keys);
 	free(m->vals);
 	*m = n;
 }
 
-void *tidmap_put(struct tidmap *m, uint32_t key, void *val)
+void *idmap_put(struct idmap *m, uint64_t key, void *val)
 {
 	size_t i;
 	void *old;
@@ -63,7 +64,7 @@ void *tidmap_put(struct tidmap *m, uint32_t key, void *val)
 	return NULL;
 }
 
-void *tidmap_del(struct tidmap *m, uint32_t key)
+void *idmap_del(struct idmap *m, uint64_t key)
 {
 	size_t i, j;
 	void *val;
@@ -80,23 +81,23 @@ void *tidmap_del(struct tidmap *m, uint32_t key)
 	m->used--;
 	/* Re-insert the rest of the probe run so lookups stay correct. */
 	for (j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
-		uint32_t k = m->keys[j];
+		uint64_t k = m->keys[j];
 		void *v = m->vals[j];
 
 		m->keys[j] = 0;
 		m->used--;
-		tidmap_put(m, k, v);
+		idmap_put(m, k, v);
 	}
 	return val;
 }
 
-void tidmap_drain(struct tidmap *m, void (*fn)(uint32_t key, void *val, void *ctx), void *ctx)
+void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
 {
 	size_t i;
 
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i]) {
-			uint32_t k = m->keys[i];
+			uint64_t k = m->keys[i];
 			void *v = m->vals[i];
 
 			m->keys[i] = 0;
@@ -106,7 +107,7 @@ void tidmap_drain(struct tidmap *m, void (*fn)(uint32_t key, void *val, void *ct
 	m->used = 0;
 }
 
-void tidmap_free(struct tidmap *m)
+void idmap_free(struct idmap *m)
 {
 	free(m->keys);
 	free(m->vals);

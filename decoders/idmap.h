@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* A small open-addressing map from a 64-bit id (tid, handle pair) to a pointer. */
+#ifndef CT_IDMAP_H
+#define CT_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct idmap {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, used;
+};
+
+void *idmap_get(const struct idmap *m, uint64_t key);
+/* Replaces any old value and returns it (or NULL).  Aborts on ENOMEM. */
+void *idmap_put(struct idmap *m, uint64_t key, void *val);
+void *idmap_del(struct idmap *m, uint64_t key);
+/* Calls fn on every value, then empties the map. */
+void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
+void idmap_free(struct idmap *m);
+
+#endif
