@@ -13,6 +13,7 @@
 #include "emit.h"
 #include "layouts.h"
 #include "meta.h"
+#include "objects.h"
 #include "nvtables.h"
 #include "record.h"
 #include "idmap.h"
@@ -37,6 +38,7 @@ struct ct_decoder {
 	struct ct_decode_opts o;
 	struct emit em;
 	struct idmap pending;     /* tid -> malloc'd entry record */
+	struct ct_objects *objs;  /* handles -> objects, across the trace */
 	struct devname *devs;
 	size_t ndevs, capdevs;
 	uint64_t start_mono;
@@ -136,6 +138,11 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 		return NULL;
 	d->o = *opts;
 	em_init(&d->em, opts->out, opts->json);
+	d->objs = ct_objects_new();
+	if (!d->objs) {
+		free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -170,6 +177,7 @@ static int64_t field_s(const unsigned char *p, uint32_t size)
 /* Context a field may need to be named. */
 struct field_ctx {
 	uint32_t esc_nr;   /* 0 if not an 'F' escape */
+	uint32_t client;   /* the struct's first handle: hClient / hRoot */
 };
 
 static void print_field(struct ct_decoder *d, const struct ct_field *f,
@@ -191,7 +199,14 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 	case CT_FK_FD:
 		em_i64(e, f->name, field_s(p, f->size));
 		break;
-	case CT_FK_HANDLE:
+	case CT_FK_HANDLE: {
+		char desc[160];
+
+		em_hex_named(e, f->name, v,
+			     ct_objects_describe(d->objs, fc->client ? fc->client : (uint32_t)v,
+						 (uint32_t)v, desc, sizeof(desc)));
+		break;
+	}
 	case CT_FK_PTR:
 		em_hex(e, f->name, v);
 		break;
@@ -232,17 +247,22 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 
 /* Every field by name when the layout of exactly this size is known. */
 static void print_struct(struct ct_decoder *d, const char *key, const struct ct_layout *l,
-			 const unsigned char *buf, uint32_t len, const struct field_ctx *fc)
+			 const unsigned char *buf, uint32_t len, const struct field_ctx *outer)
 {
+	struct field_ctx fc = *outer;
 	uint32_t i;
 
+	/* The first handle of an RM struct is its client (hClient, hRoot). */
+	for (i = 0; i < l->nfields && !fc.client; i++)
+		if (l->fields[i].kind == CT_FK_HANDLE && l->fields[i].offset + 4 <= len)
+			fc.client = (uint32_t)field_u(buf + l->fields[i].offset, 4);
 	em_open(&d->em, key);
 	for (i = 0; i < l->nfields; i++) {
 		const struct ct_field *f = &l->fields[i];
 
 		if ((uint64_t)f->offset + f->size > len)
 			break;   /* captured less than the struct: print what is there */
-		print_field(d, f, buf + f->offset, fc);
+		print_field(d, f, buf + f->offset, &fc);
 	}
 	em_close(&d->em);
 }
@@ -463,7 +483,9 @@ static void on_ioctl_exit(struct ct_decoder *d, const struct ct_ioctl *r)
 	}
 	if (!en)
 		d->st.exits_no_enter++;
+	ct_objects_learn_created(d->objs, r);
 	print_ioctl(d, en, r);
+	ct_objects_learn_freed(d->objs, r);
 	d->st.ioctls++;
 	free(en);
 }
@@ -492,6 +514,26 @@ static void end_line(struct ct_decoder *d)
 	fputc('\n', d->o.out);
 }
 
+/* Which memory object the preceding RM_MAP_MEMORY on this fd set up. */
+static void print_mmap_target(struct ct_decoder *d, const struct ct_mmap *m)
+{
+	uint32_t client, hmem;
+	char desc[160];
+	const char *what;
+
+	if (!ct_objects_mmap_target(d->objs, m->h.pid, m->fd, &client, &hmem))
+		return;
+	what = ct_objects_describe(d->objs, client, hmem, desc, sizeof(desc));
+	if (d->o.json) {
+		em_hex(&d->em, "hClient", client);
+		em_hex_named(&d->em, "hMemory", hmem, what);
+	} else {
+		fprintf(d->o.out, " maps hMemory=0x%x", hmem);
+		if (what)
+			fprintf(d->o.out, "<%s>", what);
+	}
+}
+
 static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 {
 	struct emit *e = &d->em;
@@ -507,6 +549,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 		em_hex(e, "offset", m->off);
 		em_hex(e, "ret", (uint64_t)m->ret);
 		em_u64(e, "duration_ns", m->h.ts_ns - m->ts_enter);
+		print_mmap_target(d, m);
 	} else {
 		fprintf(d->o.out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ", (uint64_t)m->addr, (uint64_t)m->len,
 			m->prot, m->mflags);
@@ -516,6 +559,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 		else
 			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, (uint64_t)m->off, (uint64_t)m->ret);
 		fprintf(d->o.out, " <%.6f>", (double)(m->h.ts_ns - m->ts_enter) / 1e9);
+		print_mmap_target(d, m);
 	}
 	end_line(d);
 }
@@ -706,6 +750,7 @@ void ct_decoder_free(struct ct_decoder *d)
 		return;
 	idmap_drain(&d->pending, free_pending, NULL);
 	idmap_free(&d->pending);
+	ct_objects_free(d->objs);
 	for (i = 0; i < d->ndevs; i++)
 		free(d->devs[i].path);
 	free(d->devs);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Handle -> object tracking, as the RM sees it: RM_ALLOC (and the older
+ * ALLOC_MEMORY/ALLOC_OBJECT) create (client, handle) objects of a class
+ * under a parent, DUP_OBJECT copies one, RM_FREE destroys one and all it
+ * owns.  Lets every handle printed say what it is, and an mmap say which
+ * memory object RM_MAP_MEMORY prepared it for.
+ */
+#ifndef CT_OBJECTS_H
+#define CT_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cudatrace.h"
+
+struct ct_objects;
+
+struct ct_objects *ct_objects_new(void);
+void ct_objects_free(struct ct_objects *o);
+
+/* From a completed call: creations (call before printing it) ... */
+void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex);
+/* ... and destructions (call after printing it). */
+void ct_objects_learn_freed(struct ct_objects *o, const struct ct_ioctl *ex);
+
+/* "NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0", or NULL if h is not known. */
+const char *ct_objects_describe(struct ct_objects *o, uint32_t client, uint32_t h,
+				char *buf, size_t len);
+
+/* The memory object RM_MAP_MEMORY prepared fd of pid for, or 0. */
+int ct_objects_mmap_target(struct ct_objects *o, uint32_t pid, int fd,
+			   uint32_t *client, uint32_t *hmemory);
+
+#endif
