@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The decoder on known bytes: records built here, decoded to memory, and
+ * compared with the exact text (and JSON) expected, strace-test style.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatrace.h"
+#include "decode.h"
+#include "record.h"
+
+static int n, failed;
+
+static void ok(int cond, const char *what, const char *got, const char *want)
+{
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, what);
+	if (!cond) {
+		failed++;
+		printf("#   got:  %s\n#   want: %s\n", got, want);
+	}
+}
+
+#define REQ(nr, size) (0xc0000000u | (size) << 16 | 'F' << 8 | (nr))
+#define DEV_CTL (195u << 20 | 255)
+
+static unsigned char recbuf[1 << 16];
+
+static const struct ct_rec *meta(void)
+{
+	static const char text[] =
+		"start_monotonic_ns=1000000000\n"
+		"driver=NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n"
+		"device=0xc3000ff 0 0 /dev/nvidiactl\n";
+	struct ct_rec *r = (struct ct_rec *)recbuf;
+
+	memset(r, 0, sizeof(*r));
+	r->type = CT_REC_META;
+	r->size = sizeof(*r) + sizeof(text) - 1;
+	memcpy(r + 1, text, sizeof(text) - 1);
+	return r;
+}
+
+/* An ioctl record (type enter or exit) with the given argument and nested bytes. */
+static const struct ct_rec *ioctl_rec(uint32_t type, uint64_t ts, uint32_t cmd, const void *arg,
+				      uint32_t alen, const void *nest, uint32_t nlen, int64_t ret)
+{
+	struct ct_ioctl *r = (struct ct_ioctl *)recbuf;
+
+	memset(r, 0, sizeof(*r));
+	r->h.type = type;
+	r->h.size = (uint32_t)(sizeof(*r) + alen + nlen);
+	r->h.ts_ns = type == CT_REC_IOCTL_EXIT ? ts + 5000 : ts;
+	r->h.pid = r->h.tid = 4242;
+	r->ts_enter = ts;
+	memcpy(r->comm, "app", 4);
+	r->fd = 3;
+	r->dev = DEV_CTL;
+	r->cmd = cmd;
+	r->arg = 0x7ffd00001000;
+	r->ret = type == CT_REC_IOCTL_EXIT ? ret : 0;
+	r->nest_ptr = nlen ? 0x7ffd00002000 : 0;
+	r->arg_size = r->arg_want = alen;
+	r->nest_size = r->nest_want = nlen;
+	r->size_src = CT_SIZE_IOC;
+	memcpy(r + 1, arg, alen);
+	if (nlen)
+		memcpy((unsigned char *)(r + 1) + alen, nest, nlen);
+	return &r->h;
+}
+
+static void call(struct ct_decoder *d, uint64_t ts, uint32_t cmd, const void *arg, uint32_t alen,
+		 const void *nest, uint32_t nlen)
+{
+	const struct ct_rec *r = ioctl_rec(CT_REC_IOCTL_ENTER, ts, cmd, arg, alen, nest, nlen, 0);
+
+	if (ct_record_check(r, r->size))
+		abort();
+	ct_decoder_feed(d, r);
+	r = ioctl_rec(CT_REC_IOCTL_EXIT, ts, cmd, arg, alen, nest, nlen, 0);
+	ct_decoder_feed(d, r);
+}
+
+/* NVOS64: hRoot, hObjectParent, hObjectNew, hClass, pAllocParms, pRights, paramsSize, flags, status */
+static void rm_alloc(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t parent,
+		     uint32_t h, uint32_t cls, uint32_t instance)
+{
+	uint32_t a[12] = { client, parent, h, cls, 0x2000, 0x7ffd, 0, 0, 0, 0, 0, 0 };
+
+	call(d, ts, REQ(0x2b, 48), a, sizeof(a), &instance, sizeof(instance));
+}
+
+static void rm_control(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t h,
+		       uint32_t cmd)
+{
+	uint32_t a[8] = { client, h, cmd, 0, 0x2000, 0x7ffd, 4, 0 };
+	uint32_t params = 7;
+
+	call(d, ts, REQ(0x2a, 32), a, sizeof(a), &params, sizeof(params));
+}
+
+static void rm_free(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t parent,
+		    uint32_t h)
+{
+	uint32_t a[4] = { client, parent, h, 0 };
+
+	call(d, ts, REQ(0x29, 16), a, sizeof(a), NULL, 0);
+}
+
+static char *decode_script(int json)
+{
+	struct ct_decode_opts o = { .json = json };
+	struct ct_decoder *d;
+	char *buf = NULL;
+	size_t len = 0;
+
+	o.out = open_memstream(&buf, &len);
+	d = ct_decoder_new(&o);
+	ct_decoder_feed(d, meta());
+	rm_alloc(d, 1000001000, 0, 0, 0xc1d00001, 0x41, 0);
+	rm_alloc(d, 1000002000, 0xc1d00001, 0xc1d00001, 0x5c000002, 0x80, 0);
+	rm_alloc(d, 1000003000, 0xc1d00001, 0x5c000002, 0x5c000003, 0x2080, 0);
+	rm_control(d, 1000004000, 0xc1d00001, 0x5c000003, 0x20800110);
+	rm_free(d, 1000005000, 0xc1d00001, 0xc1d00001, 0x5c000002);
+	rm_control(d, 1000006000, 0xc1d00001, 0x5c000003, 0x20800110);
+	ct_decoder_finish(d);
+	ct_decoder_free(d);
+	fclose(o.out);
+	return buf;
+}
+
+static char *line(char *text, int i)
+{
+	static char out[2048];
+	char *p = text;
+
+	while (i-- > 0 && p)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	if (!p)
+		return strcpy(out, "(no such line)");
+	snprintf(out, sizeof(out), "%.*s", (int)strcspn(p, "\n"), p);
+	return out;
+}
+
+int main(void)
+{
+	char *text = decode_script(0), *json = decode_script(1);
+	const char *want;
+	char *l;
+
+	want = "0.000001 4242/4242 app ioctl(3</dev/nvidiactl>, NV_ESC_RM_ALLOC, "
+	       "hRoot=0x0, hObjectParent=0x0, hObjectNew=0xc1d00001<NV01_ROOT_CLIENT>, "
+	       "hClass=0x41<NV01_ROOT_CLIENT>, pAllocParms=0x7ffd00002000, pRightsRequested=0x0, "
+	       "paramsSize=0, flags=0x0, status=NV_OK) = 0 <0.000005>";
+	l = line(text, 0);
+	ok(strcmp(l, want) == 0, "RM_ALLOC of a client: fields, class name, status, latency", l, want);
+
+	want = "0.000003 4242/4242 app ioctl(3</dev/nvidiactl>, NV_ESC_RM_ALLOC, "
+	       "hRoot=0xc1d00001<NV01_ROOT_CLIENT>, hObjectParent=0x5c000002<NV01_DEVICE_0 #0>, "
+	       "hObjectNew=0x5c000003<NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0>, "
+	       "hClass=0x2080<NV20_SUBDEVICE_0>, pAllocParms=0x7ffd00002000, pRightsRequested=0x0, "
+	       "paramsSize=0, flags=0x0, status=NV_OK) = 0 <0.000005>";
+	l = line(text, 2);
+	ok(strcmp(l, want) == 0, "subdevice: handles annotated with class, instance and parent", l,
+	   want);
+
+	l = line(text, 3);
+	ok(strstr(l, "hObject=0x5c000003<NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0>, "
+		     "cmd=0x20800110<NV2080_CTRL_CMD_GPU_GET_NAME_STRING>") != NULL,
+	   "RM_CONTROL: object and control command named", l, "...");
+
+	l = line(text, 5);
+	ok(strstr(l, "hObject=0x5c000003, cmd=") != NULL,
+	   "after RM_FREE of the device, its subdevice is gone too", l, "hObject=0x5c000003, ");
+
+	l = line(json, 4);
+	ok(strstr(l, "\"hObject\":\"0x5c000003\",\"hObject_name\":\"NV20_SUBDEVICE_0 #0 of "
+		     "NV01_DEVICE_0 #0\"") != NULL &&
+	   strstr(l, "\"cmd\":\"0x20800110\",\"cmd_name\":\"NV2080_CTRL_CMD_GPU_GET_NAME_STRING\"") &&
+	   strstr(l, "\"duration_ns\":5000") && strstr(l, "\"nested_in\":\"07000000\""),
+	   "JSON: the same fields as structured values, and the raw buffers", l, "...");
+	ok(strncmp(line(json, 0), "{\"type\":\"meta\"", 14) == 0, "JSON starts with the header",
+	   line(json, 0), "{\"type\":\"meta\"...");
+	free(text);
+	free(json);
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
