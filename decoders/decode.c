@@ -39,6 +39,8 @@ struct ct_decoder {
 	struct emit em;
 	struct idmap pending;     /* tid -> malloc'd entry record */
 	struct ct_objects *objs;  /* handles -> objects, across the trace */
+	struct ct_view views[CT_MAX_VIEWS];
+	int nviews;
 	struct devname *devs;
 	size_t ndevs, capdevs;
 	uint64_t start_mono;
@@ -359,6 +361,100 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
 	}
 }
 
+/* The NV_STATUS the driver wrote back: the first status field of the struct. */
+static bool find_status(const struct ct_layout *l, const unsigned char *buf, uint32_t len,
+			uint32_t *status)
+{
+	uint32_t i;
+
+	for (i = 0; l && i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if (f->kind == CT_FK_STATUS && f->size == 4 && f->offset + 4 <= len) {
+			*status = (uint32_t)field_u(buf + f->offset, 4);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void call_common(struct ct_decoder *d, struct ct_call *c, const struct ct_rec *h,
+			const char *comm, int fd, uint32_t kdev, uint32_t flags, uint64_t ino)
+{
+	(void)fd;
+	c->pid = h->pid;
+	c->tid = h->tid;
+	if (comm)
+		memcpy(c->comm, comm, CT_COMM_LEN);
+	c->comm[CT_COMM_LEN] = 0;
+	c->path = kdev ? dev_path(d, kdev, flags & CT_F_REGFILE, ino) : NULL;
+}
+
+/* Names what the views filter and count on. */
+static void describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
+			   const struct ct_ioctl *ex, const struct ct_layout *l, struct ct_call *c)
+{
+	const struct ct_ioctl *r = ex ? ex : en;
+	const unsigned char *arg = ct_ioctl_arg(r);
+	const struct nv_status_info *st;
+	const struct nv_ctrl_info *ci;
+	const struct nv_class_info *cl;
+
+	memset(c, 0, sizeof(*c));
+	c->kind = CT_CALL_IOCTL;
+	c->en = en;
+	c->ex = ex;
+	call_common(d, c, &r->h, r->comm, r->fd, r->dev, r->flags, r->ino);
+	c->ts_ns = r->ts_enter;
+	c->finished = ex != NULL;
+	c->duration_ns = ex ? ex->h.ts_ns - ex->ts_enter : 0;
+	c->ret = ex ? ex->ret : 0;
+	c->request = r->cmd;
+	c->name = ct_request_name(r->cmd);
+	if (IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC && IOC_NR(r->cmd) == NV_ESC_RM_CONTROL &&
+	    r->arg_size >= 12) {
+		c->has_ctrl = true;
+		c->ctrl = (uint32_t)field_u(arg + 8, 4);
+		ci = nv_ctrl_lookup(c->ctrl);
+		c->ctrl_name = ci ? ci->name : NULL;
+	} else if (IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC && IOC_NR(r->cmd) == NV_ESC_RM_ALLOC &&
+		   r->arg_size >= 16) {
+		c->has_class = true;
+		c->hclass = (uint32_t)field_u(arg + 12, 4);
+		cl = nv_class_lookup(c->hclass);
+		c->class_name = cl ? cl->name : NULL;
+	}
+	if (ex && find_status(l, arg, r->arg_size, &c->status)) {
+		c->has_status = true;
+		st = nv_status_lookup(c->status);
+		c->status_name = st ? st->name : NULL;
+	}
+	c->failed = (ex && ex->ret != 0) || (c->has_status && c->status != 0);
+}
+
+/* Runs the views; false if a filter dropped the call. */
+static bool run_views(struct ct_decoder *d, const struct ct_call *c)
+{
+	int i;
+
+	for (i = 0; i < d->nviews; i++) {
+		if (d->views[i].filter && !d->views[i].filter(d->views[i].ctx, c))
+			return false;
+		if (d->views[i].call)
+			d->views[i].call(d->views[i].ctx, c);
+	}
+	d->st.shown++;
+	return !d->o.quiet;
+}
+
+int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v)
+{
+	if (d->nviews >= CT_MAX_VIEWS)
+		return -1;
+	d->views[d->nviews++] = *v;
+	return 0;
+}
+
 /* One call: en (entry) and/or ex (exit); at least one is set. */
 static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 			const struct ct_ioctl *ex)
@@ -369,7 +465,11 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	struct field_ctx fc = { .esc_nr = IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC ? IOC_NR(r->cmd) : 0 };
 	struct emit *e = &d->em;
 	FILE *out = d->o.out;
+	struct ct_call call;
 
+	describe_ioctl(d, en, ex, l, &call);
+	if (!run_views(d, &call))
+		return;
 	if (d->o.json) {
 		em_open(e, NULL);
 		em_str(e, "type", "ioctl");
@@ -537,6 +637,15 @@ static void print_mmap_target(struct ct_decoder *d, const struct ct_mmap *m)
 static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 {
 	struct emit *e = &d->em;
+	struct ct_call c = { .kind = CT_CALL_MMAP, .mmap = m, .name = "mmap", .finished = true };
+
+	call_common(d, &c, &m->h, m->comm, m->fd, m->dev, m->flags, m->ino);
+	c.ts_ns = m->ts_enter;
+	c.duration_ns = m->h.ts_ns - m->ts_enter;
+	c.ret = m->ret;
+	c.failed = m->ret < 0 && m->ret > -4096;
+	if (!run_views(d, &c))
+		return;
 
 	print_head(d, "mmap", &m->h, m->comm);
 	if (d->o.json) {
@@ -566,6 +675,13 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 
 static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 {
+	struct ct_call c = { .kind = CT_CALL_MUNMAP, .munmap = m, .name = "munmap",
+			     .finished = true };
+
+	call_common(d, &c, &m->h, NULL, -1, 0, 0, 0);
+	c.ts_ns = m->h.ts_ns;
+	if (!run_views(d, &c))
+		return;
 	print_head(d, "munmap", &m->h, NULL);
 	if (d->o.json) {
 		em_str(&d->em, "syscall", "munmap");
@@ -726,7 +842,12 @@ static void flush_unfinished(uint64_t tid, void *val, void *ctx)
 
 void ct_decoder_finish(struct ct_decoder *d)
 {
+	int i;
+
 	idmap_drain(&d->pending, flush_unfinished, d);
+	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].finish)
+			d->views[i].finish(d->views[i].ctx);
 	fflush(d->o.out);
 }
 

@@ -9,17 +9,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "call.h"
 #include "cudatrace.h"
 
 struct ct_decode_opts {
 	FILE *out;
 	bool json;
 	int verbose;      /* 1: nested params in text; 2: hex dumps of every buffer */
+	bool quiet;       /* print no events (views only, e.g. -c) */
 };
 
 struct ct_decode_stats {
 	uint64_t records;
-	uint64_t ioctls;          /* exits printed */
+	uint64_t ioctls;          /* calls completed (entry or exit seen) */
+	uint64_t shown;           /* calls that passed the filters */
 	uint64_t unfinished;      /* entries with no exit */
 	uint64_t exits_no_enter;  /* exits whose entry was lost */
 	bool have_trailer;
@@ -31,7 +34,10 @@ struct ct_decoder;
 struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts);
 /* rec must have passed ct_record_check(). */
 void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *rec);
-/* Prints calls still waiting for their exit. */
+/* Adds a view (at most CT_MAX_VIEWS); views see calls in the order added. */
+#define CT_MAX_VIEWS 8
+int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v);
+/* Prints calls still waiting for their exit, then finishes the views. */
 void ct_decoder_finish(struct ct_decoder *d);
 const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d);
 void ct_decoder_free(struct ct_decoder *d);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A call as views see it: the decoder pairs entry and exit records, names
+ * what it can, and hands each call to the views (filters, summary,
+ * timeline) before printing it.
+ */
+#ifndef CT_CALL_H
+#define CT_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cudatrace.h"
+
+enum ct_call_kind { CT_CALL_IOCTL, CT_CALL_MMAP, CT_CALL_MUNMAP };
+
+struct ct_call {
+	enum ct_call_kind kind;
+	const struct ct_ioctl *en, *ex;   /* ioctl: either may be NULL, not both */
+	const struct ct_mmap *mmap;       /* CT_CALL_MMAP */
+	const struct ct_munmap *munmap;   /* CT_CALL_MUNMAP */
+	uint32_t pid, tid;
+	char comm[CT_COMM_LEN + 1];
+	const char *path;                 /* device path, NULL if unknown */
+	uint64_t ts_ns;                   /* entry time */
+	uint64_t duration_ns;             /* 0 if unfinished */
+	bool finished;
+	int64_t ret;
+	uint32_t request;                 /* ioctl request */
+	const char *name;                 /* "NV_ESC_RM_CONTROL", "UVM_FREE", "mmap" ... */
+	bool has_ctrl;                    /* RM_CONTROL: its command */
+	uint32_t ctrl;
+	const char *ctrl_name;            /* NULL if it has no public name */
+	bool has_class;                   /* RM_ALLOC: its class */
+	uint32_t hclass;
+	const char *class_name;
+	bool has_status;                  /* NV_STATUS written back by the driver */
+	uint32_t status;
+	const char *status_name;
+	bool failed;                      /* ret != 0, or status != NV_OK */
+};
+
+/* Views run in order; a filter that returns false drops the call for the
+ * views after it and for the printed output. */
+struct ct_view {
+	bool (*filter)(void *ctx, const struct ct_call *c);
+	void (*call)(void *ctx, const struct ct_call *c);
+	void (*finish)(void *ctx);
+	void *ctx;
+};
+
+#endif
