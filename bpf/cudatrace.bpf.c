@@ -211,11 +211,19 @@ struct fd_info {
 	__u8 kind;     /* DEV_* */
 };
 
-/* fd -> struct file -> inode, then the device filters. */
+/* A no-op cast that lets the verifier type a kernel pointer we read. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/*
+ * fd -> struct file -> inode, then the device filters.  This runs on every
+ * ioctl and mmap of the traced processes (of every process, system-wide),
+ * so it walks BTF-typed pointers with plain loads: one helper call, for the
+ * fd array slot, instead of one probe read per hop.
+ */
 static __always_inline bool fd_traced(int fd, struct fd_info *out)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct files_struct *files = BPF_CORE_READ(task, files);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
 	struct fdtable *fdt;
 	struct file **fds, *file;
 	struct inode *inode;
@@ -224,30 +232,31 @@ static __always_inline bool fd_traced(int fd, struct fd_info *out)
 
 	if (fd < 0 || !files)
 		return false;
-	fdt = BPF_CORE_READ(files, fdt);
-	if ((unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
 		return false;
-	fds = BPF_CORE_READ(fdt, fd);
+	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
 		return false;
-	inode = BPF_CORE_READ(file, f_inode);
+	file = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+	inode = file->f_inode;
 	if (!inode)
 		return false;
 
-	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFCHR) {
+	if ((inode->i_mode & S_IFMT) == S_IFCHR) {
 		__u32 major;
 
-		key.dev = BPF_CORE_READ(inode, i_rdev);
+		key.dev = inode->i_rdev;
 		major = key.dev >> 20;
 		kind = bpf_map_lookup_elem(&nv_majors, &major);
 		if (!kind)
 			kind = bpf_map_lookup_elem(&extra_files, &key);
 		out->flags = 0;
-		out->ino = BPF_CORE_READ(inode, i_ino);
+		out->ino = inode->i_ino;
 	} else {
-		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		key.dev = inode->i_sb->s_dev;
 		key.regfile = 1;
-		key.ino = BPF_CORE_READ(inode, i_ino);
+		key.ino = inode->i_ino;
 		kind = bpf_map_lookup_elem(&extra_files, &key);
 		out->flags = CT_F_REGFILE;
 		out->ino = key.ino;
