@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "decode.h"
 #include "emit.h"
@@ -44,6 +45,7 @@ struct ct_decoder {
 	struct devname *devs;
 	size_t ndevs, capdevs;
 	uint64_t start_mono;
+	uint64_t start_real;       /* CLOCK_REALTIME at start_mono, for -t */
 	uint32_t driver;           /* ct_driver_version() of the trace, 0 unknown */
 	struct ct_decode_stats st;
 };
@@ -111,6 +113,8 @@ static void meta_line(const char *key, const char *val, void *ctx)
 		d->driver = ct_driver_version(val);
 	else if (strcmp(key, "start_monotonic_ns") == 0)
 		d->start_mono = strtoull(val, NULL, 10);
+	else if (strcmp(key, "start_realtime_ns") == 0)
+		d->start_real = strtoull(val, NULL, 10);
 	else if (strcmp(key, "device") == 0 &&
 		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
 		add_dev(d, kdev, regfile != 0, ino, val + pos, strlen(val + pos));
@@ -182,6 +186,21 @@ struct field_ctx {
 	uint32_t client;   /* the struct's first handle: hClient / hRoot */
 };
 
+/* A char array holding text: printable up to a NUL, then only NULs. */
+static bool is_c_string(const unsigned char *p, uint32_t n)
+{
+	uint32_t i = 0;
+
+	while (i < n && p[i] >= 0x20 && p[i] < 0x7f)
+		i++;
+	if (i == 0 || i == n)
+		return false;
+	for (; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 static void print_field(struct ct_decoder *d, const struct ct_field *f,
 			const unsigned char *p, const struct field_ctx *fc)
 {
@@ -230,7 +249,9 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 		}
 		/* fall through */
 	case CT_FK_BYTES:
-		if (e->json || d->o.verbose >= 2) {
+		if (is_c_string(p, f->size)) {
+			em_strn(e, f->name, (const char *)p, f->size);
+		} else if (e->json || d->o.verbose >= 2) {
 			em_bytes(e, f->name, p, f->size);
 		} else {
 			char s[32];
@@ -247,6 +268,17 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 	}
 }
 
+/* The first handle of an RM struct is its client (hClient, hRoot). */
+static uint32_t first_handle(const struct ct_layout *l, const unsigned char *buf, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; l && i < l->nfields; i++)
+		if (l->fields[i].kind == CT_FK_HANDLE && l->fields[i].offset + 4 <= len)
+			return (uint32_t)field_u(buf + l->fields[i].offset, 4);
+	return 0;
+}
+
 /* Every field by name when the layout of exactly this size is known. */
 static void print_struct(struct ct_decoder *d, const char *key, const struct ct_layout *l,
 			 const unsigned char *buf, uint32_t len, const struct field_ctx *outer)
@@ -254,10 +286,8 @@ static void print_struct(struct ct_decoder *d, const char *key, const struct ct_
 	struct field_ctx fc = *outer;
 	uint32_t i;
 
-	/* The first handle of an RM struct is its client (hClient, hRoot). */
-	for (i = 0; i < l->nfields && !fc.client; i++)
-		if (l->fields[i].kind == CT_FK_HANDLE && l->fields[i].offset + 4 <= len)
-			fc.client = (uint32_t)field_u(buf + l->fields[i].offset, 4);
+	if (!fc.client)
+		fc.client = first_handle(l, buf, len);
 	em_open(&d->em, key);
 	for (i = 0; i < l->nfields; i++) {
 		const struct ct_field *f = &l->fields[i];
@@ -314,6 +344,15 @@ static void print_key_fields(struct ct_decoder *d, const struct ct_ioctl *r,
 	}
 }
 
+#define COLOR_NAME  "\033[1m"
+#define COLOR_ERROR "\033[31m"
+#define COLOR_OFF   "\033[0m"
+
+static const char *color(const struct ct_decoder *d, const char *c)
+{
+	return d->o.color ? c : "";
+}
+
 static void print_request(struct ct_decoder *d, uint32_t cmd)
 {
 	const char *name = ct_request_name(cmd);
@@ -331,17 +370,44 @@ static void print_request(struct ct_decoder *d, uint32_t cmd)
 		em_hex(&d->em, "request", cmd);
 		em_str(&d->em, "name", name);
 	} else {
-		fprintf(d->o.out, "%s", name);
+		fprintf(d->o.out, "%s%s%s", color(d, COLOR_NAME), name, color(d, COLOR_OFF));
 	}
 }
 
+/* Text time stamps: seconds since the start, or strace's -t, -tt, -ttt. */
 static void print_ts(struct ct_decoder *d, uint64_t ts)
 {
 	uint64_t rel = ts >= d->start_mono ? ts - d->start_mono : 0;
+	uint64_t real = d->start_real + rel;
+	time_t secs = (time_t)(real / 1000000000u);
+	struct tm tm;
+	char hms[16];
 
-	fprintf(d->o.out, "%" PRIu64 ".%06" PRIu64 " ", rel / 1000000000u,
-		(rel % 1000000000u) / 1000u);
+	if (d->o.timestamps == 0) {
+		fprintf(d->o.out, "%" PRIu64 ".%06" PRIu64 " ", rel / 1000000000u,
+			(rel % 1000000000u) / 1000u);
+		return;
+	}
+	if (d->o.timestamps == 3) {
+		fprintf(d->o.out, "%lld.%06" PRIu64 " ", (long long)secs,
+			(real % 1000000000u) / 1000u);
+		return;
+	}
+	localtime_r(&secs, &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	if (d->o.timestamps == 1)
+		fprintf(d->o.out, "%s ", hms);
+	else
+		fprintf(d->o.out, "%s.%06" PRIu64 " ", hms, (real % 1000000000u) / 1000u);
 }
+
+/* -T: the time spent in the call, strace's <seconds>. */
+static void print_duration(struct ct_decoder *d, uint64_t ns)
+{
+	if (d->o.durations)
+		fprintf(d->o.out, " <%.6f>", (double)ns / 1e9);
+}
+
 
 static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flags,
 			  uint64_t ino)
@@ -359,6 +425,78 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
 	} else {
 		fprintf(d->o.out, "%d<%s>", fd, path);
 	}
+}
+
+/*
+ * Escapes whose argument is an array: NV_ESC_CARD_INFO (nv_ioctl_card_info_t
+ * per card; unused slots have valid=0 and are skipped) and
+ * NV_ESC_ATTACH_GPUS_TO_FD (NvU32 GPU ids).
+ */
+#define NV_ESC_CARD_INFO         0xc8
+#define NV_ESC_ATTACH_GPUS_TO_FD 0xd4
+#define CARD_INFO_SIZE           72
+
+static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
+			    const struct field_ctx *fc)
+{
+	const unsigned char *arg = ct_ioctl_arg(r);
+	struct emit *e = &d->em;
+	const struct ct_layout *l;
+	uint32_t nr = IOC_NR(r->cmd), i, shown = 0;
+
+	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || !r->arg_size)
+		return false;
+	if (nr == NV_ESC_ATTACH_GPUS_TO_FD && r->arg_size % 4 == 0) {
+		em_str_list_begin(e, "gpu_ids");
+		for (i = 0; i < r->arg_size; i += 4) {
+			char id[16];
+			int n = snprintf(id, sizeof(id), "0x%x", (uint32_t)field_u(arg + i, 4));
+
+			em_str_list_item(e, id, (size_t)n);
+		}
+		em_str_list_end(e);
+		return true;
+	}
+	if (nr != NV_ESC_CARD_INFO || r->arg_size % CARD_INFO_SIZE)
+		return false;
+	l = ct_layout_escape(nr, CARD_INFO_SIZE);
+	if (!l)
+		return false;
+	if (d->o.json)
+		em_str_list_begin(e, "args");
+	else
+		fputc('[', d->o.out);
+	for (i = 0; i + CARD_INFO_SIZE <= r->arg_size; i += CARD_INFO_SIZE) {
+		if (!arg[i])   /* valid == 0: an empty slot */
+			continue;
+		if (!d->o.json)
+			fputs(shown ? ", {" : "{", d->o.out);
+		print_struct(d, NULL, l, arg + i, CARD_INFO_SIZE, fc);
+		if (!d->o.json)
+			fputc('}', d->o.out);
+		shown++;
+	}
+	if (d->o.json)
+		em_str_list_end(e);
+	else
+		fprintf(d->o.out, "] /* %u of %u slots valid */", shown, r->arg_size / CARD_INFO_SIZE);
+	return true;
+}
+
+/*
+ * The layout of the nested buffer: RM control params by command, RM_ALLOC
+ * params by class, each matched on the exact size the call gives.
+ */
+static const struct ct_layout *nested_layout(const struct ct_decoder *d,
+					     const struct ct_call *c, const struct ct_ioctl *r)
+{
+	if (!r->nest_ptr || !r->nest_want)
+		return NULL;
+	if (c->has_ctrl)
+		return ct_layout_ctrl(c->ctrl, r->nest_want, d->driver);
+	if (c->has_class)
+		return ct_layout_alloc(c->hclass, r->nest_want, d->driver);
+	return NULL;
 }
 
 /* The NV_STATUS the driver wrote back: the first status field of the struct. */
@@ -465,11 +603,14 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	struct field_ctx fc = { .esc_nr = IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC ? IOC_NR(r->cmd) : 0 };
 	struct emit *e = &d->em;
 	FILE *out = d->o.out;
+	const struct ct_layout *nl;
 	struct ct_call call;
 
 	describe_ioctl(d, en, ex, l, &call);
 	if (!run_views(d, &call))
 		return;
+	nl = nested_layout(d, &call, r);
+	fc.client = first_handle(l, arg, r->arg_size);
 	if (d->o.json) {
 		em_open(e, NULL);
 		em_str(e, "type", "ioctl");
@@ -493,6 +634,10 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		print_key_fields(d, r, arg);
 		if (l)
 			print_struct(d, "args", l, arg, r->arg_size, &fc);
+		else
+			print_array_arg(d, r, &fc);
+		if (nl)
+			print_struct(d, "params", nl, ct_ioctl_nested(r), r->nest_size, &fc);
 		if (en)
 			em_bytes(e, "arg_in", ct_ioctl_arg(en), en->arg_size);
 		if (ex)
@@ -523,6 +668,16 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	if (l) {
 		print_struct(d, NULL, l, arg, r->arg_size, &fc);
 		fputs(l->nfields ? "" : "{}", out);
+		/* -v: the nested params, decoded (as they were at exit). */
+		if (nl && d->o.verbose >= 1) {
+			fputs(", ", out);
+			em_open(e, NULL);
+			print_struct(d, call.has_ctrl ? "*params" : "*pAllocParms", nl,
+				     ct_ioctl_nested(r), r->nest_size, &fc);
+			em_close(e);
+		}
+	} else if (print_array_arg(d, r, &fc)) {
+		/* printed */
 	} else if (r->arg_size) {
 		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]", (uint64_t)r->arg, r->arg_size);
 	} else {
@@ -531,17 +686,23 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	if (r->flags & CT_F_ARG_FAULT)
 		fputs(" <fault>", out);
 	fputc(')', out);
-	if (ex)
-		fprintf(out, " = %" PRId64 " <%.6f>", (int64_t)ex->ret,
-			(double)(ex->h.ts_ns - ex->ts_enter) / 1e9);
-	else
+	if (ex) {
+		fprintf(out, " = %s%" PRId64 "%s", color(d, call.failed ? COLOR_ERROR : ""),
+			(int64_t)ex->ret, color(d, call.failed ? COLOR_OFF : ""));
+		if (call.has_status && call.status)
+			fprintf(out, " %s(%s)%s", color(d, COLOR_ERROR),
+				call.status_name ? call.status_name : "unknown NV_STATUS",
+				color(d, COLOR_OFF));
+		print_duration(d, ex->h.ts_ns - ex->ts_enter);
+	} else {
 		fputs(" = ? <unfinished>", out);
+	}
 	if (!en)
 		fputs(" <entry lost>", out);
 	if (r->flags & CT_F_NEST_TRUNC)
 		fprintf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
 	fputc('\n', out);
-	if (d->o.verbose >= 1 && r->nest_ptr) {
+	if (((d->o.verbose >= 1 && !nl) || d->o.verbose >= 2) && r->nest_ptr) {
 		if (en)
 			hexdump(out, "nested in", ct_ioctl_nested(en), en->nest_size);
 		if (ex)
@@ -667,7 +828,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 			fprintf(d->o.out, ", 0x%" PRIx64 ") = %" PRId64, (uint64_t)m->off, (int64_t)m->ret);
 		else
 			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, (uint64_t)m->off, (uint64_t)m->ret);
-		fprintf(d->o.out, " <%.6f>", (double)(m->h.ts_ns - m->ts_enter) / 1e9);
+		print_duration(d, m->h.ts_ns - m->ts_enter);
 		print_mmap_target(d, m);
 	}
 	end_line(d);

@@ -17,6 +17,9 @@ struct ct_decode_opts {
 	bool json;
 	int verbose;      /* 1: nested params in text; 2: hex dumps of every buffer */
 	bool quiet;       /* print no events (views only, e.g. -c) */
+	int timestamps;   /* text: 0 seconds since start, 1 -t, 2 -tt, 3 -ttt (strace's) */
+	bool durations;   /* text: -T, time spent in the call */
+	bool color;       /* text: ANSI colours (--color) */
 };
 
 struct ct_decode_stats {

@@ -421,7 +421,7 @@ static void emit_attach_records(struct capture *c)
 static int open_sink(struct capture *c)
 {
 	const struct ct_options *o = c->o;
-	struct ct_decode_opts dopts = { .out = o->out, .json = o->json, .verbose = o->verbose };
+	struct ct_decode_opts dopts = ct_decode_opts_from(o);
 	struct ct_meta_in mi = {
 		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),

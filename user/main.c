@@ -36,6 +36,10 @@ static const char usage[] =
 "  -r, --read FILE          decode a saved trace (\"-\" for stdin)\n"
 "  -o, --output FILE        write decoded output to FILE instead of stdout\n"
 "  -j, --json               JSON Lines, one object per event\n"
+"  -t, -tt, -ttt            wall-clock time stamps, as strace (default: seconds\n"
+"                           since the start of the capture)\n"
+"  -T                       show the time spent in each call\n"
+"      --color=WHEN         colour the text: auto (a terminal), always, never\n"
 "  -v, --verbose            text: also dump nested params; -vv every buffer;\n"
 "                           live: also show libbpf's own messages\n"
 "Capture:\n"
@@ -117,7 +121,7 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_DEVICE = 256, OPT_NO_FOLLOW };
+enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR };
 
 static int parse_args(int argc, char **argv, struct ct_options *o)
 {
@@ -133,6 +137,8 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "colour", required_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -140,7 +146,7 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hVtT", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pids(o, optarg))
@@ -154,6 +160,23 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 			break;
 		case 'o':
 			o->out_path = optarg;
+			break;
+		case 't':
+			if (o->timestamps < 3)
+				o->timestamps++;
+			break;
+		case 'T':
+			o->durations = true;
+			break;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") == 0)
+				o->color = -1;
+			else if (strcmp(optarg, "always") == 0)
+				o->color = 1;
+			else if (strcmp(optarg, "never") == 0)
+				o->color = 0;
+			else
+				return bad_arg("Invalid --color (auto, always or never)", optarg);
 			break;
 		case 'j':
 			o->json = true;
@@ -214,7 +237,7 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 
 int ct_decode_file(const struct ct_options *o)
 {
-	struct ct_decode_opts dopts = { .out = o->out, .json = o->json, .verbose = o->verbose };
+	struct ct_decode_opts dopts = ct_decode_opts_from(o);
 	const struct ct_decode_stats *st;
 	struct ct_decoder *d;
 	struct ct_reader *r;
@@ -263,6 +286,7 @@ int main(int argc, char **argv)
 		.follow_forks = true,
 		.nest_max = CT_NEST_DEFAULT,
 		.ringbuf_mb = 64,
+		.color = -1,
 		.proc_root = "/proc",
 		.dev_root = "/dev",
 	};

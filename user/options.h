@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decode.h"
+
 #define CT_MAX_PIDS 256
 #define CT_MAX_USER_DEVICES 64
 
@@ -20,6 +22,9 @@ struct ct_options {
 	const char *out_path;    /* -o */
 	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */
 	bool json;
+	int timestamps;          /* -t, -tt, -ttt */
+	bool durations;          /* -T */
+	int color;               /* --color: -1 auto, 0 never, 1 always */
 	bool follow_forks;
 	bool libbpf_debug;       /* -v also turns on libbpf's own output */
 	int verbose;
@@ -31,6 +36,8 @@ struct ct_options {
 	const char *dev_root;    /* "/dev" */
 };
 
+/* The decoder's options (format, time stamps, colour) from the command line. */
+struct ct_decode_opts ct_decode_opts_from(const struct ct_options *o);
 /* Live capture: returns the process exit status for main. */
 int ct_capture_run(const struct ct_options *o);
 /* Offline decode of a trace file. */

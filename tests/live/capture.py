@@ -110,7 +110,7 @@ shape = lambda evs: [(e["request"], e["name"], len(e["arg_in"]), len(e.get("nest
 t.ok(p.returncode == 0 and shape(ioctls(live)) == shape(got),
      "live --json decode gives the same calls and buffer sizes as the file",
      (p.stderr, shape(ioctls(live))))
-p = run([CUDATRACE, "-o", out] + DEV + ["--", NVFAKE, "-f", ctl, "-u", uvm, "script"])
+p = run([CUDATRACE, "-T", "-o", out] + DEV + ["--", NVFAKE, "-f", ctl, "-u", uvm, "script"])
 lines = [l for l in open(out).read().splitlines() if " ioctl(" in l]
 t.ok(len(lines) == 11 and "NV_ESC_RM_CONTROL, hClient=0xc1d00001" in lines[0] and
      "= -25 <" in lines[0], "text output: one strace-like line per call", lines[:2])

@@ -111,7 +111,7 @@ static void rm_free(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t
 
 static char *decode_script(int json)
 {
-	struct ct_decode_opts o = { .json = json };
+	struct ct_decode_opts o = { .json = json, .durations = true };
 	struct ct_decoder *d;
 	char *buf = NULL;
 	size_t len = 0;
