@@ -2,7 +2,7 @@
 /*
  * Field layouts of the NVIDIA driver's ioctl parameter structs, so that a
  * decoder can print every field by name.  The data lives in
- * decoders/layouts/{escape,uvm}_fields.tsv (imported from NVIDIA's open
+ * decoders/layouts/{escape,uvm,ctrl,alloc}_fields.tsv (from NVIDIA's open
  * headers, provenance in each file's '#From' lines); gen-layouts.awk turns
  * them into sorted C arrays at build time.  See docs/LAYOUTS.md.
  *
@@ -31,13 +31,19 @@ enum ct_field_kind {
 };
 
 struct ct_field {
-	const char *name;       /* "hClient"; members of nested structs as "params.hClient" */
+	const char *name;       /* "hClient"; members of nested structs as "params.hClient",
+				 * array elements as "hUserdMemory[0]", "displays[1].frame" */
 	uint32_t offset;
 	uint32_t size;
 	uint8_t kind;           /* enum ct_field_kind */
 };
 
-enum ct_layout_family { CT_LAYOUT_ESCAPE, CT_LAYOUT_UVM };
+enum ct_layout_family {
+	CT_LAYOUT_ESCAPE,       /* NV_ESC_* params, req = escape nr */
+	CT_LAYOUT_UVM,          /* /dev/nvidia-uvm params, req = UVM request */
+	CT_LAYOUT_CTRL,         /* NV_ESC_RM_CONTROL params, req = NVOS54.cmd */
+	CT_LAYOUT_ALLOC,        /* NV_ESC_RM_ALLOC params, req = NVOS21/64.hClass */
+};
 
 struct ct_layout {
 	const char *name;       /* "NVOS54_PARAMETERS" */
@@ -45,7 +51,8 @@ struct ct_layout {
 	const struct ct_field *fields;  /* in offset order, no overlaps, all inside size */
 	uint32_t nfields;
 	uint8_t family;         /* enum ct_layout_family */
-	uint32_t req;           /* escape nr (_IOC_NR) or UVM request number */
+	uint32_t req;           /* escape nr (_IOC_NR), UVM request number, control
+				 * command (NVOS54.cmd) or class (hClass) */
 	/* First and last driver (ct_driver_version()) seen with this exact
 	 * layout, among the tags imported; used only to choose between
 	 * layouts of one request that share a size. */
@@ -66,12 +73,24 @@ const struct ct_layout *ct_layout_by_name(const char *name, uint32_t size);
 const struct ct_layout *ct_layout_escape_drv(uint32_t nr, uint32_t size, uint32_t drv);
 const struct ct_layout *ct_layout_uvm_drv(uint32_t cmd, uint32_t size, uint32_t drv);
 
+/* The params struct of an RM control command (NVOS54_PARAMETERS.cmd, at
+ * NVOS54.params, paramsSize bytes) and the allocation params of an RM class
+ * (NVOS21/NVOS64 hClass, at pAllocParms).  Matched on the command or class
+ * AND the size, chosen by driver as the _drv forms above (drv 0 = newest).
+ * The RM copies in as many alloc params bytes as its class table says
+ * (rmapiGetClassAllocParamSize()), and CUDA leaves NVOS64.paramsSize 0: pass
+ * the sizeof of the class's struct at that driver (shared/nvabi
+ * alloc_classes.tsv), not paramsSize. */
+const struct ct_layout *ct_layout_ctrl(uint32_t cmd, uint32_t size, uint32_t drv);
+const struct ct_layout *ct_layout_alloc(uint32_t hclass, uint32_t size, uint32_t drv);
+
 /* "580.159.04" -> 580159004 (major * 1000000 + minor * 1000 + patch).
  * Takes a bare version or a whole /proc/driver/nvidia/version line (the
  * first blank-separated token of the form N.N or N.N.N); 0 if none. */
 uint32_t ct_driver_version(const char *s);
 
-/* Iteration over every layout, escapes first; for tests and tools. */
+/* Iteration over every layout, sorted by (family, req, size, since):
+ * escapes first, then UVM, control, alloc; for tests and tools. */
 size_t ct_layout_count(void);
 const struct ct_layout *ct_layout_at(size_t i);
 
