@@ -26,6 +26,7 @@
 #define NV_IOCTL_MAGIC 'F'
 #define NV_ESC_RM_CONTROL 0x2a
 #define NV_ESC_RM_ALLOC   0x2b
+#define NV_ESC_IOCTL_XFER_CMD 0xd3
 #define TEXT_STRING_MAX   96
 
 struct devname {
@@ -213,6 +214,12 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 	if (fc->esc_nr == NV_ESC_RM_CONTROL && strcmp(f->name, "cmd") == 0) {
 		ci = nv_ctrl_lookup((uint32_t)v);
 		em_hex_named(e, f->name, v, ci ? ci->name : NULL);
+		return;
+	}
+	if (fc->esc_nr == NV_ESC_IOCTL_XFER_CMD && strcmp(f->name, "cmd") == 0) {
+		const struct nv_esc_info *ei = nv_esc_lookup((uint32_t)v);
+
+		em_hex_named(e, f->name, v, ei ? ei->name : NULL);
 		return;
 	}
 	switch (f->kind) {
@@ -483,6 +490,15 @@ static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 	return true;
 }
 
+/* NV_ESC_IOCTL_XFER_CMD wraps another escape: its nr (nv_ioctl_xfer_t.cmd), or 0. */
+static uint32_t xfer_wrapped(const struct ct_ioctl *r)
+{
+	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || IOC_NR(r->cmd) != NV_ESC_IOCTL_XFER_CMD ||
+	    r->arg_size != 16)
+		return 0;
+	return (uint32_t)field_u(ct_ioctl_arg(r), 4) & 0xff;
+}
+
 /*
  * The layout of the nested buffer: RM control params by command, RM_ALLOC
  * params by class, each matched on the exact size the call gives.
@@ -496,7 +512,16 @@ static const struct ct_layout *nested_layout(const struct ct_decoder *d,
 		return ct_layout_ctrl(c->ctrl, r->nest_want, d->driver);
 	if (c->has_class)
 		return ct_layout_alloc(c->hclass, r->nest_want, d->driver);
+	if (xfer_wrapped(r))
+		return d->driver ? ct_layout_escape_drv(xfer_wrapped(r), r->nest_want, d->driver)
+				 : ct_layout_escape(xfer_wrapped(r), r->nest_want);
 	return NULL;
+}
+
+/* Field name of the pointer to the nested buffer, as NVIDIA's structs call it. */
+static const char *nested_name(const struct ct_call *c)
+{
+	return c->has_ctrl ? "*params" : c->has_class ? "*pAllocParms" : "*ptr";
 }
 
 /* The NV_STATUS the driver wrote back: the first status field of the struct. */
@@ -604,6 +629,7 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	struct emit *e = &d->em;
 	FILE *out = d->o.out;
 	const struct ct_layout *nl;
+	struct field_ctx nfc;
 	struct ct_call call;
 
 	describe_ioctl(d, en, ex, l, &call);
@@ -611,6 +637,9 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		return;
 	nl = nested_layout(d, &call, r);
 	fc.client = first_handle(l, arg, r->arg_size);
+	nfc = fc;
+	if (xfer_wrapped(r))   /* the wrapped struct is named as its own escape */
+		nfc = (struct field_ctx){ .esc_nr = xfer_wrapped(r) };
 	if (d->o.json) {
 		em_open(e, NULL);
 		em_str(e, "type", "ioctl");
@@ -637,7 +666,8 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		else
 			print_array_arg(d, r, &fc);
 		if (nl)
-			print_struct(d, "params", nl, ct_ioctl_nested(r), r->nest_size, &fc);
+			print_struct(d, nested_name(&call) + 1, nl, ct_ioctl_nested(r),
+				     r->nest_size, &nfc);
 		if (en)
 			em_bytes(e, "arg_in", ct_ioctl_arg(en), en->arg_size);
 		if (ex)
@@ -672,8 +702,8 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		if (nl && d->o.verbose >= 1) {
 			fputs(", ", out);
 			em_open(e, NULL);
-			print_struct(d, call.has_ctrl ? "*params" : "*pAllocParms", nl,
-				     ct_ioctl_nested(r), r->nest_size, &fc);
+			print_struct(d, nested_name(&call), nl, ct_ioctl_nested(r), r->nest_size,
+				     &nfc);
 			em_close(e);
 		}
 	} else if (print_array_arg(d, r, &fc)) {
