@@ -4,10 +4,16 @@
 #            make deps       install what the build needs (Debian 12, as root)
 #            make test       deps + build + every test (unit, golden, live BPF)
 #            make demo       decode a real H100 trace from traces/
-#            make STATIC=1   a fully static binary for machines without packages
+#            make STATIC=1   ./cudatrace-static, fully static, for machines without packages
 #            V=1             show the commands
 
+ifeq ($(STATIC),1)
+OUTPUT  ?= build/static
+BIN     ?= cudatrace-static
+else
 OUTPUT  ?= build
+BIN     ?= cudatrace
+endif
 CC      ?= cc
 CLANG   ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
@@ -46,7 +52,7 @@ HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h)
 vpath %.c user decoders $(OUTPUT)
 
 .PHONY: all deps test demo clean install fuzz bench
-all: cudatrace
+all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
 $(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c bpf/cudatrace.h bpf/kernel_types.h
@@ -68,7 +74,7 @@ $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-cudatrace: $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
+$(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -91,8 +97,8 @@ demo: deps
 	@echo "== ... ($$(./cudatrace -r $(DEMO_TRACE) | wc -l) lines; try: ./cudatrace -r $(DEMO_TRACE) --json)"
 
 PREFIX ?= /usr/local
-install: cudatrace
+install: $(BIN)
 	install -D -m 0755 cudatrace $(DESTDIR)$(PREFIX)/sbin/cudatrace
 
 clean:
-	rm -rf $(OUTPUT) cudatrace
+	rm -rf build cudatrace cudatrace-static
