@@ -124,10 +124,22 @@ void em_bytes(struct emit *e, const char *k, const void *p, size_t n)
 	const unsigned char *b = p;
 	size_t i;
 
+	static const char hex[] = "0123456789abcdef";
+	char buf[512];
+	size_t used = 0;
+
 	key(e, k);
 	fputc('"', e->out);
-	for (i = 0; i < n; i++)
-		fprintf(e->out, "%02x", b[i]);
+	/* In chunks: this is the hot path of --json on large buffers. */
+	for (i = 0; i < n; i++) {
+		buf[used++] = hex[b[i] >> 4];
+		buf[used++] = hex[b[i] & 15];
+		if (used == sizeof(buf)) {
+			fwrite(buf, 1, used, e->out);
+			used = 0;
+		}
+	}
+	fwrite(buf, 1, used, e->out);
 	fputc('"', e->out);
 }
 

@@ -38,7 +38,8 @@ void ct_proc_filter_env(struct ct_proc *p)
 		if (keep_var(env + in, n)) {
 			memmove(env + out, env + in, n);
 			out += n;
-			env[out++] = 0;
+			if (nul)   /* a variable cut at the end has no NUL: add none */
+				env[out++] = 0;
 		}
 		in += n + 1;
 	}

@@ -166,14 +166,24 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
 	}
 	if (!read_exact(r, &pre, sizeof(pre), &got) ||
 	    memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
-		snprintf(err, errlen, "%s is not a cudatrace trace file%s", path,
-			 got == 0 ? " (it is empty)" : "");
+		if (got && got < sizeof(pre) &&
+		    !memcmp(&pre, CT_FILE_MAGIC, got < sizeof(pre.magic) ? got : sizeof(pre.magic)))
+			snprintf(err, errlen, "%s ends inside its file header (capture cut short?)",
+				 path);
+		else
+			snprintf(err, errlen, "%s is not a cudatrace trace file%s", path,
+				 got == 0 ? " (it is empty)" : "");
 		goto fail;
 	}
-	if (pre.version != CT_FILE_VERSION || pre.size != sizeof(pre)) {
+	if (pre.version > CT_FILE_VERSION) {
 		snprintf(err, errlen,
 			 "%s is trace format version %u; this cudatrace reads version %u "
 			 "(use a newer cudatrace)", path, pre.version, CT_FILE_VERSION);
+		goto fail;
+	}
+	if (pre.version != CT_FILE_VERSION || pre.size != sizeof(pre)) {
+		snprintf(err, errlen, "%s has a damaged file header (format version %u, "
+			 "header size %u)", path, pre.version, pre.size);
 		goto fail;
 	}
 	r->offset = sizeof(pre);
