@@ -427,8 +427,7 @@ static __always_inline void emit_proc(__u32 source)
 	emit(p, size);
 }
 
-SEC("tracepoint/syscalls/sys_enter_ioctl")
-int ioctl_enter(struct syscall_enter_ctx *ctx)
+static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -499,8 +498,7 @@ int ioctl_enter(struct syscall_enter_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_ioctl")
-int ioctl_exit(struct syscall_exit_ctx *ctx)
+static __noinline int ioctl_exit(struct syscall_exit_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -538,8 +536,7 @@ out:
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int mmap_enter(struct syscall_enter_ctx *ctx)
+static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -564,8 +561,7 @@ int mmap_enter(struct syscall_enter_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int mmap_exit(struct syscall_exit_ctx *ctx)
+static __noinline int mmap_exit(struct syscall_exit_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -601,8 +597,7 @@ int mmap_exit(struct syscall_exit_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_munmap")
-int munmap_enter(struct syscall_enter_ctx *ctx)
+static __noinline int munmap_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct map_key k = { .tgid = id >> 32, .addr = ctx->args[0] };
@@ -622,6 +617,60 @@ int munmap_enter(struct syscall_enter_ctx *ctx)
 	emit(&r, sizeof(r));
 	bpf_map_delete_elem(&nv_mappings, &k);
 	return 0;
+}
+
+/*
+ * One raw tracepoint for all system calls, not the per-syscall tracepoints:
+ * those go through perf's syscall event path, which costs a few hundred ns
+ * per call even with an empty program.  Here every other system call costs
+ * a compare.  Syscall numbers and registers are x86-64's.
+ */
+#if !defined(__TARGET_ARCH_x86)
+#error "cudatrace's syscall dispatch is written for x86-64"
+#endif
+#define NR_mmap   9
+#define NR_munmap 11
+#define NR_ioctl  16
+
+SEC("raw_tracepoint/sys_enter")
+int sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	long nr = (long)ctx->args[1];
+	struct syscall_enter_ctx a;
+	struct pt_regs *regs;
+
+	if (nr != NR_ioctl && nr != NR_mmap && nr != NR_munmap)
+		return 0;
+	regs = bpf_rdonly_cast((void *)ctx->args[0], bpf_core_type_id_kernel(struct pt_regs));
+	a.common = 0;
+	a.id = nr;
+	a.args[0] = regs->di;
+	a.args[1] = regs->si;
+	a.args[2] = regs->dx;
+	a.args[3] = regs->r10;
+	a.args[4] = regs->r8;
+	a.args[5] = regs->r9;
+	if (nr == NR_ioctl)
+		return ioctl_enter(&a);
+	if (nr == NR_mmap)
+		return mmap_enter(&a);
+	return munmap_enter(&a);
+}
+
+SEC("raw_tracepoint/sys_exit")
+int sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = bpf_rdonly_cast((void *)ctx->args[0],
+					       bpf_core_type_id_kernel(struct pt_regs));
+	struct syscall_exit_ctx a;
+	long nr = regs->orig_ax;
+
+	if (nr != NR_ioctl && nr != NR_mmap)
+		return 0;
+	a.common = 0;
+	a.id = nr;
+	a.ret = (long)ctx->args[1];
+	return nr == NR_ioctl ? ioctl_exit(&a) : mmap_exit(&a);
 }
 
 /* Follow children of traced processes from fork on. */

@@ -80,6 +80,16 @@ struct mm_struct {
 	unsigned long env_end;
 };
 
+struct pt_regs {          /* x86-64 */
+	unsigned long r10;
+	unsigned long r9;
+	unsigned long r8;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long orig_ax;
+};
+
 struct task_struct {
 	int pid;
 	int tgid;
