@@ -102,10 +102,15 @@ struct inflight {
 	__u32 _pad;
 };
 
+/*
+ * Per-thread storage rather than a hash keyed by tid: the exit of every
+ * ioctl on the machine looks here, and a task's own storage is found
+ * without hashing; it also goes away with the thread.  ts == 0: no call.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);      /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct inflight);
 } inflight_ioctl SEC(".maps");
 
@@ -120,9 +125,9 @@ struct mmap_inflight {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct mmap_inflight);
 } inflight_mmap SEC(".maps");
 
@@ -328,10 +333,10 @@ static __always_inline void find_nested(__u32 cmd, const __u8 *arg, __u32 len,
  * Copy the argument and the nested buffer behind the record in s, and
  * send it.  Lengths are clamped for the verifier and for -s.
  */
-static __always_inline void send_ioctl(struct scratch *s)
+static __always_inline void send_ioctl(struct scratch *s, bool at_entry)
 {
 	struct ct_ioctl *r = &s->rec;
-	__u32 n = r->arg_want, m = r->nest_want, got = 0;
+	__u32 n = r->arg_want, m, got = 0;
 	__u64 size;
 
 	if (n > CT_ARG_MAX - 1) {
@@ -344,7 +349,15 @@ static __always_inline void send_ioctl(struct scratch *s)
 		n = 0;
 	}
 	r->arg_size = n;
+	/* At entry the copy just made says where the nested buffer is. */
+	if (at_entry) {
+		if (n == r->arg_want)
+			find_nested(r->cmd, s->data, n, &r->nest_ptr, &r->nest_want);
+		if (!r->nest_ptr)
+			r->flags |= CT_F_NEST_NONE;
+	}
 
+	m = r->nest_want;
 	if (m > nest_max) {
 		m = nest_max;
 		r->flags |= CT_F_NEST_TRUNC;
@@ -432,10 +445,9 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct fd_info fi;
-	struct inflight in = {};
+	struct inflight *in;
 	struct scratch *s;
 	struct ct_ioctl *r;
-	__u32 want;
 
 	if (!pid_traced(tgid) || !fd_traced((int)ctx->args[0], &fi))
 		return 0;
@@ -462,39 +474,30 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->flags = fi.flags;
 	r->arg = ctx->args[2];
 	r->ret = 0;
-	want = arg_size(r->cmd, &r->size_src);
-	r->arg_want = want;
+	r->arg_want = arg_size(r->cmd, &r->size_src);
 	r->nest_ptr = 0;
 	r->nest_want = 0;
 	r->_pad = 0;
+	send_ioctl(s, true);
 
-	/* Read the fixed part first: it says where the nested buffer is. */
-	if (want >= 16 && want <= 48) {
-		__u32 head = want;
-
-		keep_in_register(head);
-		head &= 63;
-		if (!bpf_probe_read_user(s->data, head, (void *)r->arg))
-			find_nested(r->cmd, s->data, want, &r->nest_ptr, &r->nest_want);
-	}
-	if (!r->nest_ptr)
-		r->flags |= CT_F_NEST_NONE;
-
-	in.ts = r->ts_enter;
-	in.arg = r->arg;
-	in.nest_ptr = r->nest_ptr;
-	in.ino = r->ino;
-	in.fd = r->fd;
-	in.dev = r->dev;
-	in.cmd = r->cmd;
-	in.arg_want = r->arg_want;
-	in.nest_want = r->nest_want;
-	in.size_src = r->size_src;
-	in.flags = r->flags;
-	if (bpf_map_update_elem(&inflight_ioctl, &tid, &in, BPF_ANY))
+	in = bpf_task_storage_get(&inflight_ioctl, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!in) {
 		count(CT_CNT_INFLIGHT_FULL);
-
-	send_ioctl(s);
+		return 0;
+	}
+	in->ts = r->ts_enter;
+	in->arg = r->arg;
+	in->nest_ptr = r->nest_ptr;
+	in->ino = r->ino;
+	in->fd = r->fd;
+	in->dev = r->dev;
+	in->cmd = r->cmd;
+	in->arg_want = r->arg_want;
+	in->nest_want = r->nest_want;
+	in->size_src = r->size_src;
+	/* Truncation and fault flags are found again at exit. */
+	in->flags = r->flags & (CT_F_REGFILE | CT_F_NEST_NONE);
 	return 0;
 }
 
@@ -502,11 +505,12 @@ static __noinline int ioctl_exit(struct syscall_exit_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct inflight *in = bpf_map_lookup_elem(&inflight_ioctl, &tid);
+	struct inflight *in = bpf_task_storage_get(&inflight_ioctl, bpf_get_current_task_btf(),
+						   0, 0);
 	struct scratch *s;
 	struct ct_ioctl *r;
 
-	if (!in)
+	if (!in || !in->ts)
 		return 0;
 	s = get_scratch();
 	if (!s)
@@ -530,9 +534,9 @@ static __noinline int ioctl_exit(struct syscall_exit_ctx *ctx)
 	r->nest_want = in->nest_want;
 	r->size_src = in->size_src;
 	r->_pad = 0;
-	send_ioctl(s);
+	send_ioctl(s, false);
 out:
-	bpf_map_delete_elem(&inflight_ioctl, &tid);
+	in->ts = 0;
 	return 0;
 }
 
@@ -540,7 +544,7 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct mmap_inflight in = {};
+	struct mmap_inflight in = {}, *slot;
 	struct fd_info fi;
 	int fd = (int)ctx->args[4];
 
@@ -556,7 +560,11 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 	in.dev = fi.dev;
 	in.ino = fi.ino;
 	in.flags = fi.flags;
-	if (bpf_map_update_elem(&inflight_mmap, &tid, &in, BPF_ANY))
+	slot = bpf_task_storage_get(&inflight_mmap, bpf_get_current_task_btf(), 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (slot)
+		*slot = in;
+	else
 		count(CT_CNT_INFLIGHT_FULL);
 	return 0;
 }
@@ -565,10 +573,11 @@ static __noinline int mmap_exit(struct syscall_exit_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct mmap_inflight *in = bpf_map_lookup_elem(&inflight_mmap, &tid);
+	struct mmap_inflight *in = bpf_task_storage_get(&inflight_mmap,
+							bpf_get_current_task_btf(), 0, 0);
 	struct ct_mmap r = {};
 
-	if (!in)
+	if (!in || !in->ts)
 		return 0;
 	r.h.type = CT_REC_MMAP;
 	r.h.size = sizeof(r);
@@ -593,7 +602,7 @@ static __noinline int mmap_exit(struct syscall_exit_ctx *ctx)
 		bpf_map_update_elem(&nv_mappings, &k, &r.len, BPF_ANY);
 	}
 	emit(&r, sizeof(r));
-	bpf_map_delete_elem(&inflight_mmap, &tid);
+	in->ts = 0;
 	return 0;
 }
 
@@ -721,8 +730,6 @@ int on_exit(void *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct ct_rec r = {};
 
-	bpf_map_delete_elem(&inflight_ioctl, &tid);
-	bpf_map_delete_elem(&inflight_mmap, &tid);
 	if (tgid != tid || !filter_pids || !bpf_map_lookup_elem(&traced_pids, &tgid))
 		return 0;
 	bpf_map_delete_elem(&traced_pids, &tgid);
