@@ -30,10 +30,9 @@ endif
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
 INCLUDES := -I$(OUTPUT) -Ibpf -Iuser -Idecoders
-LDLIBS  := -lbpf -lelf -lz
+LDLIBS  := -lbpf -lelf -lz -lzstd
 ifeq ($(STATIC),1)
 LDFLAGS += -static
-LDLIBS  += -lzstd
 endif
 
 .DEFAULT_GOAL := all

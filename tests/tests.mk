@@ -17,12 +17,12 @@ tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS)
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/libcudatrace.a -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/libcudatrace.a -lzstd -o $@
 
 $(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) $< $(LIB_SRCS) -o $@
+	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) $< $(LIB_SRCS) -lzstd -o $@
 
 $(OUTPUT)/nvfake: tests/nvfake.c
 	$(call msg,CC,$@)

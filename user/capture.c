@@ -430,7 +430,7 @@ static int open_sink(struct capture *c)
 	struct ct_rec *meta;
 
 	if (o->write_path) {
-		c->writer = ct_writer_open(o->write_path);
+		c->writer = ct_writer_open(o->write_path, o->compress);
 		if (!c->writer) {
 			fprintf(stderr, "cudatrace: cannot create %s: %s%s\n", o->write_path,
 				strerror(errno),
@@ -500,6 +500,9 @@ static int run_loop(struct capture *c)
 				strerror(-err));
 			return -1;
 		}
+		/* A killed capture loses at most one poll's worth of records. */
+		if (c->writer)
+			ct_writer_flush(c->writer);
 		reap_child(c);
 		if (c->child_done || (o->npids && !any_pid_alive(o)))
 			break;

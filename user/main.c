@@ -33,6 +33,7 @@ static const char usage[] =
 "                           repeatable)\n"
 "Output:\n"
 "  -w, --write FILE         write a binary trace to FILE (created 0600)\n"
+"  -z                       compress the -w trace with zstd (-r reads both)\n"
 "  -r, --read FILE          decode a saved trace (\"-\" for stdin)\n"
 "  -o, --output FILE        write decoded output to FILE instead of stdout\n"
 "  -j, --json               JSON Lines, one object per event\n"
@@ -146,7 +147,7 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hVtT", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hVtTz", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pids(o, optarg))
@@ -160,6 +161,9 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 			break;
 		case 'o':
 			o->out_path = optarg;
+			break;
+		case 'z':
+			o->compress = true;
 			break;
 		case 't':
 			if (o->timestamps < 3)

@@ -18,6 +18,7 @@ struct ct_options {
 	int ndevices;
 	char **command;          /* -- COMMAND ARGS, NULL-terminated */
 	const char *write_path;  /* -w */
+	bool compress;           /* -z */
 	const char *read_path;   /* -r */
 	const char *out_path;    /* -o */
 	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */

@@ -9,6 +9,7 @@
 
 #include "record.h"
 #include "trace_file.h"
+#include "zstd_stream.h"
 
 #define WBUF_SIZE (1u << 20)
 #define PAD8(n) (((n) + 7) & ~(size_t)7)
@@ -21,6 +22,7 @@ struct preamble {
 
 struct ct_writer {
 	int fd;
+	struct ct_zenc *z;   /* -z: zstd stage, else NULL */
 	int err;          /* first error, sticky */
 	size_t used;
 	uint64_t bytes;
@@ -45,7 +47,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-struct ct_writer *ct_writer_open(const char *path)
+struct ct_writer *ct_writer_open(const char *path, bool compress)
 {
 	struct preamble pre = { .version = CT_FILE_VERSION, .size = sizeof(pre) };
 	struct ct_writer *w;
@@ -68,6 +70,12 @@ struct ct_writer *ct_writer_open(const char *path)
 		return NULL;
 	}
 	w->fd = fd;
+	if (compress && !(w->z = ct_zenc_new(3))) {
+		close(fd);
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
 	memcpy(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic));
 	memcpy(w->buf, &pre, sizeof(pre));
 	w->used = sizeof(pre);
@@ -75,12 +83,18 @@ struct ct_writer *ct_writer_open(const char *path)
 	return w;
 }
 
-int ct_writer_flush(struct ct_writer *w)
+static int write_out(struct ct_writer *w, bool end)
 {
-	if (!w->err && w->used)
-		w->err = write_all(w->fd, w->buf, w->used);
+	if (!w->err && (w->used || end))
+		w->err = w->z ? ct_zenc_write(w->z, w->fd, w->buf, w->used, end)
+			      : write_all(w->fd, w->buf, w->used);
 	w->used = 0;
 	return w->err;
+}
+
+int ct_writer_flush(struct ct_writer *w)
+{
+	return write_out(w, false);
 }
 
 int ct_writer_add(struct ct_writer *w, const void *rec)
@@ -115,9 +129,10 @@ int ct_writer_close(struct ct_writer *w)
 
 	if (!w)
 		return 0;
-	err = ct_writer_flush(w);
+	err = write_out(w, w->z != NULL);
 	if (close(w->fd) && !err)
 		err = -errno;
+	ct_zenc_free(w->z);
 	free(w);
 	return err;
 }
@@ -129,6 +144,7 @@ struct ct_reader {
 	uint64_t offset;   /* of the record being read */
 	unsigned char *buf;
 	size_t cap;
+	const char *zerr;  /* what the zstd stage says went wrong, if compressed */
 	char err[256];
 };
 
@@ -164,8 +180,22 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
 			goto fail;
 		}
 	}
-	if (!read_exact(r, &pre, sizeof(pre), &got) ||
-	    memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
+	/* zstd (-z) or plain: the first four bytes tell. */
+	if (read_exact(r, &pre, 4, &got) && memcmp(&pre, CT_ZSTD_MAGIC, 4) == 0) {
+		FILE *z = ct_zstd_open_read(r->f, &pre, 4, &r->zerr);
+
+		if (!z) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		r->f = z;
+		r->owns = true;
+		read_exact(r, &pre, sizeof(pre), &got);
+	} else if (got == 4) {
+		read_exact(r, (char *)&pre + 4, sizeof(pre) - 4, &got);
+		got += 4;
+	}
+	if (got < sizeof(pre) || memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
 		if (got && got < sizeof(pre) &&
 		    !memcmp(&pre, CT_FILE_MAGIC, got < sizeof(pre.magic) ? got : sizeof(pre.magic)))
 			snprintf(err, errlen, "%s ends inside its file header (capture cut short?)",
@@ -195,8 +225,10 @@ fail:
 
 static enum ct_read_status fail(struct ct_reader *r, const char *what)
 {
-	snprintf(r->err, sizeof(r->err), "%s at byte offset %llu", what,
-		 (unsigned long long)r->offset);
+	if (r->zerr && r->zerr[0])
+		what = r->zerr;   /* the real cause: damaged compressed data */
+	snprintf(r->err, sizeof(r->err), "%s at byte offset %llu%s", what,
+		 (unsigned long long)r->offset, r->zerr ? " of the uncompressed trace" : "");
 	return CT_READ_ERROR;
 }
 

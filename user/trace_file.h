@@ -16,8 +16,12 @@
 
 struct ct_writer;
 
-/* Creates path 0600, refusing to follow a symlink.  NULL + errno on error. */
-struct ct_writer *ct_writer_open(const char *path);
+/*
+ * Creates path 0600, refusing to follow a symlink; compress: zstd stream
+ * (flushed at every ct_writer_flush so a killed capture stays readable).
+ * NULL + errno on error.
+ */
+struct ct_writer *ct_writer_open(const char *path, bool compress);
 /* Appends one record (its size field gives the length).  -errno on error. */
 int ct_writer_add(struct ct_writer *w, const void *rec);
 int ct_writer_flush(struct ct_writer *w);
@@ -33,7 +37,7 @@ enum ct_read_status {
 	CT_READ_ERROR,      /* ct_reader_error() says what and where */
 };
 
-/* Opens a trace file ("-" for stdin).  NULL with a message in err. */
+/* Opens a trace file, plain or zstd ("-" for stdin).  NULL with a message in err. */
 struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen);
 enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t *len);
 const char *ct_reader_error(const struct ct_reader *r);

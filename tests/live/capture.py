@@ -177,6 +177,20 @@ t.ok(n == N, "burst: %d of %d ioctls in the trace" % (n, N))
 print("# burst %d ioctls: untraced %s; traced (-w): %s" %
       (N, base.stdout.strip(), p.stdout.strip()))
 
+# 6b. -z: a zstd trace decodes to the same calls; a cut one decodes its good part.
+trz = trace_path("burst-z")
+p = run([CUDATRACE] + DEV + ["-z", "-w", trz, "--", NVFAKE, "-f", ctl, "burst", "20000"])
+q = run([CUDATRACE, "-r", trz], timeout=300)
+t.ok(p.returncode == 0 and q.returncode == 0 and q.stdout.count(" ioctl(") == 20000 and
+     open(trz, "rb").read(4) == b"\x28\xb5\x2f\xfd",
+     "-z: zstd trace file, all 20000 calls decode", (p.stderr, q.stderr))
+cut = trace_path("burst-z-cut")
+open(cut, "wb").write(open(trz, "rb").read()[:os.path.getsize(trz) // 2])
+q = run([CUDATRACE, "-r", cut], timeout=300)
+n = q.stdout.count(" ioctl(")
+t.ok(q.returncode == 1 and 0 < n < 20000 and "ends inside a zstd frame" in q.stderr,
+     "-z: a cut compressed trace decodes %d calls, then says where it broke" % n, q.stderr)
+
 # 7. SIGINT ends a system-wide capture cleanly, trailer written.
 tr = trace_path("sigint")
 tracer = start_tracer(DEV + ["-w", tr])

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* zstd for trace files: a compressing writer stage and a decompressing
+ * FILE*, so the trace reader reads compressed and plain files alike. */
+#ifndef CT_ZSTD_STREAM_H
+#define CT_ZSTD_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define CT_ZSTD_MAGIC "\x28\xb5\x2f\xfd"
+
+struct ct_zenc;
+
+struct ct_zenc *ct_zenc_new(int level);
+/*
+ * Compresses len bytes and writes what is ready to fd.  end=false flushes
+ * (so a killed capture leaves a readable prefix); end=true closes the frame.
+ * 0, or -errno.
+ */
+int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool end);
+void ct_zenc_free(struct ct_zenc *z);
+
+/*
+ * A read-only FILE* that decompresses src (which it then owns and closes);
+ * prefix holds bytes already read from src.  Damaged or cut data sets the
+ * stream's error flag, and *err (valid until fclose) says what happened.
+ */
+FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **err);
+
+#endif
