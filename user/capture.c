@@ -56,6 +56,9 @@ struct capture {
 	pid_t child;
 	int child_status;
 	bool child_done;
+	bool timed_out;              /* -d ran out: leave the command running */
+	unsigned file_index;         /* --rotate: number of the file being written */
+	uint64_t status_ns, status_events;  /* the status line's last update */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -290,6 +293,8 @@ static void name_new_device(struct capture *c, uint32_t pid, int fd, uint32_t kd
 	sink(c, &rec.f.h);
 }
 
+#define FILE_FULL (-ECANCELED)   /* on_record's "the trace file is full" */
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct capture *c = ctx;
@@ -322,7 +327,12 @@ static int on_record(void *ctx, void *data, size_t len)
 		return c->sink_error ? -1 : 0;
 	}
 	sink(c, r);
-	return c->sink_error ? -1 : 0;
+	if (c->sink_error)
+		return -1;
+	/* --max-size: stop this poll here, run_loop rotates or stops. */
+	if (c->o->max_size && c->writer && ct_writer_bytes(c->writer) >= c->o->max_size)
+		return FILE_FULL;
+	return 0;
 }
 
 /* Reads the per-CPU counters the BPF side keeps. */
@@ -364,6 +374,96 @@ static void write_trailer(struct capture *c, uint64_t *lost, uint64_t *lost_infl
 	sink(c, &t->h);
 	free(t);
 	free(scratch);
+}
+
+/* The name of trace file number i: FILE, or FILE.i with --rotate. */
+static void trace_file_name(const struct ct_options *o, unsigned i, char *buf, size_t len)
+{
+	if (o->rotate)
+		snprintf(buf, len, "%s.%u", o->write_path, i);
+	else
+		snprintf(buf, len, "%s", o->write_path);
+}
+
+/* Opens the next trace file and writes its header: every file stands alone. */
+static int open_trace_file(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	struct ct_meta_in mi = {
+		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
+		.start_realtime_ns = now_ns(CLOCK_REALTIME),
+		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
+	};
+	struct ct_rec *meta;
+	char path[4096];
+
+	trace_file_name(o, c->file_index, path, sizeof(path));
+	c->writer = ct_writer_open(path, o->compress);
+	if (!c->writer) {
+		fprintf(stderr, "cudatrace: cannot create %s: %s%s\n", path, strerror(errno),
+			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
+		return -1;
+	}
+	if (o->rotate && c->file_index >= o->rotate) {
+		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
+		unlink(path);
+	}
+	meta = ct_meta_build(&mi);
+	if (!meta)
+		return -1;
+	sink(c, meta);
+	free(meta);
+	return 0;
+}
+
+/*
+ * --max-size: the trace file is full.  With --rotate, close it (trailer
+ * and all) and go on in the next; without, stop the capture.
+ */
+static int file_full(struct capture *c)
+{
+	uint64_t lost, lost_inflight;
+	int err;
+
+	if (!c->o->rotate) {
+		fprintf(stderr, "\ncudatrace: %s reached --max-size; stopping\n", c->o->write_path);
+		return 1;
+	}
+	write_trailer(c, &lost, &lost_inflight);
+	err = ct_writer_close(c->writer);
+	c->writer = NULL;
+	if (err) {
+		fprintf(stderr, "cudatrace: writing %s failed: %s\n", c->o->write_path,
+			strerror(-err));
+		c->sink_error = err;
+		return 1;
+	}
+	c->file_index++;
+	return open_trace_file(c) ? 1 : 0;
+}
+
+/* With -w on a terminal: events, rate, bytes and losses, once a second. */
+static void status_line(struct capture *c, bool last)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), scratch[1024];
+	int ncpu = libbpf_num_possible_cpus();
+	double secs = (double)(now - c->status_ns) / 1e9;
+	uint64_t lost;
+
+	if (!c->writer || !isatty(STDERR_FILENO) || ncpu > 1024)
+		return;
+	if (last) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	if (secs < 1.0)
+		return;
+	lost = read_counter(c, CT_CNT_LOST, scratch, ncpu);
+	fprintf(stderr, "\r\033[Kcudatrace: %llu events, %.0f/s, %.1f MB written, %llu lost",
+		(unsigned long long)c->events, (double)(c->events - c->status_events) / secs,
+		(double)ct_writer_bytes(c->writer) / 1e6, (unsigned long long)lost);
+	c->status_ns = now;
+	c->status_events = c->events;
 }
 
 /*
@@ -429,19 +529,11 @@ static int open_sink(struct capture *c)
 	};
 	struct ct_rec *meta;
 
-	if (o->write_path) {
-		c->writer = ct_writer_open(o->write_path, o->compress);
-		if (!c->writer) {
-			fprintf(stderr, "cudatrace: cannot create %s: %s%s\n", o->write_path,
-				strerror(errno),
-				errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
-			return -1;
-		}
-	} else {
-		c->decoder = ct_decoder_new(&dopts);
-		if (!c->decoder)
-			return -1;
-	}
+	if (o->write_path)
+		return open_trace_file(c);
+	c->decoder = ct_decoder_new(&dopts);
+	if (!c->decoder)
+		return -1;
 	meta = ct_meta_build(&mi);
 	if (!meta)
 		return -1;
@@ -495,7 +587,7 @@ static int run_loop(struct capture *c)
 
 	while (!stop_requested && !c->sink_error) {
 		err = ring_buffer__poll(c->rb, 100);
-		if (err < 0 && err != -EINTR) {
+		if (err < 0 && err != -EINTR && err != FILE_FULL) {
 			fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
 				strerror(-err));
 			return -1;
@@ -503,14 +595,24 @@ static int run_loop(struct capture *c)
 		/* A killed capture loses at most one poll's worth of records. */
 		if (c->writer)
 			ct_writer_flush(c->writer);
+		if (o->max_size && c->writer && ct_writer_bytes(c->writer) >= o->max_size &&
+		    file_full(c))
+			break;
+		status_line(c, false);
 		reap_child(c);
 		if (c->child_done || (o->npids && !any_pid_alive(o)))
 			break;
-		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline) {
+			c->timed_out = true;
 			break;
+		}
 	}
-	/* Everything the kernel produced before we stopped is still there. */
-	ring_buffer__consume(c->rb);
+	status_line(c, true);
+	/* Everything the kernel produced before we stopped is still there
+	 * (but a full file, unrotated, takes nothing more). */
+	if (!c->sink_error && !(o->max_size && !o->rotate && c->writer &&
+				ct_writer_bytes(c->writer) >= o->max_size))
+		ring_buffer__consume(c->rb);
 	return 0;
 }
 
@@ -572,7 +674,8 @@ int ct_capture_run(const struct ct_options *o)
 	}
 	if (run_loop(&c) == 0)
 		rc = 0;
-	write_trailer(&c, &lost, &lost_inflight);
+	if (c.writer || c.decoder)
+		write_trailer(&c, &lost, &lost_inflight);
 	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
 		(unsigned long long)c.events, (unsigned long long)(lost + lost_inflight));
 	if (lost_inflight)
@@ -582,7 +685,7 @@ int ct_capture_run(const struct ct_options *o)
 out:
 	if (go_fd >= 0)
 		close(go_fd);   /* the child sees EOF and exits */
-	if (c.child > 0 && !c.child_done) {
+	if (c.child > 0 && !c.child_done && !c.timed_out) {
 		if (rc != 0 || stop_requested)
 			kill(c.child, SIGTERM);
 		if (waitpid(c.child, &c.child_status, 0) == c.child)

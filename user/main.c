@@ -34,6 +34,8 @@ static const char usage[] =
 "Output:\n"
 "  -w, --write FILE         write a binary trace to FILE (created 0600)\n"
 "  -z                       compress the -w trace with zstd (-r reads both)\n"
+"      --max-size SIZE      -w: stop when the file reaches SIZE (K, M, G) ...\n"
+"      --rotate N           ... or go on in FILE.0, FILE.1, ..., keeping the last N\n"
 "  -r, --read FILE          decode a saved trace (\"-\" for stdin)\n"
 "  -o, --output FILE        write decoded output to FILE instead of stdout\n"
 "  -j, --json               JSON Lines, one object per event\n"
@@ -82,6 +84,33 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/* "500M", "2G", "4096": bytes, with K/M/G (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	else if (*end)
+		return -1;
+	if (shift && end[1])
+		return -1;
+	if (v == 0 || v > (~0ull >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 static int parse_pids(struct ct_options *o, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
@@ -122,7 +151,7 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR };
+enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_MAX_SIZE, OPT_ROTATE };
 
 static int parse_args(int argc, char **argv, struct ct_options *o)
 {
@@ -139,6 +168,8 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
 		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "colour", required_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -172,6 +203,18 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		case 'T':
 			o->durations = true;
 			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &o->max_size))
+				return bad_arg("Invalid --max-size (bytes, or with K, M, G)", optarg);
+			break;
+		case OPT_ROTATE: {
+			uint32_t n;
+
+			if (parse_u32(optarg, 1, 100000, &n))
+				return bad_arg("Invalid --rotate (number of files to keep)", optarg);
+			o->rotate = n;
+			break;
+		}
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") == 0)
 				o->color = -1;
@@ -230,6 +273,14 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 	if (o->read_path && (o->write_path || o->command || o->npids)) {
 		fprintf(stderr, "cudatrace: -r decodes a saved trace; it does not go with "
 				"-w, -p or a command\n");
+		return -1;
+	}
+	if ((o->max_size || o->rotate) && !o->write_path) {
+		fprintf(stderr, "cudatrace: --max-size and --rotate go with -w FILE\n");
+		return -1;
+	}
+	if (o->rotate && !o->max_size) {
+		fprintf(stderr, "cudatrace: --rotate needs --max-size (when to start the next file)\n");
 		return -1;
 	}
 	if (o->command && o->npids) {

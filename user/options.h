@@ -19,6 +19,8 @@ struct ct_options {
 	char **command;          /* -- COMMAND ARGS, NULL-terminated */
 	const char *write_path;  /* -w */
 	bool compress;           /* -z */
+	uint64_t max_size;       /* --max-size: bytes per trace file, 0 = no limit */
+	unsigned rotate;         /* --rotate N: keep N files FILE.0, FILE.1, ... */
 	const char *read_path;   /* -r */
 	const char *out_path;    /* -o */
 	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */

@@ -191,6 +191,22 @@ n = q.stdout.count(" ioctl(")
 t.ok(q.returncode == 1 and 0 < n < 20000 and "ends inside a zstd frame" in q.stderr,
      "-z: a cut compressed trace decodes %d calls, then says where it broke" % n, q.stderr)
 
+# 6c. --max-size / --rotate: files of about that size, the oldest removed, each standalone.
+rot = trace_path("rot")
+p = run([CUDATRACE] + DEV + ["-w", rot, "--max-size", "1M", "--rotate", "3", "--",
+                             NVFAKE, "-f", ctl, "burst", "30000"])
+files = sorted(f for f in os.listdir(tmp) if f.startswith("rot.ctrace."))
+sizes = [os.path.getsize(os.path.join(tmp, f)) for f in files]
+calls = 0
+for f in files:
+    evs = decode_json(os.path.join(tmp, f))
+    calls += len(ioctls(evs))
+t.ok(p.returncode == 0 and len(files) == 3 and max(sizes) < (1 << 20) + 65536 and
+     all(decode_json(os.path.join(tmp, f))[0]["type"] == "meta" for f in files),
+     "--rotate 3: three files kept, each under --max-size plus one record, each with its header",
+     (files, sizes, p.stderr))
+t.ok("rot.ctrace.0" not in files, "--rotate removed the oldest files", files)
+
 # 7. SIGINT ends a system-wide capture cleanly, trailer written.
 tr = trace_path("sigint")
 tracer = start_tracer(DEV + ["-w", tr])
