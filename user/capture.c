@@ -610,9 +610,11 @@ static int run_loop(struct capture *c)
 	status_line(c, true);
 	/* Everything the kernel produced before we stopped is still there
 	 * (but a full file, unrotated, takes nothing more). */
-	if (!c->sink_error && !(o->max_size && !o->rotate && c->writer &&
-				ct_writer_bytes(c->writer) >= o->max_size))
-		ring_buffer__consume(c->rb);
+	while (!c->sink_error && !(o->max_size && !o->rotate && c->writer &&
+				   ct_writer_bytes(c->writer) >= o->max_size)) {
+		if (ring_buffer__consume(c->rb) != FILE_FULL || file_full(c))
+			break;
+	}
 	return 0;
 }
 
