@@ -95,9 +95,13 @@ demo: deps
 	$(Q)./cudatrace -r $(DEMO_TRACE) | head -n 60
 	@echo "== ... ($$(./cudatrace -r $(DEMO_TRACE) | wc -l) lines; try: ./cudatrace -r $(DEMO_TRACE) --json)"
 
+# PREFIX and DESTDIR as usual: make install DESTDIR=/tmp/pkg PREFIX=/usr
 PREFIX ?= /usr/local
 install: $(BIN)
-	install -D -m 0755 cudatrace $(DESTDIR)$(PREFIX)/sbin/cudatrace
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/cudatrace
+	install -D -m 0644 docs/cudatrace.8 $(DESTDIR)$(PREFIX)/share/man/man8/cudatrace.8
+	install -D -m 0644 docs/cudatrace.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cudatrace
 
 clean:
 	rm -rf build cudatrace cudatrace-static
