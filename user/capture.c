@@ -27,6 +27,7 @@
 #include "meta.h"
 #include "nvtables.h"
 #include "options.h"
+#include "privs.h"
 #include "procinfo.h"
 #include "record.h"
 #include "trace_file.h"
@@ -660,6 +661,11 @@ int ct_capture_run(const struct ct_options *o)
 		goto out;
 	}
 	emit_attach_records(&c);
+	/* The command was forked before this: it keeps the privileges it had. */
+	err = ct_drop_privileges();
+	if (err)
+		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
+			strerror(-err));
 	if (!o->command) {
 		/* Scripts wait for this line before making the calls to capture. */
 		if (o->npids)

@@ -210,6 +210,13 @@ t.ok("rot.ctrace.0" not in files, "--rotate removed the oldest files", files)
 # 7. SIGINT ends a system-wide capture cleanly, trailer written.
 tr = trace_path("sigint")
 tracer = start_tracer(DEV + ["-w", tr])
+caps = dict(l.split(":\t") for l in open("/proc/%d/status" % tracer.pid).read().splitlines()
+            if l.startswith("Cap"))
+# CAP_DAC_OVERRIDE 1, CAP_DAC_READ_SEARCH 2, CAP_SYS_PTRACE 19, CAP_PERFMON 38, CAP_BPF 39
+want_caps = (1 << 1) | (1 << 2) | (1 << 19) | (1 << 38) | (1 << 39)
+t.ok(int(caps["CapEff"], 16) == want_caps and int(caps["CapBnd"], 16) == want_caps,
+     "after attaching, cudatrace keeps only BPF, PERFMON, SYS_PTRACE, DAC_* capabilities",
+     caps)
 run([NVFAKE, "-f", ctl, "burst", "1000"])
 time.sleep(0.3)
 tracer.send_signal(signal.SIGINT)

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "privs.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static const int keep[] = {
+	CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE,
+};
+
+static int last_cap(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int n = CAP_BPF;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = CAP_BPF;
+		fclose(f);
+	}
+	return n;
+}
+
+static int kept(int cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (keep[i] == cap)
+			return 1;
+	return 0;
+}
+
+int ct_drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	int cap, last = last_cap();
+
+	/* A kernel older than CAP_BPF (5.8) needs CAP_SYS_ADMIN for bpf(): keep all. */
+	if (last < CAP_BPF)
+		return -ENOTSUP;
+	for (cap = 0; cap <= last; cap++)
+		if (!kept(cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			return -errno;
+	for (cap = 0; cap <= last; cap++) {
+		if (!kept(cap))
+			continue;
+		data[cap / 32].effective |= 1u << (cap % 32);
+		data[cap / 32].permitted |= 1u << (cap % 32);
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return 0;
+}
