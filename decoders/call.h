@@ -21,6 +21,7 @@ struct ct_call {
 	uint32_t pid, tid;
 	char comm[CT_COMM_LEN + 1];
 	const char *path;                 /* device path, NULL if unknown */
+	int gpu;                          /* GPU (device instance) concerned, -1 unknown */
 	uint64_t ts_ns;                   /* entry time */
 	uint64_t duration_ns;             /* 0 if unfinished */
 	bool finished;

@@ -551,6 +551,33 @@ static void call_common(struct ct_decoder *d, struct ct_call *c, const struct ct
 		memcpy(c->comm, comm, CT_COMM_LEN);
 	c->comm[CT_COMM_LEN] = 0;
 	c->path = kdev ? dev_path(d, kdev, flags & CT_F_REGFILE, ino) : NULL;
+	c->gpu = -1;
+	if (c->path && sscanf(c->path, "/dev/nvidia%d", &c->gpu) != 1)
+		c->gpu = -1;
+}
+
+/*
+ * Which GPU a call concerns: the N of /dev/nvidiaN, else the device that
+ * owns the first object the argument names (hObject, hDevice, hParent ...).
+ */
+static int call_gpu(struct ct_decoder *d, const struct ct_call *c, const struct ct_layout *l,
+		    const unsigned char *arg, uint32_t len)
+{
+	uint32_t i, client = first_handle(l, arg, len);
+	int n, gpu;
+
+	if (c->path && sscanf(c->path, "/dev/nvidia%d", &n) == 1 && n >= 0)
+		return n;
+	for (i = 0; l && i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if (f->kind != CT_FK_HANDLE || f->offset + 4 > len)
+			continue;
+		gpu = ct_objects_gpu(d->objs, client, (uint32_t)field_u(arg + f->offset, 4));
+		if (gpu >= 0)
+			return gpu;
+	}
+	return -1;
 }
 
 /* Names what the views filter and count on. */
@@ -593,6 +620,7 @@ static void describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		c->status_name = st ? st->name : NULL;
 	}
 	c->failed = (ex && ex->ret != 0) || (c->has_status && c->status != 0);
+	c->gpu = call_gpu(d, c, l, arg, r->arg_size);
 }
 
 /* Runs the views; false if a filter dropped the call. */
@@ -660,6 +688,8 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 			em_bool(e, "unfinished", true);
 		if (!en)
 			em_bool(e, "enter_lost", true);
+		if (call.gpu >= 0)
+			em_i64(e, "gpu", call.gpu);
 		print_key_fields(d, r, arg);
 		if (l)
 			print_struct(d, "args", l, arg, r->arg_size, &fc);

@@ -231,3 +231,21 @@ int ct_objects_mmap_target(struct ct_objects *o, uint32_t pid, int fd,
 	*hmemory = m->hmemory;
 	return 1;
 }
+
+int ct_objects_gpu(struct ct_objects *o, uint32_t client, uint32_t h)
+{
+	int depth;
+
+	for (depth = 0; depth < 32; depth++) {
+		const struct object *ob = idmap_get(&o->objs, key(client, h));
+
+		if (!ob)
+			return -1;
+		if (ob->cls == CLASS_DEVICE)
+			return ob->instance;
+		if (ob->parent == h)
+			return -1;
+		h = ob->parent;
+	}
+	return -1;
+}

@@ -27,6 +27,10 @@ void ct_objects_learn_freed(struct ct_objects *o, const struct ct_ioctl *ex);
 const char *ct_objects_describe(struct ct_objects *o, uint32_t client, uint32_t h,
 				char *buf, size_t len);
 
+/* The GPU (device instance) an object belongs to: walks up to its
+ * NV01_DEVICE_0.  -1 if unknown. */
+int ct_objects_gpu(struct ct_objects *o, uint32_t client, uint32_t h);
+
 /* The memory object RM_MAP_MEMORY prepared fd of pid for, or 0. */
 int ct_objects_mmap_target(struct ct_objects *o, uint32_t pid, int fd,
 			   uint32_t *client, uint32_t *hmemory);
