@@ -50,7 +50,7 @@ HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h)
 
 vpath %.c user decoders $(OUTPUT)
 
-.PHONY: all deps test demo clean install fuzz bench
+.PHONY: all deps test demo clean install fuzz bench soak
 all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
@@ -94,6 +94,10 @@ demo: deps
 	@echo "== cudatrace -r $(DEMO_TRACE)   (real capture; see traces/README.md)"
 	$(Q)./cudatrace -r $(DEMO_TRACE) | head -n 60
 	@echo "== ... ($$(./cudatrace -r $(DEMO_TRACE) | wc -l) lines; try: ./cudatrace -r $(DEMO_TRACE) --json)"
+
+# A 10-minute capture under steady load; prints the tracer's RSS (MINUTES=N).
+soak: all tests-build
+	$(Q)tests/soak.sh
 
 # PREFIX and DESTDIR as usual: make install DESTDIR=/tmp/pkg PREFIX=/usr
 PREFIX ?= /usr/local
