@@ -3,13 +3,14 @@
  * Unit test of the generated struct layouts (decoders/layouts.h).  The
  * expected values were read from shared/nvabi (struct_layouts.tsv,
  * uvm_layouts_580.142.txt, versions/<tag>/struct_layouts.tsv, and the
- * sizeof columns of ctrl_cmds.tsv and alloc_classes.tsv) and, for the fields
- * of the RM control and alloc params structs, from the output of the
- * offsetof probes compiled against the 580.142 headers (docs/LAYOUTS.md),
- * not from the generated files.  Where shared/nvabi is at hand ($CT_NVABI,
- * ../shared/nvabi or shared/nvabi), every control and alloc layout is also
- * checked against its sizeof columns at every tag.  TAP output; exit status
- * 1 if any check fails.
+ * sizeof columns of ctrl_cmds.tsv, alloc_classes.tsv and uvm_ioctls.tsv) and,
+ * for the fields of the RM control and alloc params structs and of the UVM
+ * params structs at other tags than 580.142, from the output of the offsetof
+ * probes compiled against the headers (docs/LAYOUTS.md), not from the
+ * generated files.  Where shared/nvabi is at hand ($CT_NVABI,
+ * ../shared/nvabi or shared/nvabi), every control, alloc and UVM layout is
+ * also checked against its sizeof columns at every tag.  TAP output; exit
+ * status 1 if any check fails.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,10 +161,92 @@ static void test_uvm(void)
 	l = ct_layout_uvm(0x21, 9264);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION", "perGpuAttributes", 24, 9216, CT_FK_BYTES);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION", "hMemory", 9256, 4, CT_FK_HANDLE);
-	ok(ct_layout_uvm(0x21, 1200) == NULL, "UVM_MAP_EXTERNAL_ALLOCATION of the pre-550.163 size -> NULL");
+	ok(l && l->since == 550163001u && l->until == 595045004u,
+	   "UVM_MAP_EXTERNAL_ALLOCATION/9264 from 550.163.01 to 595.45.04");
 	ok(ct_layout_uvm(0x25, 41) == NULL, "UVM_REGISTER_GPU of unknown size -> NULL");
 	ok(ct_layout_uvm(0x2a, 32) == NULL, "UVM 0x2a/32 is not the escape 0x2a/32");
 	ok(ct_layout_escape(0x25, 40) == NULL, "escape 0x25/40 is not the UVM 0x25/40");
+
+	/* uvm_fields.tsv (580.142, shared/nvabi) and uvm_api_fields.tsv (every
+	 * tag, probes) agree at 580.142: one layout over the whole range. */
+	l = ct_layout_uvm(0x17, 16);
+	ok(l && strcmp(l->name, "UVM_CREATE_RANGE_GROUP_PARAMS") == 0 && l->since == 515043004u &&
+	   l->until == 595045004u, "UVM_CREATE_RANGE_GROUP/16: one layout, 515.43.04..595.45.04");
+	ok(ct_layout_uvm_drv(0x25, 40, ct_driver_version("515.43.04")) == ct_layout_uvm(0x25, 40),
+	   "UVM_REGISTER_GPU/40 at 515.43.04 is the 580.142 layout");
+
+	/* The UVM requests of the H100 traces that had no layout before. */
+	l = ct_layout_uvm_drv(0x18, 16, ct_driver_version("580.159.04"));
+	ok(l && strcmp(l->name, "UVM_DESTROY_RANGE_GROUP_PARAMS") == 0 && l->nfields == 2,
+	   "UVM_DESTROY_RANGE_GROUP 0x18/16");
+	expect(l, "UVM_DESTROY_RANGE_GROUP", "rangeGroupId", 0, 8, CT_FK_U);
+	expect(l, "UVM_DESTROY_RANGE_GROUP", "rmStatus", 8, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x41, 40, ct_driver_version("580.159.04"));
+	ok(l && strcmp(l->name, "UVM_MAP_DYNAMIC_PARALLELISM_REGION_PARAMS") == 0 && l->nfields == 4,
+	   "UVM_MAP_DYNAMIC_PARALLELISM_REGION 0x41/40");
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "base", 0, 8, CT_FK_U);
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "length", 8, 8, CT_FK_U);
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "gpuUuid", 16, 16, CT_FK_UUID);
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "rmStatus", 32, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x1c, 28, ct_driver_version("580.159.04"));
+	ok(l && strcmp(l->name, "UVM_UNREGISTER_CHANNEL_PARAMS") == 0 && l->nfields == 4,
+	   "UVM_UNREGISTER_CHANNEL 0x1c/28");
+	expect(l, "UVM_UNREGISTER_CHANNEL", "gpuUuid", 0, 16, CT_FK_UUID);
+	expect(l, "UVM_UNREGISTER_CHANNEL", "hClient", 16, 4, CT_FK_HANDLE);
+	expect(l, "UVM_UNREGISTER_CHANNEL", "hChannel", 20, 4, CT_FK_HANDLE);
+	expect(l, "UVM_UNREGISTER_CHANNEL", "rmStatus", 24, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x1a, 20, ct_driver_version("580.159.04"));
+	ok(l && strcmp(l->name, "UVM_UNREGISTER_GPU_VASPACE_PARAMS") == 0 && l->nfields == 2,
+	   "UVM_UNREGISTER_GPU_VASPACE 0x1a/20");
+	expect(l, "UVM_UNREGISTER_GPU_VASPACE", "gpuUuid", 0, 16, CT_FK_UUID);
+	expect(l, "UVM_UNREGISTER_GPU_VASPACE", "rmStatus", 16, 4, CT_FK_STATUS);
+
+	/* Other structs: pointers, nested structs, arrays. */
+	l = ct_layout_uvm(0x10, 56);
+	expect(l, "UVM_MAP_EVENT_QUEUE", "userRODataAddr", 8, 8, CT_FK_PTR);
+	l = ct_layout_uvm_drv(0x9, 44, ct_driver_version("580.142"));
+	expect(l, "UVM_RUN_TEST", "multiGpu.peerGpuUuid", 20, 16, CT_FK_UUID);
+	expect(l, "UVM_RUN_TEST", "multiGpu.peerId", 36, 4, CT_FK_U);
+	l = ct_layout_uvm(0x14, 520);
+	expect(l, "UVM_GET_GPU_UUID_TABLE", "gpuUuidArray", 0, 512, CT_FK_BYTES);
+	expect(l, "UVM_GET_GPU_UUID_TABLE", "validCount", 512, 4, CT_FK_U);
+	l = ct_layout_uvm(0x4e, 56);
+	expect(l, "UVM_ALLOC_DEVICE_P2P", "rmCtrlFd", 40, 4, CT_FK_FD);
+	expect(l, "UVM_ALLOC_DEVICE_P2P", "hMemory", 48, 4, CT_FK_HANDLE);
+	l = ct_layout_uvm(0x7ff, 8);
+	expect(l, "UVM_IS_8_SUPPORTED", "is8Supported", 0, 4, CT_FK_U);
+
+	/* Sizes and fields that changed between drivers. */
+	l = ct_layout_uvm_drv(0x21, 1200, ct_driver_version("550.40.07"));
+	ok(l && l->since == 515043004u && l->until == 550040007u,
+	   "UVM_MAP_EXTERNAL_ALLOCATION at its pre-550.163 size (1200): 515.43.04..550.40.07");
+	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "perGpuAttributes", 24, 1152, CT_FK_BYTES);
+	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "hMemory", 1192, 4, CT_FK_HANDLE);
+	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "rmStatus", 1196, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x1c, 12, ct_driver_version("590.48.01"));
+	ok(l && !field(l, "gpuUuid"), "UVM_UNREGISTER_CHANNEL/12 (590+): no gpuUuid");
+	expect(l, "UVM_UNREGISTER_CHANNEL/12", "hClient", 0, 4, CT_FK_HANDLE);
+	expect(l, "UVM_UNREGISTER_CHANNEL/12", "rmStatus", 8, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x2a, 40, ct_driver_version("535.288.01"));
+	ok(l && !field(l, "preferredCpuNumaNode"), "UVM_SET_PREFERRED_LOCATION/40 at 535: no preferredCpuNumaNode");
+	expect(l, "UVM_SET_PREFERRED_LOCATION@535", "rmStatus", 32, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x2a, 40, ct_driver_version("550.40.07"));
+	expect(l, "UVM_SET_PREFERRED_LOCATION@550", "preferredCpuNumaNode", 32, 4, CT_FK_S);
+	expect(l, "UVM_SET_PREFERRED_LOCATION@550", "rmStatus", 36, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x33, 80, ct_driver_version("535.43.02"));
+	expect(l, "UVM_MIGRATE@535", "cpuNumaNode", 52, 4, CT_FK_U);
+	l = ct_layout_uvm_drv(0x33, 80, ct_driver_version("580.159.04"));
+	expect(l, "UVM_MIGRATE@580", "cpuNumaNode", 52, 4, CT_FK_S);
+	l = ct_layout_uvm_drv(0x38, 56, ct_driver_version("560.35.03"));
+	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER@560", "version", 48, 4, CT_FK_U);
+	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER@560", "rmStatus", 52, 4, CT_FK_STATUS);
+	l = ct_layout_uvm_drv(0x38, 56, ct_driver_version("570.86.15"));
+	ok(l && !field(l, "version"), "UVM_TOOLS_INIT_EVENT_TRACKER/56 at 570: no version");
+	l = ct_layout_uvm_drv(0x38, 64, 0);
+	ok(l && l->since == 550163001u && l->until == 550163001u,
+	   "UVM_TOOLS_INIT_EVENT_TRACKER/64 in 550.163.01 only");
+	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER/64", "grantedVersion", 56, 4, CT_FK_U);
+	ok(ct_layout_uvm(0xc9, 4) == NULL, "UVM_TEST_RNG_SANITY 0xc9/4: no layout for the UVM_TEST_* ioctls");
 }
 
 /* The control commands with a params struct in the H100 traces
@@ -477,6 +560,32 @@ static int read_nv(const char *path, int c_st, int c_sz, struct nv_row *rows)
 	return n;
 }
 
+/* Reads the rows of uvm_ioctls.tsv (name, value, dec, kind, struct, sizeof)
+ * of kind api or linux that have a struct; UVM_TEST_* (kind test) are not
+ * decoded field by field. */
+static int read_uvm(const char *path, struct nv_row *rows)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], *col[16];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || split_tabs(line, col, 16) < 6)
+			continue;
+		if ((strcmp(col[3], "api") != 0 && strcmp(col[3], "linux") != 0) || strcmp(col[4], "-") == 0 ||
+		    strncmp(col[1], "0x", 2) != 0 || n == MAX_NV)
+			continue;
+		rows[n].key = (uint32_t)strtoul(col[1], NULL, 16);
+		rows[n].size = (uint32_t)strtoul(col[5], NULL, 10);
+		snprintf(rows[n].st, sizeof(rows[n].st), "%s", col[4]);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static const char *nvabi_dir(void)
 {
 	static const char *cand[] = { NULL, "../shared/nvabi", "shared/nvabi" };
@@ -498,7 +607,7 @@ static const char *nvabi_dir(void)
 	return NULL;
 }
 
-static struct nv_row nvc[MAX_NV], nva[MAX_NV];
+static struct nv_row nvc[MAX_NV], nva[MAX_NV], nvu[MAX_NV];
 
 static void test_nvabi(void)
 {
@@ -506,7 +615,8 @@ static void test_nvabi(void)
 	char path[1024];
 	DIR *d;
 	struct dirent *e;
-	int ntags = 0, bad_size = 0, missing = 0, checked = 0, ends_ok = 1, nc, na;
+	int ntags = 0, bad_size = 0, missing = 0, checked = 0, ends_ok = 1, nc, na, nu;
+	int uvm_checked = 0, uvm_bad = 0;
 	size_t n = ct_layout_count();
 
 	if (!dir) {
@@ -537,6 +647,19 @@ static void test_nvabi(void)
 	}
 	ok(nc > 1000 && na > 100 && missing == 0,
 	   "each of the %d control commands and %d classes with params in shared/nvabi (580.142) has its layout", nc, na);
+	snprintf(path, sizeof(path), "%s/uvm_ioctls.tsv", dir);
+	nu = read_uvm(path, nvu);
+	missing = 0;
+	for (int i = 0; i < nu; i++) {
+		const struct ct_layout *l = ct_layout_uvm_drv(nvu[i].key, nvu[i].size, 580142000u);
+
+		if (!l || strcmp(l->name, nvu[i].st) != 0) {
+			missing++;
+			printf("# UVM 0x%x %s/%u: %s\n", nvu[i].key, nvu[i].st, nvu[i].size, l ? l->name : "no layout");
+		}
+	}
+	ok(nu >= 70 && missing == 0,
+	   "each of the %d UVM api/linux requests with params in shared/nvabi (580.142) has its layout", nu);
 
 	/* 2. At every tag in versions/, each layout whose driver range holds the
 	 *    tag has the sizeof that the tag's tables give its command or class,
@@ -556,26 +679,33 @@ static void test_nvabi(void)
 		nc = read_nv(path, 5, 6, nvc);
 		snprintf(path, sizeof(path), "%s/versions/%s/alloc_classes.tsv", dir, e->d_name);
 		na = read_nv(path, 4, 5, nva);
-		if (nc <= 0 || na <= 0)
+		snprintf(path, sizeof(path), "%s/versions/%s/uvm_ioctls.tsv", dir, e->d_name);
+		nu = read_uvm(path, nvu);
+		if (nc <= 0 || na <= 0 || nu <= 0)
 			continue;
 		ntags++;
 		for (size_t i = 0; i < n; i++) {
 			const struct ct_layout *l = ct_layout_at(i);
-			const struct nv_row *rows = l->family == CT_LAYOUT_CTRL ? nvc : nva;
-			int nrows = l->family == CT_LAYOUT_CTRL ? nc : na, found = 0;
+			const struct nv_row *rows = l->family == CT_LAYOUT_CTRL ? nvc : l->family == CT_LAYOUT_ALLOC ? nva : nvu;
+			int nrows = l->family == CT_LAYOUT_CTRL ? nc : l->family == CT_LAYOUT_ALLOC ? na : nu, found = 0;
 
-			if ((l->family != CT_LAYOUT_CTRL && l->family != CT_LAYOUT_ALLOC) ||
-			    tag < l->since || tag > l->until)
+			if (l->family == CT_LAYOUT_ESCAPE || tag < l->since || tag > l->until)
 				continue;
 			for (int j = 0; j < nrows; j++) {
 				if (rows[j].key != l->req)
 					continue;
 				found = 1;
 				checked++;
-				if (rows[j].size != l->size) {
+				/* UVM: one struct per request, so its name must match too. */
+				if (l->family == CT_LAYOUT_UVM)
+					uvm_checked++;
+				if (rows[j].size != l->size ||
+				    (l->family == CT_LAYOUT_UVM && strcmp(rows[j].st, l->name) != 0)) {
 					bad_size++;
+					uvm_bad += l->family == CT_LAYOUT_UVM;
 					printf("# %s 0x%x at %s: layout %s/%u, nvabi %s/%u\n",
-					       l->family == CT_LAYOUT_CTRL ? "control" : "class", l->req, e->d_name,
+					       l->family == CT_LAYOUT_CTRL ? "control" :
+					       l->family == CT_LAYOUT_ALLOC ? "class" : "UVM", l->req, e->d_name,
 					       l->name, l->size, rows[j].st, rows[j].size);
 				}
 			}
@@ -587,8 +717,10 @@ static void test_nvabi(void)
 	}
 	closedir(d);
 	ok(ntags >= 2 && bad_size == 0 && ends_ok,
-	   "every control/alloc layout has the nvabi sizeof at each of %d tags in its range (%d checks)",
+	   "every control/alloc/UVM layout has the nvabi sizeof at each of %d tags in its range (%d checks)",
 	   ntags, checked);
+	ok(ntags >= 16 && uvm_checked > 1000 && uvm_bad == 0,
+	   "every UVM layout has the nvabi struct and sizeof at each tag in its range (%d checks)", uvm_checked);
 }
 
 static void test_driver_version(void)
@@ -677,6 +809,7 @@ static void test_all(void)
 	}
 	ok(sorted, "layouts sorted by (family, req, size), driver ranges disjoint");
 	ok(nfam[CT_LAYOUT_CTRL] > 1000 && nfam[CT_LAYOUT_ALLOC] > 100, "control and alloc layouts are there");
+	ok(nfam[CT_LAYOUT_UVM] >= 93, "UVM layouts of every tag are there (%zu)", nfam[CT_LAYOUT_UVM]);
 	ok(fields_ok, "every layout's fields are in offset order, do not overlap, and lie inside its size");
 	ok(kinds_ok, "every field's size suits its kind");
 	ok(lookup_ok, "every layout is found by its request, size and driver range");
