@@ -119,19 +119,20 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	else if (strcmp(key, "device") == 0 &&
 		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
 		add_dev(d, kdev, regfile != 0, ino, val + pos, strlen(val + pos));
-	if (d->o.json) {
+	if (d->o.json && !d->o.quiet)
 		em_str(&d->em, key, val);
-	}
 }
 
 static void on_meta(struct ct_decoder *d, const struct ct_rec *r)
 {
-	if (d->o.json) {
+	bool show = d->o.json && !d->o.quiet;
+
+	if (show) {
 		em_open(&d->em, NULL);
 		em_str(&d->em, "type", "meta");
 	}
 	ct_meta_foreach(r, meta_line, d);
-	if (d->o.json) {
+	if (show) {
 		em_close(&d->em);
 		fputc('\n', d->o.out);
 	}
@@ -958,6 +959,8 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 	const char *s = p->source < 4 ? src[p->source] : "?";
 	const char *argv = (const char *)(p + 1);
 
+	if (d->o.quiet)
+		return;   /* -c: the views speak, not the events */
 	print_head(d, "proc", &p->h, p->comm);
 	if (d->o.json) {
 		em_u64(&d->em, "ppid", p->ppid);
@@ -972,6 +975,8 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 
 static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 {
+	if (d->o.quiet)
+		return;   /* -c: the views speak, not the events */
 	if (!d->o.json && d->o.verbose < 1)
 		return;
 	print_head(d, "fork", &f->h, NULL);
@@ -984,6 +989,8 @@ static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 
 static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 {
+	if (d->o.quiet)
+		return;   /* -c: the views speak, not the events */
 	if (!d->o.json && d->o.verbose < 1)
 		return;
 	print_head(d, "exit", r, NULL);
@@ -1003,7 +1010,7 @@ static void on_trailer(struct ct_decoder *d, const struct ct_trailer *t)
 	d->st.trailer_events = t->events;
 	d->st.trailer_lost = t->lost;
 	d->st.trailer_lost_inflight = t->lost_inflight;
-	if (d->o.json) {
+	if (d->o.json && !d->o.quiet) {
 		em_open(&d->em, NULL);
 		em_str(&d->em, "type", "trailer");
 		em_u64(&d->em, "events", t->events);
