@@ -16,6 +16,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile __u32 self_tgid = 0;      /* never trace ourselves */
 const volatile bool filter_pids = false; /* false: system-wide */
 const volatile bool follow_forks = true;
+const volatile bool filter_cgroup = false; /* --cgroup: only tasks under cgroup_map[0] */
+const volatile bool filter_comm = false; /* --comm: only threads named in traced_comms */
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
 const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
 
@@ -42,6 +44,26 @@ struct file_key {
 	__u32 regfile;
 	__u64 ino;   /* 0 for char devices: any node of that rdev matches */
 };
+
+/* --cgroup: the cgroup v2 directory; tasks in it or below it are traced. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_map SEC(".maps");
+
+/* --comm NAME: thread names (task->comm, zero-padded) to trace. */
+struct comm_key {
+	char comm[CT_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);     /* CT_FILTER_MAX_COMMS */
+	__type(key, struct comm_key);
+	__type(value, __u8);
+} traced_comms SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -204,6 +226,15 @@ static __always_inline bool pid_traced(__u32 tgid)
 {
 	if (tgid == self_tgid)
 		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_map, 0) != 1)
+		return false;
+	if (filter_comm) {
+		struct comm_key k = {};
+
+		bpf_get_current_comm(k.comm, sizeof(k.comm));
+		if (!bpf_map_lookup_elem(&traced_comms, &k))
+			return false;
+	}
 	if (!filter_pids)
 		return true;
 	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;

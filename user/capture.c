@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "procinfo.h"
 #include "record.h"
 #include "trace_file.h"
+#include "views.h"
 
 #define CAP_SYS_ADMIN 21
 #define CAP_PERFMON   38
@@ -173,6 +175,7 @@ static int setup_devices(struct capture *c)
 static int fill_maps(struct capture *c)
 {
 	struct cudatrace_bpf *s = c->skel;
+	const char (*comms)[CT_COMM_LEN];
 	uint8_t one = 1;
 	size_t i;
 	int j, err = 0;
@@ -206,9 +209,34 @@ static int fill_maps(struct capture *c)
 	for (j = 0; j < c->o->npids; j++)
 		err |= bpf_map__update_elem(s->maps.traced_pids, &c->o->pids[j], 4, &one, 1,
 					    BPF_ANY);
+	for (i = 0; i < ct_filter_kernel_comms(c->o->filter, &comms); i++)
+		err |= bpf_map__update_elem(s->maps.traced_comms, comms[i], CT_COMM_LEN, &one, 1,
+					    BPF_ANY);
 	if (err)
 		fprintf(stderr, "cudatrace: cannot fill the BPF filter maps\n");
 	return err ? -1 : 0;
+}
+
+#define CGROUP2_SUPER_MAGIC 0x63677270
+
+/* --cgroup: an open cgroup v2 directory, or -1 with the reason said. */
+static int open_cgroup(const char *path)
+{
+	struct statfs fs;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "cudatrace: --cgroup %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "cudatrace: --cgroup %s: not a cgroup v2 directory (look under "
+				"/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system)\n",
+			path);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int load_bpf(struct capture *c)
@@ -233,6 +261,8 @@ static int load_bpf(struct capture *c)
 	s->rodata->wakeup_bytes = rb_bytes / 4;
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)rb_bytes);
 	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
+	s->rodata->filter_cgroup = o->cgroup != NULL;
+	s->rodata->filter_comm = ct_filter_kernel_comms(o->filter, NULL) > 0;
 	err = cudatrace_bpf__load(s);
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
@@ -241,6 +271,19 @@ static int load_bpf(struct capture *c)
 	}
 	if (fill_maps(c))
 		return -1;
+	if (o->cgroup) {
+		uint32_t zero = 0;
+		int fd = open_cgroup(o->cgroup);
+
+		if (fd < 0)
+			return -1;
+		err = bpf_map__update_elem(s->maps.cgroup_map, &zero, 4, &fd, 4, BPF_ANY);
+		close(fd);
+		if (err) {
+			fprintf(stderr, "cudatrace: --cgroup %s: %s\n", o->cgroup, strerror(-err));
+			return -1;
+		}
+	}
 	err = cudatrace_bpf__attach(s);
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot attach to the syscall tracepoints: %s\n",
@@ -532,8 +575,9 @@ static int open_sink(struct capture *c)
 
 	if (o->write_path)
 		return open_trace_file(c);
+	ct_views_decode_opts(&dopts, o);
 	c->decoder = ct_decoder_new(&dopts);
-	if (!c->decoder)
+	if (!c->decoder || ct_views_setup(c->decoder, o))
 		return -1;
 	meta = ct_meta_build(&mi);
 	if (!meta)

@@ -15,10 +15,11 @@
 #include "record.h"
 #include "trace_file.h"
 #include "version.h"
+#include "views.h"
 
 static const char usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
-"       cudatrace -r FILE [--json] [-v]\n"
+"       cudatrace -r FILE [--json] [-v] [-c|-C] [--perfetto OUT.json]\n"
 "\n"
 "Trace the ioctl and mmap calls that processes make on NVIDIA device nodes\n"
 "(/dev/nvidiactl, /dev/nvidiaN, /dev/nvidia-uvm, ...) and decode them.\n"
@@ -29,6 +30,8 @@ static const char usage[] =
 "  -- COMMAND [ARGS]        start COMMAND and trace it from its first instruction\n"
 "                           (neither: every process on the machine)\n"
 "      --no-follow          do not follow children of traced processes\n"
+"      --cgroup DIR         only processes in this cgroup v2 (a container, a\n"
+"                           pod) or below it; checked in the kernel\n"
 "      --device PATH        also trace calls on PATH (device node or any file;\n"
 "                           repeatable)\n"
 "Output:\n"
@@ -45,6 +48,24 @@ static const char usage[] =
 "      --color=WHEN         colour the text: auto (a terminal), always, never\n"
 "  -v, --verbose            text: also dump nested params; -vv every buffer;\n"
 "                           live: also show libbpf's own messages\n"
+"Filters (with -r or live; all must match; docs/VIEWS.md):\n"
+"  -e KEY=PAT[,PAT...]      only calls whose KEY matches one PAT (a name, a\n"
+"                           shell pattern, or 0xHEX); repeatable. KEY: esc\n"
+"                           (NV_ESC_*), ctrl (RM control), class (RM_ALLOC),\n"
+"                           uvm (UVM request), syscall (ioctl, mmap, munmap),\n"
+"                           status (NV_STATUS written back, e.g. 'NV_ERR_*')\n"
+"      --failed             only failed calls (ret != 0 or NV_STATUS != NV_OK)\n"
+"      --tid TID[,TID...]   only these threads (-t is strace's time stamps)\n"
+"      --comm NAME[,NAME]   only threads of this name (exact: also in the kernel;\n"
+"                           or a shell pattern)\n"
+"Views (with -r or live; docs/VIEWS.md):\n"
+"  -c                       only a table, as strace -c: calls, errors, latency\n"
+"                           (total, mean, p50, p99, max) per escape, RM control\n"
+"                           and UVM request, and mmap/munmap (JSON rows with -j)\n"
+"  -C                       the events, then the table\n"
+"      --summary-by=pid     one table per process\n"
+"      --perfetto FILE      also write FILE, a Perfetto/Chrome trace-event JSON\n"
+"                           (open it in ui.perfetto.dev or chrome://tracing)\n"
 "Capture:\n"
 "  -s, --size BYTES         capture at most BYTES of each nested buffer\n"
 "                           (default %u, at most %u)\n"
@@ -58,6 +79,9 @@ static const char usage[] =
 "  sudo cudatrace -p 1234,1240            # attach to running processes\n"
 "  sudo cudatrace -w gpu.trace -d 60      # whole machine for a minute, to a file\n"
 "  cudatrace -r gpu.trace --json | jq .   # decode it later, anywhere, no root\n"
+"  cudatrace -r gpu.trace -c              # where the time goes, per escape/control\n"
+"  cudatrace -r gpu.trace -e esc=RM_ALLOC,RM_FREE -e 'class=NV01_DEVICE_0'\n"
+"  sudo cudatrace --comm python3 --failed # failing calls of python3 processes\n"
 "  sudo cudatrace --device /tmp/fake -- ./test   # trace a stand-in file\n";
 
 static void print_usage(FILE *f)
@@ -151,7 +175,8 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_MAX_SIZE, OPT_ROTATE };
+enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_MAX_SIZE, OPT_ROTATE, OPT_CGROUP,
+       OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM };
 
 static int parse_args(int argc, char **argv, struct ct_options *o)
 {
@@ -169,8 +194,14 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "summary-by", required_argument, NULL, OPT_SUMMARY_BY },
+		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "failed", no_argument, NULL, OPT_FAILED },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -178,7 +209,7 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hVtTz", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:r:o:jvs:b:d:hVtTzcCe:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pids(o, optarg))
@@ -202,6 +233,9 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 			break;
 		case 'T':
 			o->durations = true;
+			break;
+		case OPT_CGROUP:
+			o->cgroup = optarg;
 			break;
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &o->max_size))
@@ -256,6 +290,28 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		case OPT_NO_FOLLOW:
 			o->follow_forks = false;
 			break;
+		case 'c':
+			o->summary = 1;
+			break;
+		case 'C':
+			o->summary = 2;
+			break;
+		case OPT_SUMMARY_BY:
+			if (strcmp(optarg, "pid") != 0)
+				return bad_arg("Invalid --summary-by (pid)", optarg);
+			o->summary_by_pid = true;
+			break;
+		case OPT_PERFETTO:
+			o->perfetto_path = optarg;
+			break;
+		case 'e':
+		case OPT_FAILED:
+		case OPT_TID:
+		case OPT_COMM:
+			if (ct_filter_parse(&o->filter, c == 'e' ? "-e" : c == OPT_FAILED ? "--failed" :
+					    c == OPT_TID ? "--tid" : "--comm", optarg))
+				return -1;
+			break;
 		case 'h':
 			print_usage(stdout);
 			exit(0);
@@ -283,6 +339,8 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 		fprintf(stderr, "cudatrace: --rotate needs --max-size (when to start the next file)\n");
 		return -1;
 	}
+	if (ct_views_check(o))
+		return -1;
 	if (o->command && o->npids) {
 		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
 		return -1;
@@ -307,8 +365,10 @@ int ct_decode_file(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: %s\n", err);
 		return 1;
 	}
+	ct_views_decode_opts(&dopts, o);
 	d = ct_decoder_new(&dopts);
-	if (!d) {
+	if (!d || ct_views_setup(d, o)) {
+		ct_decoder_free(d);
 		ct_reader_close(r);
 		return 1;
 	}
@@ -316,6 +376,11 @@ int ct_decode_file(const struct ct_options *o)
 		ct_decoder_feed(d, rec);
 	ct_decoder_finish(d);
 	st = ct_decoder_stats(d);
+	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
+		fprintf(stderr, "cudatrace: writing %s failed: %s\n",
+			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));
+		rc = 1;
+	}
 	if (s == CT_READ_ERROR) {
 		fprintf(stderr, "cudatrace: %s: %s; decoded the %llu records before it\n",
 			o->read_path, ct_reader_error(r), (unsigned long long)st->records);
@@ -348,19 +413,26 @@ int main(int argc, char **argv)
 	char *cmdline;
 	int rc;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		ct_filter_free(o.filter);
 		return 2;
+	}
 	/* Not dup'ed onto stdout: a traced command must not write into it. */
 	o.out = o.out_path ? fopen(o.out_path, "we") : stdout;
 	if (!o.out) {
 		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
+		ct_filter_free(o.filter);
 		return 1;
 	}
-	if (o.read_path)
-		return ct_decode_file(&o);
+	if (o.read_path) {
+		rc = ct_decode_file(&o);
+		ct_filter_free(o.filter);
+		return rc;
+	}
 	cmdline = join_args(argc, argv);
 	o.cmdline = cmdline;
 	rc = ct_capture_run(&o);
 	free(cmdline);
+	ct_filter_free(o.filter);
 	return rc;
 }

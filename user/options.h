@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "decode.h"
+#include "filter.h"
 
 #define CT_MAX_PIDS 256
 #define CT_MAX_USER_DEVICES 64
@@ -18,6 +19,7 @@ struct ct_options {
 	int ndevices;
 	char **command;          /* -- COMMAND ARGS, NULL-terminated */
 	const char *write_path;  /* -w */
+	const char *cgroup;      /* --cgroup: a cgroup v2 directory */
 	bool compress;           /* -z */
 	uint64_t max_size;       /* --max-size: bytes per trace file, 0 = no limit */
 	unsigned rotate;         /* --rotate N: keep N files FILE.0, FILE.1, ... */
@@ -37,6 +39,10 @@ struct ct_options {
 	const char *cmdline;     /* our own argv, for the trace header */
 	const char *proc_root;   /* "/proc" */
 	const char *dev_root;    /* "/dev" */
+	int summary;             /* -c 1: the table alone, -C 2: events and the table */
+	bool summary_by_pid;     /* --summary-by=pid */
+	const char *perfetto_path;  /* --perfetto FILE */
+	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

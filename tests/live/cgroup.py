@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+"""--cgroup: only processes in a cgroup v2 directory (or below it) are
+traced, filtered in the kernel; a path that is not one is refused."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+
+t = Tap()
+why = live_capture_possible()
+root = next((l.split()[1] for l in open("/proc/mounts") if l.split()[2] == "cgroup2"), None)
+if why or not root:
+    t.skip("--cgroup tests", why or "no cgroup v2 hierarchy mounted")
+    t.done()
+
+tmp = tempfile.mkdtemp(prefix="ct-cgroup-")
+ctl = os.path.join(tmp, "nvidiactl")
+open(ctl, "w").close()
+cg = os.path.join(root, "cudatrace-test-%d" % os.getpid())
+os.mkdir(cg)
+try:
+    inner = os.path.join(cg, "inner")   # a container's own cgroup, below the pod's
+    os.mkdir(inner)
+    tr = os.path.join(tmp, "cg.ctrace")
+    tracer = subprocess.Popen([CUDATRACE, "--cgroup", cg, "--device", ctl, "-w", tr],
+                              stderr=subprocess.PIPE, text=True)
+    assert "tracing" in tracer.stderr.readline()
+    # One process inside (in a child cgroup), one outside.
+    inside = subprocess.run(["sh", "-c", 'echo $$ > "$1"/cgroup.procs && exec "$2" -f "$3" burst 7',
+                             "sh", inner, NVFAKE, ctl], capture_output=True, text=True)
+    outside = run([NVFAKE, "-f", ctl, "burst", "5"])
+    tracer.send_signal(2)
+    tracer.wait(timeout=30)
+    ev = decode_json(tr)
+    calls = [e for e in ev if e["type"] == "ioctl"]
+    t.ok(inside.returncode == 0 and outside.returncode == 0 and len(calls) == 7,
+         "--cgroup: the 7 calls of the process below the cgroup, not the 5 outside",
+         (len(calls), inside.stderr))
+    os.rmdir(inner)
+finally:
+    os.rmdir(cg)
+
+p = run([CUDATRACE, "--cgroup", tmp, "--device", ctl, "--", "true"])
+t.ok(p.returncode != 0 and "not a cgroup v2 directory" in p.stderr,
+     "--cgroup of a plain directory: clear error", p.stderr)
+p = run([CUDATRACE, "--cgroup", os.path.join(tmp, "nope"), "--device", ctl, "--", "true"])
+t.ok(p.returncode != 0 and "No such file" in p.stderr, "--cgroup of a missing path", p.stderr)
+t.done()

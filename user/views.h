@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The views the command line asks for (summary -c/-C, --perfetto, and
+ * filters), set up on a decoder the same way for -r and for live capture.
+ */
+#ifndef CT_VIEWS_H
+#define CT_VIEWS_H
+
+#include "decode.h"
+#include "options.h"
+
+/* Options that do not go together; says why on stderr and returns -1. */
+int ct_views_check(const struct ct_options *o);
+/* What the views change in the decoder's own options (-c: no events). */
+void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o);
+/* Adds the views to d, in order: filters first (a filter hides a call from
+ * the views after it), then the summary, then the Perfetto file, which is
+ * created here.  Returns 0, or -1 after saying why on stderr: then free d
+ * without finishing it (no view has run; the Perfetto file is removed). */
+int ct_views_setup(struct ct_decoder *d, const struct ct_options *o);
+
+#endif
