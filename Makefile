@@ -85,6 +85,8 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all tests-build
 	$(Q)tests/run.sh
 
+bench: ; $(Q)bench/run.sh
+
 include tests/tests.mk
 -include tests/fuzz/fuzz.mk
 

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench: installs what is missing (Debian 12, as root, as tests/deps.sh
+# does), builds cudatrace and the bench helpers, then runs bench/bench.py,
+# which prints one table.  Knobs: see bench/bench.py (BENCH_N, BENCH_REPS,
+# BENCH_RATE_SECS, BENCH_RATES, BENCH_BIG, BENCH_TMP, BENCH_QUICK=1).
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: live BPF capture needs root: sudo make bench" >&2
+	exit 1
+fi
+
+tests/deps.sh
+PKGS="bpftrace strace"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "  DEPS     installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+make --no-print-directory all
+mkdir -p build/bench
+CC=${CC:-cc}
+build() {   # build OUT SRC FLAGS...: only when SRC is newer
+	out=$1 src=$2
+	shift 2
+	if [ ! -e "$out" ] || [ "$src" -nt "$out" ]; then
+		printf '  %-8s %s\n' CC "$out"
+		"$CC" -O2 -g -Wall -Wextra "$src" "$@" -o "$out"
+	fi
+}
+build build/bench/ioctl_mix bench/ioctl_mix.c
+build build/bench/preload_logger.so bench/preload_logger.c -shared -fPIC -ldl -pthread
+build build/bench/rusage_run bench/rusage_run.c
+
+exec python3 bench/bench.py
