@@ -431,7 +431,9 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
 		em_i64(&d->em, "fd", fd);
 		em_str(&d->em, "path", path);
 	} else {
-		fprintf(d->o.out, "%d<%s>", fd, path);
+		fprintf(d->o.out, "%d<", fd);
+		em_text(d->o.out, path, strlen(path));
+		fputc('>', d->o.out);
 	}
 }
 
@@ -721,7 +723,9 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	}
 
 	print_ts(d, r->ts_enter);
-	fprintf(out, "%u/%u %.*s ioctl(", r->h.pid, r->h.tid, CT_COMM_LEN, r->comm);
+	fprintf(out, "%u/%u ", r->h.pid, r->h.tid);
+	em_text(out, r->comm, strnlen(r->comm, CT_COMM_LEN));
+	fputs(" ioctl(", out);
 	print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
 	fputs(", ", out);
 	print_request(d, r->cmd);
@@ -826,7 +830,10 @@ static void print_head(struct ct_decoder *d, const char *type, const struct ct_r
 		return;
 	}
 	print_ts(d, h->ts_ns);
-	fprintf(d->o.out, "%u/%u %.*s ", h->pid, h->tid, CT_COMM_LEN, comm ? comm : "");
+	fprintf(d->o.out, "%u/%u ", h->pid, h->tid);
+	if (comm)
+		em_text(d->o.out, comm, strnlen(comm, CT_COMM_LEN));
+	fputc(' ', d->o.out);
 }
 
 static void end_line(struct ct_decoder *d)

@@ -30,6 +30,20 @@ void em_json_string(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
+void em_text(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 static void key(struct emit *e, const char *k)
 {
 	int d = e->depth;
@@ -161,7 +175,7 @@ void em_strn(struct emit *e, const char *k, const char *s, size_t max)
 	if (e->json)
 		em_json_string(e->out, s, n);
 	else
-		fwrite(s, 1, n, e->out);
+		em_text(e->out, s, n);
 }
 
 /* Lists reuse the separator state of one extra depth level. */

@@ -35,6 +35,10 @@ void em_bool(struct emit *e, const char *key, bool v);
 void em_bytes(struct emit *e, const char *key, const void *p, size_t n);
 /* Writes s with JSON escaping (or as is for text). */
 void em_json_string(FILE *out, const char *s, size_t n);
+/* Text output: n bytes of an untrusted string (comm, path), control bytes
+ * and bytes >= 0x7f as \xNN, so a trace cannot forge lines or send
+ * terminal escape sequences. */
+void em_text(FILE *out, const char *s, size_t n);
 
 
 

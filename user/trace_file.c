@@ -196,7 +196,9 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
 		got += 4;
 	}
 	if (got < sizeof(pre) || memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
-		if (got && got < sizeof(pre) &&
+		if (r->zerr && r->zerr[0])   /* compressed, cut or damaged that early */
+			snprintf(err, errlen, "%s: %s, in its file header", path, r->zerr);
+		else if (got && got < sizeof(pre) &&
 		    !memcmp(&pre, CT_FILE_MAGIC, got < sizeof(pre.magic) ? got : sizeof(pre.magic)))
 			snprintf(err, errlen, "%s ends inside its file header (capture cut short?)",
 				 path);

@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Seeds for tests/fuzz/fuzz_trace.c, cut from the real traces in traces/.
+#
+#   tests/fuzz/make-seeds.sh OUTDIR [N]
+#
+# Writes into OUTDIR (created; existing files are kept):
+#   file-<trace>-<N>        the preamble and the first N records of each trace
+#                           (default 16), then that trace's trailer
+#   pair-<trace>-<cmd>-<sz> preamble + META + the first entry/exit pair of each
+#                           distinct (request, argument size) in the trace
+#   rec-<trace>-<...>       single raw records (the fuzzer's live-path mode):
+#                           the first of each record type, every distinct
+#                           ioctl (request, size) exit
+#   edge-*                  hand-made edge cases: bad magic, newer version,
+#                           sizes that lie, unterminated env, empty trailer...
+#   zst-*                   some of the above compressed as -z writes them
+#                           (zstd frames), whole, cut and damaged (needs the
+#                           zstd tool; left out without it)
+#
+# Seeds are not committed: `make fuzz` merges what adds coverage into
+# tests/fuzz/corpus/.  Needs python3 (as the tests do).
+set -eu
+
+out=${1:?usage: make-seeds.sh OUTDIR [N]}
+n=${2:-16}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+
+exec python3 - "$out" "$n" "$top"/traces/*.ctrace <<'EOF'
+import hashlib, os, shutil, struct, subprocess, sys
+
+out, n, traces = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+PRE = b"CUDATRCE" + struct.pack("<II", 1, 16)
+HDR = struct.Struct("<IIQII")          # struct ct_rec
+IOCTL = 24 + 8 + 16 + 4 + 4 + 8 + 4 + 4 + 8 + 8 + 8 + 4 * 6   # sizeof(struct ct_ioctl)
+seen = set()
+
+def pad(b):
+    return b + b"\0" * (-len(b) % 8)
+
+def put(name, data):
+    h = hashlib.sha1(data).hexdigest()
+    if h in seen:
+        return
+    seen.add(h)
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+
+def records(path):
+    d = open(path, "rb").read()
+    off, recs = 16, []
+    while off + 24 <= len(d):
+        t, s = struct.unpack_from("<II", d, off)
+        if s < 24 or off + s > len(d):
+            break
+        recs.append(d[off:off + s])
+        off += (s + 7) & ~7
+    return recs
+
+def rec(t, payload=b"", pid=100, tid=101, ts=36672163713 + 1000):
+    return HDR.pack(t, 24 + len(payload), ts, pid, tid) + payload
+
+for path in traces:
+    name = os.path.basename(path).replace(".ctrace", "")
+    recs = records(path)
+    if not recs:
+        continue
+    meta = recs[0]
+    trailer = [r for r in recs if HDR.unpack_from(r)[0] == 10]
+    put("file-%s-%d" % (name, n),
+        PRE + b"".join(pad(r) for r in recs[:n] + trailer[:1]))
+    types = {}
+    enters = {}
+    pairs = {}
+    for r in recs:
+        t = HDR.unpack_from(r)[0]
+        types.setdefault(t, r)
+        if t in (2, 3):
+            cmd, = struct.unpack_from("<I", r, 64)
+            asz, = struct.unpack_from("<I", r, 96)
+            tid = HDR.unpack_from(r)[4]
+            if t == 2:
+                enters[tid] = r
+            elif (cmd, asz) not in pairs and tid in enters:
+                pairs[(cmd, asz)] = (enters.pop(tid), r)
+    for t, r in sorted(types.items()):
+        put("rec-%s-type%d" % (name, t), r)
+    for (cmd, asz), (en, ex) in sorted(pairs.items()):
+        put("pair-%s-%08x-%d" % (name, cmd, asz), PRE + pad(meta) + pad(en) + pad(ex))
+        put("rec-%s-%08x-%d" % (name, cmd, asz), ex)
+
+# --- hand-made edge cases -------------------------------------------------
+meta = rec(1, b"driver=580.159.04\nstart_monotonic_ns=36672163713\n"
+              b"device=0xc3000ff 0 0 /dev/nvidiactl\nnovalue\n=\nkey=\n")
+trailer = rec(10, struct.pack("<QQQII", 2, 0, 0, 2, 0) + struct.pack("<QQ", 0, 0))
+def proc(argv, env, src=1):
+    return rec(6, struct.pack("<II16sIIII", 1, src, b"saxpy", len(argv), len(env), 0, 0)
+               + argv + env)
+def ioctl(t, cmd, arg=b"", nest=b"", flags=0, nest_ptr=0, ts_enter=36672163713, ret=0, tid=101):
+    body = struct.pack("<Q16siIQIIQqQIIIIII", ts_enter, b"saxpy", 3, 0xc3000ff, 0, cmd,
+                       flags, 0x7ffd0000, ret, nest_ptr, len(arg), len(arg),
+                       len(nest), len(nest), 1, 0)
+    return rec(t, body + arg + nest, tid=tid)
+
+put("edge-empty", b"")
+put("edge-preamble-only", PRE)
+put("edge-preamble-short", PRE[:11])
+put("edge-bad-magic", b"CUDATRCX" + PRE[8:] + pad(meta))
+put("edge-version-2", b"CUDATRCE" + struct.pack("<II", 2, 16) + pad(meta))
+put("edge-preamble-size", b"CUDATRCE" + struct.pack("<II", 1, 32) + pad(meta))
+put("edge-meta-trailer", PRE + pad(meta) + pad(trailer))
+put("edge-size-huge", PRE + pad(meta) + HDR.pack(2, 0xffffffff, 0, 1, 1))
+put("edge-size-zero", PRE + pad(meta) + HDR.pack(2, 0, 0, 1, 1))
+put("edge-size-max1", PRE + pad(meta) + HDR.pack(2, IOCTL + 16384 + 262144 + 65, 0, 1, 1))
+put("edge-meta-huge", PRE + HDR.pack(1, (1 << 20) + 1, 0, 0, 0))
+put("edge-type-unknown", PRE + pad(meta) + pad(rec(99, b"12345678")))
+put("edge-cut-header", PRE + pad(meta) + HDR.pack(2, 200, 0, 1, 1)[:13])
+put("edge-cut-body", PRE + pad(meta) + pad(ioctl(2, 0xc020462a, b"A" * 32))[:IOCTL + 5])
+bad = bytearray(ioctl(2, 0xc020462a, b"A" * 32))
+struct.pack_into("<I", bad, 96, 4096)          # arg_size points past the end
+put("edge-argsize-past-end", PRE + pad(meta) + pad(bytes(bad)))
+put("rec-edge-argsize-past-end", bytes(bad))
+ctl = struct.pack("<IIII", 0xc1d00001, 0xc1d00001, 0x20800110, 0) + \
+      struct.pack("<QII", 0x7ffd1000, 16, 0)
+put("edge-rm-control", PRE + pad(meta)
+    + pad(ioctl(2, 0xc020462a, ctl, b"\1" * 16, nest_ptr=0x7ffd1000))
+    + pad(ioctl(3, 0xc020462a, ctl, b"\2" * 16, nest_ptr=0x7ffd1000, flags=3)) + pad(trailer))
+put("edge-unfinished", PRE + pad(meta) + pad(ioctl(2, 0xc020462a, ctl))
+    + pad(ioctl(2, 0xc020462a, ctl, ts_enter=5)) + pad(ioctl(3, 0xc0104629, b"", ret=-22)))
+put("edge-tid0", PRE + pad(meta) + pad(ioctl(2, 0x1, tid=0)) + pad(ioctl(3, 0x1, tid=0)))
+put("edge-proc", PRE + pad(meta) + pad(proc(b"a\0b" * 50, b"CUDA_X=1\0HOME=/\0NCCL_Y" , 3))
+    + pad(proc(b"", b"", 9)))
+put("rec-edge-proc-env-unterminated", proc(b"./a.out\0", b"CUDA_VISIBLE_DEVICES=0"))
+put("rec-edge-proc-env", proc(b"./a.out\0-x\0", b"HOME=/root\0CUDA_X=1\0SECRET=2\0"))
+put("edge-fdpath", PRE + pad(meta)
+    + pad(rec(9, struct.pack("<IIQII", 0x800001, 16, 77, 9, 0) + b"/tmp/fake"))
+    + pad(rec(4, struct.pack("<Q16siIQQQIIQqII", 1, b"x", 3, 0x800001, 77, 0, 4096, 3, 1,
+                             0, -12, 16, 0)))
+    + pad(rec(5, struct.pack("<QQQ", 0x7f0000, 4096, 4096)))
+    + pad(rec(7, struct.pack("<II", 555, 0))) + pad(rec(8)))
+put("rec-edge-trailer-ncpu0", rec(10, struct.pack("<QQQII", 1, 5, 6, 0, 0)))
+put("rec-edge-mmap-err", rec(4, struct.pack("<Q16siIQQQIIQqII", 1, b"x", 3, 0xc300000, 0, 0,
+                                            4096, 3, 1, 0, -12, 0, 0)))
+
+# --- zstd (-z) -------------------------------------------------------------
+if shutil.which("zstd"):
+    for name in sorted(os.listdir(out)):
+        if not (name.startswith("file-") or name in ("edge-rm-control", "edge-proc",
+                                                     "edge-fdpath", "edge-version-2")):
+            continue
+        data = open(os.path.join(out, name), "rb").read()
+        z = subprocess.run(["zstd", "-q", "-c", "-3"], input=data, stdout=subprocess.PIPE,
+                           check=True).stdout
+        put("zst-" + name, z)
+        if name.startswith("file-"):
+            put("zst-cut-" + name, z[:len(z) // 2])
+            bad = bytearray(z)
+            bad[len(bad) // 3] ^= 0x55
+            put("zst-bad-" + name, bytes(bad))
+    put("zst-edge-garbage", b"\x28\xb5\x2f\xfd" + b"\xff" * 64)
+    put("zst-edge-magic-only", b"\x28\xb5\x2f\xfd")
+EOF
