@@ -39,6 +39,10 @@ for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py
 	[ -f "$t" ] && run_one "${t#tests/}" python3 "$t"
 done
 
+for t in tests/fuzz/ci.sh; do
+	[ -f "$t" ] && run_one "fuzz/ci.sh" sh "$t"
+done
+
 [ -n "$failed_list" ] && echo "failed:$failed_list"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
