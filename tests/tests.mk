@@ -11,8 +11,9 @@ ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 
 TOOLS := $(OUTPUT)/nvfake $(OUTPUT)/libioctlcount.so
 
+# The whole decoder under ASan/UBSan too: tests/hostile runs it on bad files.
 .PHONY: tests-build
-tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS)
+tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS) $(OUTPUT)/asan/cudatrace-r
 
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS)
 	$(call msg,CC,$@)

@@ -54,14 +54,14 @@ fuzz: $(FUZZ_BIN)
 	$(Q){ $(FUZZ_BIN) $(FUZZ_RUNOPTS) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) \
 		$(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds tests/fuzz/regress 2>&1; \
 		echo $$? > $(FUZZ_DIR)/fuzz.rc; } | tee $(FUZZ_DIR)/fuzz.log | \
-		grep --line-buffered -E '^#[0-9]+[[:space:]]+(pulse|DONE|INITED)|ERROR|SUMMARY|runtime error|Test unit written|^stat::'
+		grep -a --line-buffered -E '^#[0-9]+[[:space:]]+(pulse|DONE|INITED)|ERROR|SUMMARY|runtime error|Test unit written|^stat::'
 	@echo "== results"
-	$(Q)grep -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_DIR)/fuzz.log | tail -n 1 || true
+	$(Q)grep -a -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_DIR)/fuzz.log | tail -n 1 || true
 	$(Q)echo "corpus: $$(ls $(FUZZ_DIR)/corpus | wc -l) files, $$(cat $(FUZZ_DIR)/corpus/* | wc -c) bytes" \
 		"(make fuzz-merge keeps the minimal set in tests/fuzz/corpus/)"
 	$(Q)rc=$$(cat $(FUZZ_DIR)/fuzz.rc); \
 	if [ "$$rc" != 0 ]; then \
-		grep -A 24 -E '==ERROR|runtime error|ERROR: libFuzzer' $(FUZZ_DIR)/fuzz.log | head -n 40 >&2; \
+		grep -a -A 24 -E '==ERROR|runtime error|ERROR: libFuzzer' $(FUZZ_DIR)/fuzz.log | head -n 40 >&2; \
 		for f in $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/timeout-* \
 			 $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/slow-unit-*; do \
 			[ -f "$$f" ] || continue; \
@@ -76,9 +76,9 @@ fuzz: $(FUZZ_BIN)
 fuzz-regress: $(FUZZ_BIN)
 	$(call msg,FUZZ-RUN,tests/fuzz/corpus tests/fuzz/regress)
 	$(Q)$(FUZZ_BIN) $(FUZZ_RUNOPTS) $(FUZZ_INPUTS) > $(FUZZ_DIR)/regress.log 2>&1 || { \
-		grep -v '^Running: \|^Executed ' $(FUZZ_DIR)/regress.log | tail -n 60 >&2; \
+		grep -a -v '^Running: \|^Executed ' $(FUZZ_DIR)/regress.log | tail -n 60 >&2; \
 		echo "fuzz-regress: FAILED (full log: $(FUZZ_DIR)/regress.log)" >&2; exit 1; }
-	@echo "fuzz-regress: $$(grep -c '^Executed ' $(FUZZ_DIR)/regress.log) inputs, no crash"
+	@echo "fuzz-regress: $$(grep -a -c '^Executed ' $(FUZZ_DIR)/regress.log) inputs, no crash"
 
 # Inputs are judged on their first FUZZ_MERGE_MAX_LEN bytes and kept cut
 # to that, which keeps the committed corpus small (seeds cut from the real
@@ -90,7 +90,7 @@ fuzz-merge: $(FUZZ_BIN)
 	$(Q)$(FUZZ_BIN) -merge=1 -max_len=$(FUZZ_MERGE_MAX_LEN) $(FUZZ_RUNOPTS) $(FUZZ_DIR)/merged \
 		tests/fuzz/corpus $(FUZZ_MERGE_DIRS) > $(FUZZ_DIR)/merge.log 2>&1 || { \
 		tail -n 30 $(FUZZ_DIR)/merge.log >&2; exit 1; }
-	$(Q)grep 'MERGE-OUTER: [0-9]* new files' $(FUZZ_DIR)/merge.log || true
+	$(Q)grep -a 'MERGE-OUTER: [0-9]* new files' $(FUZZ_DIR)/merge.log || true
 	$(Q)rm -rf tests/fuzz/corpus && mkdir -p tests/fuzz/corpus && \
 		for f in $(FUZZ_DIR)/merged/*; do \
 			head -c $(FUZZ_MERGE_MAX_LEN) "$$f" > tests/fuzz/corpus/$${f##*/}; done

@@ -6,15 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                        \
-	do {                                                               \
-		cudaError_t e_ = (call);                                   \
-		if (e_ != cudaSuccess) {                                   \
-			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, \
-				#call, cudaGetErrorString(e_));            \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
+#include "cuda_check.h"
 
 int main(int argc, char **argv)
 {

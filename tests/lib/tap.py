@@ -56,3 +56,14 @@ def live_capture_possible():
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         return "kernel has no BTF"
     return None
+
+
+def start_tracer(args):
+    """Starts cudatrace without a command; returns once it says it is tracing."""
+    p = subprocess.Popen([CUDATRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stderr.readline()
+    if "tracing" not in line:
+        p.kill()
+        raise RuntimeError("cudatrace did not start: " + line + p.stderr.read())
+    return p

@@ -12,7 +12,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible,  # noqa: E402
+                 run, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -39,17 +40,6 @@ def ioctls(events, **match):
 
 def arg_u32(hexstr, off):
     return int.from_bytes(bytes.fromhex(hexstr[2 * off:2 * off + 8]), "little")
-
-
-def start_tracer(args):
-    """Starts cudatrace without a command; returns once it says it is tracing."""
-    p = subprocess.Popen([CUDATRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    line = p.stderr.readline()
-    if "tracing" not in line:
-        p.kill()
-        raise RuntimeError("cudatrace did not start: " + line + p.stderr.read())
-    return p
 
 
 # 1. Every byte: nvfake's script mode, compared with what it says it sent.

@@ -13,7 +13,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, run,  # noqa: E402
+                 start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -25,16 +26,6 @@ tmp = tempfile.mkdtemp(prefix="ct-faults-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 DEV = ["--device", ctl]
-
-
-def start_tracer(args):
-    p = subprocess.Popen([CUDATRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    line = p.stderr.readline()
-    if "tracing" not in line:
-        p.kill()
-        raise RuntimeError("cudatrace did not start: " + line + p.stderr.read())
-    return p
 
 
 def decode(path):
@@ -147,6 +138,12 @@ ptn = fcntl.ioctl(m, 0x80045430, bytes(4)).hex()   # TIOCGPTN, _IOR('T', 0x30, i
 print(winsz, ptn)
 '''
 plain = run([sys.executable, "-c", PROG])
+if plain.returncode != 0 and "No such device" in plain.stderr:
+    # a chroot without /dev/pts: no terminal ioctls to compare
+    t.skip("results unchanged by tracing (pty ioctls)", "no /dev/pts here: " +
+           plain.stderr.strip().splitlines()[-1])
+    t.skip("the trace holds what TIOCGPTN wrote back", "no /dev/pts here")
+    t.done()
 tr = os.path.join(tmp, "ptmx.ctrace")
 traced = run([CUDATRACE, "--device", "/dev/ptmx", "-w", tr, "--", sys.executable, "-c", PROG])
 t.ok(plain.returncode == 0 and traced.returncode == 0 and
