@@ -10,6 +10,7 @@
 #   escape_fields.tsv  NV_ESC_* params, key = escape nr       (required)
 #   uvm_fields.tsv     UVM params, key = UVM request number    (required)
 #   uvm_api_fields.tsv UVM params at every tag, same family     (optional)
+#   escape_probe_fields.tsv escape structs nvabi has no fields for (optional)
 #   ctrl_fields.tsv    RM control params, key = NVOS54 cmd     (optional)
 #   alloc_fields.tsv   RM alloc params, key = NVOS21/64 hClass (optional)
 #
@@ -34,6 +35,7 @@ BEGIN {
 	FS = "\t"
 	# File name -> family (enum ct_layout_family), key width in hex digits.
 	fam_of["escape_fields"] = 0; keyw["escape_fields"] = 2   # _IOC_NR is 8 bits
+	fam_of["escape_probe_fields"] = 0; keyw["escape_probe_fields"] = 2
 	fam_of["uvm_fields"] = 1;    keyw["uvm_fields"] = 8
 	fam_of["uvm_api_fields"] = 1; keyw["uvm_api_fields"] = 8
 	fam_of["ctrl_fields"] = 2;   keyw["ctrl_fields"] = 8
@@ -93,7 +95,7 @@ FNR == 1 {
 	sub(/^.*\//, "", t)
 	sub(/\.tsv$/, "", t)
 	if (!(t in fam_of))
-		die("unknown layout file (expected escape_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv or alloc_fields.tsv)")
+		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv or alloc_fields.tsv)")
 	if (t in seen_file) die("file given twice")
 	seen_file[t] = 1
 	ftag = ""

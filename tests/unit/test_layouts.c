@@ -73,6 +73,15 @@ static void test_escapes(void)
 	expect(l, "NVOS54", "status", 28, 4, CT_FK_STATUS);
 	ok(l && l->nfields == 7, "NVOS54 has 7 fields");
 
+	/* NVOS32 (VID_HEAP_CONTROL) comes from escape_probe_fields.tsv. */
+	l = ct_layout_escape(0x4a, 184);
+	ok(l && strcmp(l->name, "NVOS32_PARAMETERS") == 0, "NV_ESC_RM_VID_HEAP_CONTROL 0x4a/184 is NVOS32");
+	expect(l, "NVOS32", "function", 8, 4, CT_FK_U);
+	expect(l, "NVOS32", "hVASpace", 12, 4, CT_FK_HANDLE);
+	expect(l, "NVOS32", "status", 20, 4, CT_FK_STATUS);
+	expect(l, "NVOS32", "free", 32, 8, CT_FK_U);
+	expect(l, "NVOS32", "data", 40, 144, CT_FK_BYTES);
+
 	l = ct_layout_escape(0x2b, 48);
 	ok(l && strcmp(l->name, "NVOS64_PARAMETERS") == 0, "NV_ESC_RM_ALLOC 0x2b/48 is NVOS64_PARAMETERS");
 	expect(l, "NVOS64", "hClass", 12, 4, CT_FK_CLASS);
