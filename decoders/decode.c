@@ -880,6 +880,8 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 	if (d->o.json) {
 		em_str(e, "syscall", "mmap");
 		print_fd_path(d, m->fd, m->dev, m->flags, m->ino);
+		if (c.gpu >= 0)
+			em_i64(e, "gpu", c.gpu);
 		em_hex(e, "addr", m->addr);
 		em_u64(e, "len", m->len);
 		em_hex(e, "prot", m->prot);

@@ -251,21 +251,22 @@ static struct row *row_for(struct ct_summary *s, uint32_t pid, enum kind k, uint
 
 void ct_summary_add(struct ct_summary *s, const struct ct_call *c)
 {
-	uint32_t pid = s->o.by_pid ? c->pid : 0;
+	/* The group key: the pid, or GPU + 1 (0: no GPU known), or 0 for all. */
+	uint32_t pid = s->o.by_pid ? c->pid : s->o.by_gpu ? (uint32_t)(c->gpu + 1) : 0;
 	char buf[96];
 	struct group *g;
 	struct row *r;
 	bool main_thread = c->tid == c->pid;
 
-	if (s->o.by_pid) {
-		g = find_group(s, c->pid);
+	if (s->o.by_pid || s->o.by_gpu) {
+		g = find_group(s, pid);
 		if (!g) {
 			s->oom = true;
 			return;
 		}
 		/* The process's name: its main thread's latest comm (after an
 		 * exec it is the new program's), else the first one seen. */
-		if (c->comm[0] && (main_thread || !g->comm[0])) {
+		if (s->o.by_pid && c->comm[0] && (main_thread || !g->comm[0])) {
 			memcpy(g->comm, c->comm, sizeof(g->comm));
 		}
 	}
@@ -378,7 +379,7 @@ bool ct_summary_lookup(struct ct_summary *s, uint32_t pid, const char *kind,
 	for (i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
 
-		if ((s->o.by_pid && r->pid != pid) || strcmp(kind_names[r->kind], kind) ||
+		if (((s->o.by_pid || s->o.by_gpu) && r->pid != pid) || strcmp(kind_names[r->kind], kind) ||
 		    strcmp(r->name, name))
 			continue;
 		row_figures(r, &f);
@@ -541,7 +542,11 @@ static void json_u64_or_null(FILE *out, const char *key, uint64_t v, bool have)
 static void group_label(const struct ct_summary *s, const struct group *g, char *buf,
 			size_t n)
 {
-	if (!s->o.by_pid)
+	if (s->o.by_gpu && g->pid)
+		snprintf(buf, n, "gpu %u", g->pid - 1);
+	else if (s->o.by_gpu)
+		snprintf(buf, n, "gpu unknown");
+	else if (!s->o.by_pid)
 		snprintf(buf, n, "all");
 	else
 		snprintf(buf, n, "pid %u (%s)", g->pid, g->comm[0] ? g->comm : "?");
@@ -557,6 +562,8 @@ static void json_row(struct ct_summary *s, const struct group *g, const struct r
 	group_label(s, g, label, sizeof(label));
 	fputs("{\"type\":\"summary\",\"group\":", out);
 	em_json_string(out, label, strlen(label));
+	if (s->o.by_gpu && g->pid)
+		fprintf(out, ",\"gpu\":%u", g->pid - 1);
 	if (s->o.by_pid) {
 		fprintf(out, ",\"pid\":%u,\"comm\":", g->pid);
 		em_json_string(out, g->comm, strlen(g->comm));
@@ -601,6 +608,12 @@ static void print_group(struct ct_summary *s, const struct group *g, const struc
 		}
 		return;
 	}
+	if (s->o.by_gpu) {
+		char label[32];
+
+		group_label(s, g, label, sizeof(label));
+		fprintf(out, "\n=== %s\n", label);
+	}
 	if (s->o.by_pid) {
 		fprintf(out, "\n=== pid %u (", g->pid);
 		em_text(out, g->comm[0] ? g->comm : "?", g->comm[0] ? strlen(g->comm) : 1);
@@ -626,8 +639,9 @@ void ct_summary_print(struct ct_summary *s)
 	}
 	sort_all(s);
 	if (!s->o.json)
-		fprintf(s->o.out, "cudatrace summary%s\n", s->o.by_pid ? " by process" : "");
-	if (s->o.by_pid) {
+		fprintf(s->o.out, "cudatrace summary%s\n", s->o.by_pid ? " by process" :
+			s->o.by_gpu ? " by GPU" : "");
+	if (s->o.by_pid || s->o.by_gpu) {
 		for (i = 0; i < s->nrows; i++) {
 			struct group *g = find_group(s, s->rows[i].pid);
 

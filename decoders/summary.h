@@ -22,6 +22,7 @@ struct ct_summary_opts {
 	FILE *out;      /* the decoder's output stream */
 	bool json;      /* one {"type":"summary",...} object per row */
 	bool by_pid;    /* --summary-by=pid: one table per process */
+	bool by_gpu;    /* --summary-by=gpu: one table per GPU (call->gpu) */
 };
 
 struct ct_summary *ct_summary_new(const struct ct_summary_opts *o);

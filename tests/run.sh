@@ -39,6 +39,11 @@ for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py
 	[ -f "$t" ] && run_one "${t#tests/}" python3 "$t"
 done
 
+# The golden decode again, by the decoder built with ASan and UBSan.
+if [ -x "$B/asan/cudatrace-r" ]; then
+	run_one "asan/golden/decode.py" env CUDATRACE_BIN="$B/asan/cudatrace-r" \
+		python3 tests/golden/decode.py
+fi
 for t in tests/fuzz/ci.sh; do
 	[ -f "$t" ] && run_one "fuzz/ci.sh" sh "$t"
 done

@@ -63,7 +63,7 @@ static const char usage[] =
 "                           (total, mean, p50, p99, max) per escape, RM control\n"
 "                           and UVM request, and mmap/munmap (JSON rows with -j)\n"
 "  -C                       the events, then the table\n"
-"      --summary-by=pid     one table per process\n"
+"      --summary-by=pid|gpu one table per process, or per GPU\n"
 "      --perfetto FILE      also write FILE, a Perfetto/Chrome trace-event JSON\n"
 "                           (open it in ui.perfetto.dev or chrome://tracing)\n"
 "Capture:\n"
@@ -297,9 +297,12 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 			o->summary = 2;
 			break;
 		case OPT_SUMMARY_BY:
-			if (strcmp(optarg, "pid") != 0)
-				return bad_arg("Invalid --summary-by (pid)", optarg);
-			o->summary_by_pid = true;
+			if (strcmp(optarg, "pid") == 0)
+				o->summary_by_pid = true;
+			else if (strcmp(optarg, "gpu") == 0)
+				o->summary_by_gpu = true;
+			else
+				return bad_arg("Invalid --summary-by (pid or gpu)", optarg);
 			break;
 		case OPT_PERFETTO:
 			o->perfetto_path = optarg;

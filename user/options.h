@@ -41,6 +41,7 @@ struct ct_options {
 	const char *dev_root;    /* "/dev" */
 	int summary;             /* -c 1: the table alone, -C 2: events and the table */
 	bool summary_by_pid;     /* --summary-by=pid */
+	bool summary_by_gpu;     /* --summary-by=gpu */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
 };

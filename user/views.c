@@ -22,7 +22,7 @@ int ct_views_check(const struct ct_options *o)
 				"checks it)\n");
 		return -1;
 	}
-	if (o->summary_by_pid && !o->summary) {
+	if ((o->summary_by_pid || o->summary_by_gpu) && !o->summary) {
 		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
 		return -1;
 	}
@@ -59,6 +59,7 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 	if (o->summary) {
 		struct ct_summary_opts so = {
 			.out = o->out, .json = o->json, .by_pid = o->summary_by_pid,
+			.by_gpu = o->summary_by_gpu,
 		};
 
 		sum = ct_summary_new(&so);

@@ -36,4 +36,12 @@ for trace in sorted(glob.glob(os.path.join(ROOT, "traces", "*.ctrace"))):
     except ValueError as e:
         good, objs = False, str(e)
     t.ok(good, "%s: every --json line parses, meta first, trailer last" % os.path.basename(trace))
+# -r needs no privilege: decode as nobody, with no capabilities.
+if os.geteuid() == 0:
+    p = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+             CUDATRACE, "-r", os.path.join(ROOT, "traces", "h100-saxpy.ctrace")])
+    t.ok(p.returncode == 0 and p.stdout.count(" ioctl(") == 477,
+         "-r as an unprivileged user decodes the trace", p.stderr)
+else:
+    t.skip("-r as an unprivileged user", "already not root; every run here is one")
 t.done()
