@@ -29,12 +29,6 @@ const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data 
 #define DEV_NVIDIA 1
 #define DEV_UVM    2
 
-/* _IOC decoding (asm-generic/ioctl.h). */
-#define IOC_NR(c)   ((c) & 0xff)
-#define IOC_TYPE(c) (((c) >> 8) & 0xff)
-#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
-#define IOC_DIR(c)  ((c) >> 30)
-#define NV_IOCTL_MAGIC 'F'
 
 #define S_IFMT  00170000
 #define S_IFCHR 0020000

@@ -34,6 +34,14 @@ enum ct_rec_type {
 	CT_REC_TYPE_MAX
 };
 
+/* _IOC fields of an ioctl request (asm-generic/ioctl.h); NVIDIA's escapes
+ * are type 'F'.  UVM requests are plain numbers, not _IOC-encoded. */
+#define IOC_NR(c)   ((c) & 0xff)
+#define IOC_TYPE(c) (((c) >> 8) & 0xff)
+#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
+#define IOC_DIR(c)  ((c) >> 30)
+#define NV_IOCTL_MAGIC 'F'
+
 /* Every record starts with this.  size counts the header and all payload. */
 struct ct_rec {
 	__u32 type;

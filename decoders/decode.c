@@ -19,11 +19,6 @@
 #include "record.h"
 #include "idmap.h"
 
-#define IOC_NR(c)   ((c) & 0xff)
-#define IOC_TYPE(c) (((c) >> 8) & 0xff)
-#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
-#define IOC_DIR(c)  ((c) >> 30)
-#define NV_IOCTL_MAGIC 'F'
 #define NV_ESC_RM_CONTROL 0x2a
 #define NV_ESC_RM_ALLOC   0x2b
 #define NV_ESC_IOCTL_XFER_CMD 0xd3

@@ -16,9 +16,6 @@
 #include "filter.h"
 #include "nvtables.h"
 
-#define IOC_NR(c)   ((c) & 0xff)
-#define IOC_TYPE(c) (((c) >> 8) & 0xff)
-#define NV_IOCTL_MAGIC 'F'
 
 enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_MAX };
 

@@ -9,8 +9,6 @@
 #include "objects.h"
 #include "record.h"
 
-#define IOC_NR(c)   ((c) & 0xff)
-#define IOC_TYPE(c) (((c) >> 8) & 0xff)
 
 /* Escapes and the 580 offsets read here (decoders/layouts/escape_fields.tsv). */
 enum {

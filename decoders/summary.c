@@ -16,11 +16,6 @@
 #include "emit.h"
 #include "summary.h"
 
-#define IOC_NR(c)   ((c) & 0xff)
-#define IOC_TYPE(c) (((c) >> 8) & 0xff)
-#define IOC_SIZE(c) (((c) >> 16) & 0x3fff)
-#define IOC_DIR(c)  ((c) >> 30)
-#define NV_IOCTL_MAGIC 'F'
 
 enum kind { K_ESCAPE, K_CTRL, K_UVM, K_OTHER, K_MAX };
 

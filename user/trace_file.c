@@ -29,24 +29,6 @@ struct ct_writer {
 	unsigned char buf[WBUF_SIZE];
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 struct ct_writer *ct_writer_open(const char *path, bool compress)
 {
 	struct preamble pre = { .version = CT_FILE_VERSION, .size = sizeof(pre) };
@@ -87,7 +69,7 @@ static int write_out(struct ct_writer *w, bool end)
 {
 	if (!w->err && (w->used || end))
 		w->err = w->z ? ct_zenc_write(w->z, w->fd, w->buf, w->used, end)
-			      : write_all(w->fd, w->buf, w->used);
+			      : ct_write_all(w->fd, w->buf, w->used);
 	w->used = 0;
 	return w->err;
 }

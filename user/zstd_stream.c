@@ -31,8 +31,10 @@ struct ct_zenc *ct_zenc_new(int level)
 	return z;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
+int ct_write_all(int fd, const void *buf, size_t len)
 {
+	const unsigned char *p = buf;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
@@ -60,7 +62,7 @@ int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool e
 		left = ZSTD_compressStream2(z->cctx, &out, &in, mode);
 		if (ZSTD_isError(left))
 			return -EIO;
-		err = write_all(fd, z->out, out.pos);
+		err = ct_write_all(fd, z->out, out.pos);
 		if (err)
 			return err;
 	} while (left || in.pos < in.size);

@@ -10,6 +10,9 @@
 
 #define CT_ZSTD_MAGIC "\x28\xb5\x2f\xfd"
 
+/* write(2) until done or an error (-errno); EINTR is retried. */
+int ct_write_all(int fd, const void *buf, size_t len);
+
 struct ct_zenc;
 
 struct ct_zenc *ct_zenc_new(int level);
