@@ -7,7 +7,9 @@ import difflib
 import glob
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
@@ -38,8 +40,15 @@ for trace in sorted(glob.glob(os.path.join(ROOT, "traces", "*.ctrace"))):
     t.ok(good, "%s: every --json line parses, meta first, trailer last" % os.path.basename(trace))
 # -r needs no privilege: decode as nobody, with no capabilities.
 if os.geteuid() == 0:
+    # binary and trace copied where nobody can reach them (/root is 0700)
+    pub = tempfile.mkdtemp(prefix="ct-nobody-")
+    os.chmod(pub, 0o755)
+    shutil.copy(CUDATRACE, os.path.join(pub, "cudatrace"))
+    shutil.copy(os.path.join(ROOT, "traces", "h100-saxpy.ctrace"), pub)
+    os.chmod(os.path.join(pub, "h100-saxpy.ctrace"), 0o644)
     p = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
-             CUDATRACE, "-r", os.path.join(ROOT, "traces", "h100-saxpy.ctrace")])
+             os.path.join(pub, "cudatrace"), "-r", os.path.join(pub, "h100-saxpy.ctrace")])
+    shutil.rmtree(pub)
     t.ok(p.returncode == 0 and p.stdout.count(" ioctl(") == 477,
          "-r as an unprivileged user decodes the trace", p.stderr)
 else:
