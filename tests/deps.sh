@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev \
-      python3 libclang-rt-14-dev"
+      python3 libclang-rt-14-dev zstd"
 
 missing=""
 for p in $PKGS; do
