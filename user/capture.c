@@ -430,7 +430,8 @@ static void trace_file_name(const struct ct_options *o, unsigned i, char *buf, s
 }
 
 /* Opens the next trace file and writes its header: every file stands alone. */
-static int open_trace_file(struct capture *c)
+/* The header record every capture and every rotated file starts with. */
+static int sink_meta(struct capture *c)
 {
 	const struct ct_options *o = c->o;
 	struct ct_meta_in mi = {
@@ -438,7 +439,18 @@ static int open_trace_file(struct capture *c)
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
 		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
 	};
-	struct ct_rec *meta;
+	struct ct_rec *meta = ct_meta_build(&mi);
+
+	if (!meta)
+		return -1;
+	sink(c, meta);
+	free(meta);
+	return 0;
+}
+
+static int open_trace_file(struct capture *c)
+{
+	const struct ct_options *o = c->o;
 	char path[4096];
 
 	trace_file_name(o, c->file_index, path, sizeof(path));
@@ -452,12 +464,7 @@ static int open_trace_file(struct capture *c)
 		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
 		unlink(path);
 	}
-	meta = ct_meta_build(&mi);
-	if (!meta)
-		return -1;
-	sink(c, meta);
-	free(meta);
-	return 0;
+	return sink_meta(c);
 }
 
 /*
@@ -566,12 +573,6 @@ static int open_sink(struct capture *c)
 {
 	const struct ct_options *o = c->o;
 	struct ct_decode_opts dopts = ct_decode_opts_from(o);
-	struct ct_meta_in mi = {
-		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
-		.start_realtime_ns = now_ns(CLOCK_REALTIME),
-		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
-	};
-	struct ct_rec *meta;
 
 	if (o->write_path)
 		return open_trace_file(c);
@@ -579,12 +580,7 @@ static int open_sink(struct capture *c)
 	c->decoder = ct_decoder_new(&dopts);
 	if (!c->decoder || ct_views_setup(c->decoder, o))
 		return -1;
-	meta = ct_meta_build(&mi);
-	if (!meta)
-		return -1;
-	sink(c, meta);
-	free(meta);
-	return 0;
+	return sink_meta(c);
 }
 
 static void reap_child(struct capture *c)
