@@ -69,6 +69,9 @@ $(OUTPUT)/obj/%.o: %.c $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
 
+# capture.c embeds the BPF object through the skeleton: rebuild it with it.
+$(OUTPUT)/obj/capture.o: $(OUTPUT)/cudatrace.skel.h
+
 $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -20,6 +20,7 @@ const volatile bool filter_cgroup = false; /* --cgroup: only tasks under cgroup_
 const volatile bool filter_comm = false; /* --comm: only threads named in traced_comms */
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
 const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
+const volatile __u64 file_id_key = 0;    /* random per capture: file ids are not addresses */
 
 /* Stops clang from re-reading a bounded value from memory, which would
  * lose the bound the verifier needs. */
@@ -250,25 +251,37 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  * so it walks BTF-typed pointers with plain loads: one helper call, for the
  * fd array slot, instead of one probe read per hop.
  */
-static __always_inline bool fd_traced(int fd, struct fd_info *out)
+/* The struct file behind fd of the current task, as a number (0: none). */
+static __always_inline __u64 fd_file_addr(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct files_struct *files = task->files;
 	struct fdtable *fdt;
-	struct file **fds, *file;
+	struct file **fds;
+	__u64 file;
+
+	if (fd < 0 || !files)
+		return 0;
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
+		return 0;
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]))
+		return 0;
+	return file;
+}
+
+static __always_inline bool fd_traced(int fd, struct fd_info *out)
+{
+	__u64 addr = fd_file_addr(fd);
+	struct file *file;
 	struct inode *inode;
 	struct file_key key = {};
 	__u8 *kind;
 
-	if (fd < 0 || !files)
+	if (!addr)
 		return false;
-	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return false;
-	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
-		return false;
-	file = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+	file = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct file));
 	inode = file->f_inode;
 	if (!inode)
 		return false;
@@ -404,6 +417,57 @@ static __always_inline void send_ioctl(struct scratch *s, bool at_entry)
 	emit(s, size);
 }
 
+/*
+ * Where the params of an RM control name another fd: the export fd that
+ * carries RM objects from one client to another (ctrl0000unix.h, 580;
+ * decoders/layouts/ctrl_fields.tsv).  -1: the command names none.
+ */
+static __always_inline int ctrl_fd_offset(__u32 ctrl_cmd)
+{
+	switch (ctrl_cmd) {
+	case 0x3d05: return 16;  /* EXPORT_OBJECT_TO_FD_PARAMS.fd */
+	case 0x3d06: return 0;   /* IMPORT_OBJECT_FROM_FD_PARAMS.fd */
+	case 0x3d08: return 0;   /* GET_EXPORT_OBJECT_INFO_PARAMS.fd */
+	case 0x3d0a: return 72;  /* CREATE_EXPORT_OBJECT_FD_PARAMS.fd */
+	case 0x3d0b: return 0;   /* EXPORT_OBJECTS_TO_FD_PARAMS.fd */
+	case 0x3d0c: return 0;   /* IMPORT_OBJECTS_FROM_FD_PARAMS.fd */
+	}
+	return -1;
+}
+
+/*
+ * After the entry record of an RM control whose params name an fd: which
+ * open file that fd is.  The export fd travels to the importing process
+ * over a unix socket under another number; the file is the same, so the
+ * decoder can pair an import with its export.  Reads the copy of the
+ * params that send_ioctl just made (NVOS54: 32 bytes, cmd at 8).
+ */
+static __noinline void send_fileref(struct scratch *s)
+{
+	struct ct_ioctl *r = &s->rec;
+	struct ct_fileref fr = {};
+	__u64 file;
+	int off;
+
+	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || IOC_NR(r->cmd) != 0x2a || r->arg_size != 32)
+		return;
+	fr.ctrl_cmd = *(__u32 *)(s->data + 8);
+	off = ctrl_fd_offset(fr.ctrl_cmd);
+	if (off < 0 || off > 72 || r->nest_size < (__u32)off + 4)
+		return;
+	fr.fd = *(__s32 *)(s->data + 32 + off);
+	file = fd_file_addr(fr.fd);
+	/* Keyed and multiplied, so that the trace does not carry kernel addresses. */
+	if (file)
+		fr.file_id = (file ^ file_id_key) * 0x9e3779b97f4a7c15ULL | 1;
+	fr.h.type = CT_REC_FILEREF;
+	fr.h.size = sizeof(fr);
+	fr.h.ts_ns = r->h.ts_ns;
+	fr.h.pid = r->h.pid;
+	fr.h.tid = r->h.tid;
+	emit(&fr, sizeof(fr));
+}
+
 /* Copy a user range of the new image (argv or environment), bounded. */
 static __always_inline __u32 copy_user_range(__u8 *dst, unsigned long start,
 					     unsigned long end, __u32 max, __u32 *trunc)
@@ -504,6 +568,7 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->nest_want = 0;
 	r->_pad = 0;
 	send_ioctl(s, true);
+	send_fileref(s);
 
 	in = bpf_task_storage_get(&inflight_ioctl, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -31,6 +31,7 @@ enum ct_rec_type {
 	CT_REC_PROC_EXIT   = 8,  /* struct ct_rec only */
 	CT_REC_FDPATH      = 9,  /* struct ct_fdpath + path bytes */
 	CT_REC_TRAILER     = 10, /* file only: struct ct_trailer + per-cpu lost */
+	CT_REC_FILEREF     = 11, /* struct ct_fileref */
 	CT_REC_TYPE_MAX
 };
 
@@ -149,6 +150,22 @@ struct ct_fdpath {
 	__u64 ino;
 	__u32 path_size;  /* bytes of path following, no NUL */
 	__u32 _pad;
+};
+
+/*
+ * An fd named inside an ioctl's parameters (the export fd of
+ * NV0000_CTRL_CMD_OS_UNIX_EXPORT/IMPORT_OBJECT(S)_TO/FROM_FD) and the open
+ * file behind it.  Sent right after the ioctl's entry record.  The same
+ * open file passed to another process (SCM_RIGHTS) has the same file_id
+ * there, under another fd number: that is how objects are followed across
+ * processes.  file_id is opaque: equal for one open file within a capture,
+ * not a kernel address.
+ */
+struct ct_fileref {
+	struct ct_rec h;
+	__s32 fd;         /* the fd named in the parameters */
+	__u32 ctrl_cmd;   /* the RM control command that named it */
+	__u64 file_id;    /* 0: fd was not open */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

@@ -198,6 +198,40 @@ static bool is_c_string(const unsigned char *p, uint32_t n)
 	return true;
 }
 
+#define TEXT_HANDLES_MAX 16   /* text shows this many of a handle array */
+
+/* An NvHandle array, up to its last non-zero entry (the rest is unused). */
+static void print_handles(struct ct_decoder *d, const struct ct_field *f,
+			  const unsigned char *p, const struct field_ctx *fc)
+{
+	struct emit *e = &d->em;
+	uint32_t n = f->size / 4, used = 0, i;
+	char desc[160];
+
+	for (i = 0; i < n; i++)
+		if (field_u(p + 4 * i, 4))
+			used = i + 1;
+	em_str_list_begin(e, f->name);
+	for (i = 0; i < used; i++) {
+		uint32_t h = (uint32_t)field_u(p + 4 * i, 4);
+		const char *what = h ? ct_objects_describe(d->objs, fc->client, h, desc,
+							   sizeof(desc)) : NULL;
+
+		if (!e->json && i == TEXT_HANDLES_MAX) {
+			em_str(e, NULL, "...");
+			break;
+		}
+		if (e->json) {
+			em_open(e, NULL);
+			em_hex_named(e, "handle", h, what);
+			em_close(e);
+		} else {
+			em_hex_named(e, NULL, h, what);
+		}
+	}
+	em_str_list_end(e);
+}
+
 static void print_field(struct ct_decoder *d, const struct ct_field *f,
 			const unsigned char *p, const struct field_ctx *fc)
 {
@@ -231,6 +265,9 @@ static void print_field(struct ct_decoder *d, const struct ct_field *f,
 						 (uint32_t)v, desc, sizeof(desc)));
 		break;
 	}
+	case CT_FK_HANDLES:
+		print_handles(d, f, p, fc);
+		break;
 	case CT_FK_PTR:
 		em_hex(e, f->name, v);
 		break;
@@ -963,6 +1000,9 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 	const char *s = p->source < 4 ? src[p->source] : "?";
 	const char *argv = (const char *)(p + 1);
 
+	/* A new image (or a new process under a reused pid): old fds are gone. */
+	if (p->source == CT_PROC_EXEC)
+		ct_objects_forget_pid(d->objs, p->h.pid);
 	if (d->o.quiet)
 		return;   /* -c: the views speak, not the events */
 	print_head(d, "proc", &p->h, p->comm);
@@ -993,6 +1033,7 @@ static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 
 static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 {
+	ct_objects_forget_pid(d->objs, r->pid);
 	if (d->o.quiet)
 		return;   /* -c: the views speak, not the events */
 	if (!d->o.json && d->o.verbose < 1)
@@ -1006,6 +1047,24 @@ static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 static void on_fdpath(struct ct_decoder *d, const struct ct_fdpath *f)
 {
 	add_dev(d, f->dev, f->flags & CT_F_REGFILE, f->ino, (const char *)(f + 1), f->path_size);
+}
+
+/* An fd named in params, and the open file behind it (shown with -vv). */
+static void on_fileref(struct ct_decoder *d, const struct ct_fileref *f)
+{
+	ct_objects_learn_fileref(d->objs, f);
+	if (d->o.quiet || (!d->o.json && d->o.verbose < 2))
+		return;
+	print_head(d, "fileref", &f->h, NULL);
+	if (d->o.json) {
+		em_i64(&d->em, "fd", f->fd);
+		em_hex(&d->em, "file", f->file_id);
+	} else if (f->file_id) {
+		fprintf(d->o.out, "+++ fd %d is open file %#" PRIx64, f->fd, (uint64_t)f->file_id);
+	} else {
+		fprintf(d->o.out, "+++ fd %d is not open", f->fd);
+	}
+	end_line(d);
 }
 
 static void on_trailer(struct ct_decoder *d, const struct ct_trailer *t)
@@ -1058,6 +1117,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 		break;
 	case CT_REC_TRAILER:
 		on_trailer(d, (const struct ct_trailer *)r);
+		break;
+	case CT_REC_FILEREF:
+		on_fileref(d, (const struct ct_fileref *)r);
 		break;
 	}
 }

@@ -28,6 +28,7 @@ enum ct_field_kind {
 	CT_FK_FD,       /* file descriptor, 4 bytes */
 	CT_FK_CLASS,    /* RM class id (hClass), 4 bytes */
 	CT_FK_BYTES,    /* arrays, unions, anything else: hex dump */
+	CT_FK_HANDLES,  /* NvHandle array, a multiple of 4 bytes */
 };
 
 struct ct_field {

@@ -2,8 +2,10 @@
 /*
  * Handle -> object tracking, as the RM sees it: RM_ALLOC (and the older
  * ALLOC_MEMORY/ALLOC_OBJECT) create (client, handle) objects of a class
- * under a parent, DUP_OBJECT copies one, RM_FREE destroys one and all it
- * owns.  Lets every handle printed say what it is, and an mmap say which
+ * under a parent, DUP_OBJECT copies one, EXPORT/IMPORT_OBJECT(S) carry one
+ * through an export fd (across processes too), RM_FREE destroys one and
+ * all it owns.  Client handles are unique machine-wide, so one table
+ * serves every process of a system-wide capture.  Lets every handle printed say what it is, and an mmap say which
  * memory object RM_MAP_MEMORY prepared it for.
  */
 #ifndef CT_OBJECTS_H
@@ -23,7 +25,14 @@ void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex);
 /* ... and destructions (call after printing it). */
 void ct_objects_learn_freed(struct ct_objects *o, const struct ct_ioctl *ex);
 
-/* "NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0", or NULL if h is not known. */
+/* A CT_REC_FILEREF: which open file an fd named in params is. */
+void ct_objects_learn_fileref(struct ct_objects *o, const struct ct_fileref *f);
+/* A process exited or exec'd: its fd numbers mean nothing any more. */
+void ct_objects_forget_pid(struct ct_objects *o, uint32_t pid);
+
+/* "NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0", or NULL if h is not known;
+ * objects made by IMPORT_OBJECT(S)_FROM_FD or duplicated from another
+ * process add ", imported from pid P 0xH" / ", dup of pid P 0xH". */
 const char *ct_objects_describe(struct ct_objects *o, uint32_t client, uint32_t h,
 				char *buf, size_t len);
 

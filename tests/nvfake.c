@@ -14,6 +14,7 @@
  *   burst N              N RM_CONTROL back to back; "sent N ns_per_ioctl X"
  *   threads T N          T threads x N RM_CONTROL each
  *   fork K               K children do one RM_CONTROL each, parent one too
+ *   export               objects through an export fd, across processes (below)
  *   first                one RM_CONTROL as the very first thing main does
  *                        (only when spelled exactly "nvfake -f PATH first")
  *   wait-then SECS MODE  open the files, sleep SECS (tracer attaches by
@@ -43,6 +44,14 @@
  *   threads: thread i (0-based): hObject 0x7e000000+i, cmd 0xcafe0300, seed 0x10+i
  *   fork: child i (1..K), parent i = 0: hObject 0xf0000000+i, cmd 0xcafe0400, seed i
  *   first: hObject 0x0f1f0000, cmd 0xcafe0500, seed 0xf1
+ * export (RM object export/import, ctrl0000unix.h layouts): the parent
+ * opens an export file (a memfd) as fd A and sends EXPORT_OBJECTS_TO_FD
+ * (0x3d0b, fd A, objects[0] 0x0e170001), passes fd A to a child over a unix
+ * socket (SCM_RIGHTS), where it arrives as fd B != A; the child sends
+ * IMPORT_OBJECTS_FROM_FD (0x3d0c, fd B, hParent 0x0d000002, objects[0]
+ * 0x0e170002).  Then the parent opens a second export file, fd D, and sends
+ * EXPORT_OBJECT_TO_FD (0x3d05, fd D, hObject 0x0e170003).  Prints
+ * "export pid P fd A", "import pid C fd B", "other pid P fd D", "sent 3".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -371,6 +381,88 @@ static void fork_children(long k)
 	}
 }
 
+/* Sends fd over sock with SCM_RIGHTS. */
+static void send_fd(int sock, int fd)
+{
+	char byte = 'x', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &m, 0) != 1)
+		die("sendmsg");
+}
+
+static int recv_fd(int sock)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1 || !(c = CMSG_FIRSTHDR(&m)) || c->cmsg_type != SCM_RIGHTS)
+		die("recvmsg");
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+static void export_import(void)
+{
+	static unsigned char ex[2128], im[652], one[24];
+	uint32_t v;
+	int sv[2], a, b, d, st, pad;
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		die("socketpair");
+	a = memfd_create("export", MFD_CLOEXEC);
+	if (a < 0)
+		die("memfd_create");
+	v = (uint32_t)a;      memcpy(ex + 0, &v, 4);       /* fd */
+	v = 0x0d000001;       memcpy(ex + 4, &v, 4);       /* hDevice */
+	v = 1;                memcpy(ex + 8, &v, 2);       /* maxObjects */
+	v = 0x0e170001;       memcpy(ex + 76, &v, 4);      /* objects[0] */
+	v = 1;                memcpy(ex + 2124, &v, 2);    /* numObjects; index 0 */
+	rm_control(0xc1d00000, 0x3d0b, ex, sizeof(ex));
+	printf("export pid %d fd %d\n", (int)getpid(), a);
+	fflush(NULL);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(a);
+		pad = open("/dev/null", O_RDONLY);   /* takes A's number: B != A */
+		(void)pad;
+		b = recv_fd(sv[1]);
+		v = (uint32_t)b;      memcpy(im + 0, &v, 4);   /* fd */
+		v = 0x0d000002;       memcpy(im + 4, &v, 4);   /* hParent */
+		v = 0x0e170002;       memcpy(im + 8, &v, 4);   /* objects[0] */
+		v = 1;                memcpy(im + 648, &v, 2); /* numObjects; index 0 */
+		rm_control(0xc1d00000, 0x3d0c, im, sizeof(im));
+		printf("import pid %d fd %d\n", (int)getpid(), b);
+		exit(0);
+	}
+	send_fd(sv[0], a);
+	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("child");
+	d = memfd_create("other", MFD_CLOEXEC);
+	if (d < 0)
+		die("memfd_create");
+	v = 1;                memcpy(one + 0, &v, 4);      /* type RM */
+	v = 0x0d000001;       memcpy(one + 4, &v, 4);      /* hDevice */
+	v = 0x0e170003;       memcpy(one + 12, &v, 4);     /* hObject */
+	v = (uint32_t)d;      memcpy(one + 16, &v, 4);     /* fd */
+	rm_control(0xc1d00000, 0x3d05, one, sizeof(one));
+	printf("other pid %d fd %d\nsent 3\n", (int)getpid(), d);
+}
+
 static void run_mode(char **a, int n)
 {
 	if (n < 1)
@@ -383,6 +475,8 @@ static void run_mode(char **a, int n)
 		threads(num_arg(a[1]), num_arg(a[2]));
 	} else if (!strcmp(a[0], "fork") && n == 2) {
 		fork_children(num_arg(a[1]));
+	} else if (!strcmp(a[0], "export") && n == 1) {
+		export_import();
 	} else if (!strcmp(a[0], "first") && n == 1) {
 		unsigned char params[64];
 		fill(params, sizeof(params), 0xf1);
@@ -401,7 +495,7 @@ static void run_mode(char **a, int n)
 	return;
 usage:
 	fprintf(stderr, "usage: nvfake -f PATH [-u UVMPATH] [--expect FILE] "
-		"script | burst N | threads T N | fork K | first | wait-then SECS MODE...\n");
+		"script | burst N | threads T N | fork K | export | first | wait-then SECS MODE...\n");
 	exit(2);
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -243,7 +244,7 @@ static int load_bpf(struct capture *c)
 {
 	const struct ct_options *o = c->o;
 	struct cudatrace_bpf *s;
-	uint64_t rb_bytes = (uint64_t)o->ringbuf_mb << 20;
+	uint64_t rb_bytes = (uint64_t)o->ringbuf_mb << 20, key;
 	int err, ncpu = libbpf_num_possible_cpus();
 
 	libbpf_set_print(o->libbpf_debug ? libbpf_print : libbpf_quiet);
@@ -259,6 +260,10 @@ static int load_bpf(struct capture *c)
 	s->rodata->nest_max = o->nest_max;
 	/* Wake the reader when a quarter of the buffer is full; it also polls. */
 	s->rodata->wakeup_bytes = rb_bytes / 4;
+	/* Any value works; a random one keeps kernel addresses out of files. */
+	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
+		key = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	s->rodata->file_id_key = key;
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)rb_bytes);
 	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
 	s->rodata->filter_cgroup = o->cgroup != NULL;

@@ -66,6 +66,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_fdpath(buf, len);
 	case CT_REC_TRAILER:
 		return check_trailer(buf, len);
+	case CT_REC_FILEREF:
+		return len == sizeof(struct ct_fileref) ? NULL : "file reference record has the wrong size";
 	default:
 		return "unknown record type";
 	}

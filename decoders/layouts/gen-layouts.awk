@@ -13,6 +13,7 @@
 #   escape_probe_fields.tsv escape structs nvabi has no fields for (optional)
 #   ctrl_fields.tsv    RM control params, key = NVOS54 cmd     (optional)
 #   alloc_fields.tsv   RM alloc params, key = NVOS21/64 hClass (optional)
+#   refine.tsv         what the headers' types do not say      (optional)
 #
 # Rows are tab-separated, one per field:
 #
@@ -27,6 +28,16 @@
 # status 1, nothing on stdout.  The same layout (name and fields) given for
 # overlapping ranges becomes one layout over their union: uvm_fields.tsv has
 # the 580.142 UVM structs, uvm_api_fields.tsv every tag.
+#
+# refine.tsv rows, applied to every layout of the struct after all files
+# are read (the generated files are not edited by hand):
+#
+#   struct_name  field  new_field  offset  size  kind  why
+#
+# replace field by new_field at field's offset + offset.  Several rows for
+# one field split it (a union read as its one used member); one row may
+# just change the kind (an NvU32 that holds a handle).  A row that matches
+# no field is an error, so stale refinements do not linger.
 #
 # Plain POSIX awk (mawk is the awk of minimal Debian): no strtonum, asort or
 # regex intervals, so hex is parsed by hand and the sort is our own.
@@ -45,12 +56,13 @@ BEGIN {
 	fam_c[2] = "CT_LAYOUT_CTRL";   fam_c[3] = "CT_LAYOUT_ALLOC"
 	fam_label[0] = "escape"; fam_label[1] = "UVM"; fam_label[2] = "control"; fam_label[3] = "class"
 	# kind -> enum, and the sizes it allows ("" = any).
-	split("u s handle status ptr bool uuid fd class bytes", kl, " ")
-	split("U S HANDLE STATUS PTR BOOL UUID FD CLASS BYTES", ke, " ")
-	for (i = 1; i <= 10; i++) kind_c[kl[i]] = "CT_FK_" ke[i]
+	split("u s handle status ptr bool uuid fd class bytes handles", kl, " ")
+	split("U S HANDLE STATUS PTR BOOL UUID FD CLASS BYTES HANDLES", ke, " ")
+	for (i = 1; i <= 11; i++) kind_c[kl[i]] = "CT_FK_" ke[i]
 	ksizes["u"] = ksizes["s"] = " 1 2 4 8 "
 	ksizes["handle"] = ksizes["status"] = ksizes["fd"] = ksizes["class"] = " 4 "
 	ksizes["ptr"] = " 8 "; ksizes["bool"] = " 1 "; ksizes["uuid"] = " 16 "; ksizes["bytes"] = ""
+	ksizes["handles"] = ""   # an array of NvHandle: any multiple of 4
 	IDENT = "[A-Za-z_][A-Za-z0-9_]*"
 	MEMBER = IDENT "(\\[[0-9]+\\])?"
 }
@@ -94,6 +106,7 @@ FNR == 1 {
 	t = FILENAME
 	sub(/^.*\//, "", t)
 	sub(/\.tsv$/, "", t)
+	if (t == "refine") { ftag = "-"; seen_file[t] = 1; next }
 	if (!(t in fam_of))
 		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv or alloc_fields.tsv)")
 	if (t in seen_file) die("file given twice")
@@ -112,6 +125,24 @@ FNR == 1 {
 }
 
 /^#/ { next }
+
+t == "refine" {
+	if (NF != 7) die("expected 7 tab-separated fields, got " NF)
+	if ($1 !~ "^" IDENT "$") die("bad struct name \"" $1 "\"")
+	if ($2 !~ "^" MEMBER "([.]" MEMBER ")*$" || $3 !~ "^" MEMBER "([.]" MEMBER ")*$")
+		die("bad field name")
+	if (!($6 in kind_c)) die("unknown kind \"" $6 "\"")
+	R = $1 SUBSEP $2
+	n = ++rn[R]
+	rname[R, n] = $3; roff[R, n] = u32($4, "offset"); rsize[R, n] = u32($5, "size")
+	rkind[R, n] = $6; rwhere[R] = FILENAME ":" FNR
+	if (rsize[R, n] == 0) die("size 0")
+	if (ksizes[$6] != "" && index(ksizes[$6], " " rsize[R, n] " ") == 0)
+		die("kind " $6 " cannot be " rsize[R, n] " bytes")
+	if ($6 == "handles" && rsize[R, n] % 4) die("kind handles needs a multiple of 4 bytes")
+	count[t]++
+	next
+}
 
 {
 	if (index($0, "\r")) die("carriage return in row (CRLF line ends?)")
@@ -134,6 +165,7 @@ FNR == 1 {
 	fsz = u32($6, "size")
 	if (fsz == 0) die("field " $4 " has size 0")
 	if (!($7 in kind_c)) die("unknown kind \"" $7 "\"")
+	if ($7 == "handles" && fsz % 4) die("field " $4 ": kind handles needs a multiple of 4 bytes")
 	if (ksizes[$7] != "" && index(ksizes[$7], " " fsz " ") == 0)
 		die("field " $4 ": kind " $7 " cannot be " fsz " bytes")
 	if (off + fsz > ssize)
@@ -159,6 +191,33 @@ FNR == 1 {
 	n = ++nf[l]
 	fname[l, n] = $4; foff[l, n] = off; fsize[l, n] = fsz; fkind[l, n] = $7
 	count[t]++
+}
+
+# Applies refine.tsv to every layout (see the top of this file).
+function refine(    l, x, m, R, j, y, base, size, part) {
+	for (l = 1; l <= nl; l++) {
+		m = nf[l]
+		for (x = 1; x <= m; x++) {
+			R = lname[l] SUBSEP fname[l, x]
+			if (!(R in rn)) continue
+			where = rwhere[R] " on " lwhere[l]
+			rused[R] = 1
+			base = foff[l, x]; size = fsize[l, x]
+			for (j = 1; j <= rn[R]; j++) {
+				if (roff[R, j] + rsize[R, j] > size)
+					die(rname[R, j] " runs past the end of " fname[l, x])
+				y = j == 1 ? x : ++nf[l]
+				fname[l, y] = rname[R, j]; foff[l, y] = base + roff[R, j]
+				fsize[l, y] = rsize[R, j]; fkind[l, y] = rkind[R, j]
+			}
+		}
+	}
+	for (R in rn)
+		if (!(R in rused)) {
+			where = rwhere[R]
+			split(R, part, SUBSEP)
+			die("no layout has " part[1] "." part[2] ": a stale refinement")
+		}
 }
 
 # Sorts field numbers of layout l by offset into ford[].
@@ -187,6 +246,7 @@ END {
 	if (!("uvm_fields" in seen_file)) die("uvm_fields.tsv not given, or empty")
 	for (t in seen_file)
 		if (!count[t]) die(t ".tsv has no rows")
+	refine()
 
 	for (l = 1; l <= nl; l++) {
 		where = lwhere[l]

@@ -27,6 +27,7 @@ static void ok(int cond, const char *what, const char *got, const char *want)
 #define DEV_CTL (195u << 20 | 255)
 
 static unsigned char recbuf[1 << 16];
+static uint32_t cur_pid = 4242;   /* the process the next records come from */
 
 static const struct ct_rec *meta(void)
 {
@@ -53,7 +54,7 @@ static const struct ct_rec *ioctl_rec(uint32_t type, uint64_t ts, uint32_t cmd, 
 	r->h.type = type;
 	r->h.size = (uint32_t)(sizeof(*r) + alen + nlen);
 	r->h.ts_ns = type == CT_REC_IOCTL_EXIT ? ts + 5000 : ts;
-	r->h.pid = r->h.tid = 4242;
+	r->h.pid = r->h.tid = cur_pid;
 	r->ts_enter = ts;
 	memcpy(r->comm, "app", 4);
 	r->fd = 3;
@@ -107,6 +108,87 @@ static void rm_free(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t
 	uint32_t a[4] = { client, parent, h, 0 };
 
 	call(d, ts, REQ(0x29, 16), a, sizeof(a), NULL, 0);
+}
+
+/* What the BPF side sends after a control that names an fd. */
+static void fileref(struct ct_decoder *d, uint64_t ts, int32_t fd, uint32_t cmd, uint64_t file)
+{
+	struct ct_fileref f = { .h = { CT_REC_FILEREF, sizeof(f), ts, cur_pid, cur_pid },
+				.fd = fd, .ctrl_cmd = cmd, .file_id = file };
+
+	if (ct_record_check(&f, sizeof(f)))
+		abort();
+	ct_decoder_feed(d, &f.h);
+}
+
+/* An RM control with params (NVOS54 + params bytes). */
+static void rm_control_p(struct ct_decoder *d, uint64_t ts, uint32_t client, uint32_t cmd,
+			 const void *params, uint32_t size)
+{
+	uint32_t a[8] = { client, client, cmd, 0, 0x2000, 0x7ffd, size, 0 };
+
+	call(d, ts, REQ(0x2a, 32), a, sizeof(a), params, size);
+}
+
+static void put32(unsigned char *p, uint32_t off, uint32_t v)
+{
+	memcpy(p + off, &v, 4);
+}
+
+/*
+ * Process 100 exports a memory object through an export fd (its fd 50);
+ * process 200 imports it from the same open file (its fd 9), uses it, and
+ * dups another of 100's objects.  ctrl0000unix.h layouts.
+ */
+static char *decode_export(int verbose)
+{
+	struct ct_decode_opts o = { .verbose = verbose };
+	static unsigned char ex[2128], im[652], im2[652];
+	uint32_t dup[7] = { 0xc1d00002, 0x5c000002, 0x5c000088, 0xc1d00001, 0x5c000011, 0, 0 };
+	struct ct_decoder *d;
+	char *buf = NULL;
+	size_t len = 0;
+
+	o.out = open_memstream(&buf, &len);
+	d = ct_decoder_new(&o);
+	ct_decoder_feed(d, meta());
+	cur_pid = 100;
+	rm_alloc(d, 1000001000, 0, 0, 0xc1d00001, 0x41, 0);
+	rm_alloc(d, 1000002000, 0xc1d00001, 0xc1d00001, 0x5c000002, 0x80, 1);
+	rm_alloc(d, 1000003000, 0xc1d00001, 0x5c000002, 0x5c000010, 0x40, 0);
+	rm_alloc(d, 1000003500, 0xc1d00001, 0x5c000002, 0x5c000011, 0x3e, 0);
+	put32(ex, 0, 50);                  /* fd */
+	put32(ex, 4, 0x5c000002);          /* hDevice */
+	put32(ex, 8, 1);                   /* maxObjects */
+	put32(ex, 76, 0x5c000010);         /* objects[0] */
+	put32(ex, 2124, 1);                /* numObjects 1, index 0 */
+	fileref(d, 1000004000, 50, 0x3d0b, 0xabc1);
+	rm_control_p(d, 1000004000, 0xc1d00001, 0x3d0b, ex, sizeof(ex));
+	cur_pid = 200;
+	rm_alloc(d, 1000005000, 0, 0, 0xc1d00002, 0x41, 0);
+	rm_alloc(d, 1000006000, 0xc1d00002, 0xc1d00002, 0x5c000002, 0x80, 0);
+	put32(im, 0, 9);                   /* fd */
+	put32(im, 4, 0x5c000002);          /* hParent */
+	put32(im, 8, 0x5c000077);          /* objects[0] */
+	put32(im, 648, 1);                 /* numObjects 1, index 0 */
+	fileref(d, 1000007000, 9, 0x3d0c, 0xabc1);
+	rm_control_p(d, 1000007000, 0xc1d00002, 0x3d0c, im, sizeof(im));
+	rm_control(d, 1000008000, 0xc1d00002, 0x5c000077, 0x410110);
+	/* An import from a file nobody exported into, in this trace. */
+	memcpy(im2, im, sizeof(im2));
+	put32(im2, 0, 10);
+	put32(im2, 8, 0x5c000099);
+	fileref(d, 1000009000, 10, 0x3d0c, 0xdef1);
+	rm_control_p(d, 1000009000, 0xc1d00002, 0x3d0c, im2, sizeof(im2));
+	rm_control(d, 1000010000, 0xc1d00002, 0x5c000099, 0x410110);
+	/* NVOS55: hClient, hParent, hObject, hClientSrc, hObjectSrc, flags, status */
+	call(d, 1000011000, REQ(0x34, 28), dup, sizeof(dup), NULL, 0);
+	rm_control(d, 1000012000, 0xc1d00002, 0x5c000088, 0x410110);
+	cur_pid = 4242;
+	ct_decoder_finish(d);
+	ct_decoder_free(d);
+	fclose(o.out);
+	return buf;
 }
 
 static char *decode_script(int json)
@@ -185,6 +267,28 @@ int main(void)
 	   line(json, 0), "{\"type\":\"meta\"...");
 	free(text);
 	free(json);
+
+	text = decode_export(1);
+	ok(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>], "
+		     "numObjects=1, index=0") != NULL,
+	   "EXPORT_OBJECTS_TO_FD: the handle array, up to numObjects, annotated",
+	   "(not in the output)", "...");
+	want = "objects=[0x5c000077<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #0, "
+	       "imported from pid 100 0x5c000010>]";
+	ok(strstr(text, want) != NULL,
+	   "IMPORT_OBJECTS_FROM_FD: the new handle is the exported object",
+	   "(not in the output)", want);
+	want = "hObject=0x5c000077<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #0, "
+	       "imported from pid 100 0x5c000010>, cmd=0x410110";
+	ok(strstr(text, want) != NULL, "a later call on the imported handle names it",
+	   "(not in the output)", want);
+	want = "hObject=0x5c000099<imported object of NV01_DEVICE_0 #0>";
+	ok(strstr(text, want) != NULL, "an import whose export is not in the trace: no guessed class",
+	   "(not in the output)", want);
+	want = "hObject=0x5c000088<NV01_MEMORY_SYSTEM of NV01_DEVICE_0 #0, dup of pid 100 0x5c000011>";
+	ok(strstr(text, want) != NULL, "RM_DUP_OBJECT from another process's client says whose",
+	   "(not in the output)", want);
+	free(text);
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
