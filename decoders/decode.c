@@ -17,11 +17,13 @@
 #include "objects.h"
 #include "nvtables.h"
 #include "record.h"
+#include "gpus.h"
 #include "idmap.h"
 
 #define NV_ESC_RM_CONTROL 0x2a
 #define NV_ESC_RM_ALLOC   0x2b
 #define NV_ESC_IOCTL_XFER_CMD 0xd3
+#define NV_ESC_CARD_INFO  0xc8
 #define TEXT_STRING_MAX   96
 
 struct devname {
@@ -43,6 +45,7 @@ struct ct_decoder {
 	uint64_t start_mono;
 	uint64_t start_real;       /* CLOCK_REALTIME at start_mono, for -t */
 	uint32_t driver;           /* ct_driver_version() of the trace, 0 unknown */
+	struct ct_gpus gpus;       /* UUID -> /dev/nvidiaN */
 	struct ct_decode_stats st;
 };
 
@@ -98,6 +101,32 @@ static const char *dev_path(const struct ct_decoder *d, uint32_t kdev, bool regf
 	return NULL;
 }
 
+/* Header keys that come once per GPU, major or device: lists in JSON. */
+static const char *const meta_lists[] = { "gpu", "major", "device" };
+
+static bool is_meta_list(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(meta_lists) / sizeof(meta_lists[0]); i++)
+		if (strcmp(key, meta_lists[i]) == 0)
+			return true;
+	return false;
+}
+
+struct meta_list_ctx {
+	struct ct_decoder *d;
+	const char *key;
+};
+
+static void meta_list_item(const char *key, const char *val, void *ctx)
+{
+	struct meta_list_ctx *c = ctx;
+
+	if (strcmp(key, c->key) == 0)
+		em_str_list_item(&c->d->em, val, strlen(val));
+}
+
 static void meta_line(const char *key, const char *val, void *ctx)
 {
 	struct ct_decoder *d = ctx;
@@ -105,7 +134,9 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	unsigned long long ino;
 	int pos = 0;
 
-	if (strcmp(key, "driver") == 0)
+	if (strcmp(key, "gpu") == 0)
+		ct_gpus_meta(&d->gpus, val);
+	else if (strcmp(key, "driver") == 0)
 		d->driver = ct_driver_version(val);
 	else if (strcmp(key, "start_monotonic_ns") == 0)
 		d->start_mono = strtoull(val, NULL, 10);
@@ -114,7 +145,7 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	else if (strcmp(key, "device") == 0 &&
 		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
 		add_dev(d, kdev, regfile != 0, ino, val + pos, strlen(val + pos));
-	if (d->o.json && !d->o.quiet)
+	if (d->o.json && !d->o.quiet && !is_meta_list(key))
 		em_str(&d->em, key, val);
 }
 
@@ -128,6 +159,15 @@ static void on_meta(struct ct_decoder *d, const struct ct_rec *r)
 	}
 	ct_meta_foreach(r, meta_line, d);
 	if (show) {
+		size_t i;
+
+		for (i = 0; i < sizeof(meta_lists) / sizeof(meta_lists[0]); i++) {
+			struct meta_list_ctx c = { d, meta_lists[i] };
+
+			em_str_list_begin(&d->em, meta_lists[i]);
+			ct_meta_foreach(r, meta_list_item, &c);
+			em_str_list_end(&d->em);
+		}
 		em_close(&d->em);
 		fputc('\n', d->o.out);
 	}
@@ -474,7 +514,6 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
  * per card; unused slots have valid=0 and are skipped) and
  * NV_ESC_ATTACH_GPUS_TO_FD (NvU32 GPU ids).
  */
-#define NV_ESC_CARD_INFO         0xc8
 #define NV_ESC_ATTACH_GPUS_TO_FD 0xd4
 #define CARD_INFO_SIZE           72
 
@@ -609,6 +648,16 @@ static int call_gpu(struct ct_decoder *d, const struct ct_call *c, const struct 
 		if (f->kind != CT_FK_HANDLE || f->offset + 4 > len)
 			continue;
 		gpu = ct_objects_gpu(d->objs, client, (uint32_t)field_u(arg + f->offset, 4));
+		if (gpu >= 0)
+			return gpu;
+	}
+	/* UVM names GPUs by UUID (gpu_uuid, gpuUuid ...). */
+	for (i = 0; l && i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if (f->kind != CT_FK_UUID || f->size != 16 || f->offset + 16 > len)
+			continue;
+		gpu = ct_gpus_by_uuid(&d->gpus, arg + f->offset);
 		if (gpu >= 0)
 			return gpu;
 	}
@@ -842,6 +891,8 @@ static void on_ioctl_exit(struct ct_decoder *d, const struct ct_ioctl *r)
 	if (!en)
 		d->st.exits_no_enter++;
 	ct_objects_learn_created(d->objs, r);
+	if (IOC_TYPE(r->cmd) == NV_IOCTL_MAGIC && IOC_NR(r->cmd) == NV_ESC_CARD_INFO && r->ret == 0)
+		ct_gpus_card_info(&d->gpus, ct_ioctl_arg(r), r->arg_size);
 	print_ioctl(d, en, r);
 	ct_objects_learn_freed(d->objs, r);
 	d->st.ioctls++;

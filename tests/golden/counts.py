@@ -12,17 +12,20 @@ from tap import ROOT, Tap, decode_json  # noqa: E402
 
 
 def read_count(path):
+    """Totals over the processes the counter watched, and their pids."""
     total = mmaps = 0
     per_req = collections.Counter()
+    pids = set()
     for line in open(path):
         f = line.split()
         if f and f[0] == "ioctlcount":
             kv = dict(x.split("=") for x in f[1:])
+            pids.add(int(kv["pid"]))
             total += int(kv["ioctls"])
             mmaps += int(kv["mmaps"])
         elif f and f[0] == "req":
             per_req[int(f[1], 16)] += int(f[2])
-    return total, mmaps, per_req
+    return total, mmaps, per_req, pids
 
 
 t = Tap()
@@ -48,7 +51,18 @@ for trace in traces:
     if not os.path.exists(count):
         t.skip("%s: independent count" % name, "no .count file")
         continue
-    c_total, c_mmaps, c_req = read_count(count)
+    c_total, c_mmaps, c_req, c_pids = read_count(count)
+    # A system-wide capture also holds processes the counter did not watch
+    # (the GPU machine's own nvidia-smi monitoring): compare the watched ones.
+    others = {e["pid"] for e in ev if e["type"] in ("ioctl", "mmap") and e["pid"] not in c_pids}
+    if others:
+        parent = {e["pid"]: e["ppid"] for e in ev if e["type"] == "proc"}
+        t.ok(all(p in parent and parent[p] not in c_pids for p in others),
+             "%s: the %d other processes (%s) are described and not children of the "
+             "counted ones" % (name, len(others), sorted(others)), parent)
+    ioctls = [e for e in ioctls if e["pid"] in c_pids]
+    per_req = collections.Counter(int(e["request"], 16) for e in ioctls)
+    mmaps = sum(1 for e in ev if e["type"] == "mmap" and e["pid"] in c_pids)
     t.ok(len(ioctls) == c_total, "%s: %d ioctls, counter says %d" % (name, len(ioctls), c_total))
     t.ok(mmaps == c_mmaps, "%s: %d mmaps, counter says %d" % (name, mmaps, c_mmaps))
     t.ok(per_req == c_req, "%s: per-request counts equal the counter's" % name,

@@ -368,6 +368,20 @@ static void test_ctrl(void)
 	expect(l, "GET_ID_INFO_V2", "gpuFlags", 4, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "deviceInstance", 8, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "subDeviceInstance", 12, 4, CT_FK_U);
+
+	/* refine.tsv: handle arrays and the rmObject member of the union. */
+	l = ct_layout_ctrl(0x3d0b, 2128, drv);
+	expect(l, "EXPORT_OBJECTS_TO_FD", "objects", 76, 2048, CT_FK_HANDLES);
+	l = ct_layout_ctrl(0x3d0c, 652, drv);
+	expect(l, "IMPORT_OBJECTS_FROM_FD", "objects", 8, 512, CT_FK_HANDLES);
+	expect(l, "IMPORT_OBJECTS_FROM_FD", "objectTypes", 520, 128, CT_FK_BYTES);
+	l = ct_layout_ctrl(0x3d05, 24, drv);
+	expect(l, "EXPORT_OBJECT_TO_FD", "object.data.rmObject.hObject", 12, 4, CT_FK_HANDLE);
+	expect(l, "EXPORT_OBJECT_TO_FD", "fd", 16, 4, CT_FK_FD);
+	l = ct_layout_ctrl(0x3d06, 20, drv);
+	expect(l, "IMPORT_OBJECT_FROM_FD", "object.data.rmObject.hParent", 12, 4, CT_FK_HANDLE);
+	expect(l, "IMPORT_OBJECT_FROM_FD", "object.data.rmObject.hObject", 16, 4, CT_FK_HANDLE);
+	l = ct_layout_ctrl(0x205, 32, 0);
 	expect(l, "GET_ID_INFO_V2", "sliStatus", 16, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "boardId", 20, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "gpuInstance", 24, 4, CT_FK_U);
@@ -479,7 +493,8 @@ static void test_alloc(void)
 
 	l = ct_layout_alloc(0x40, 128, drv);
 	ok(l && strcmp(l->name, "NV_MEMORY_ALLOCATION_PARAMS") == 0, "NV01_MEMORY_LOCAL_USER 0x40/128");
-	expect(l, "NV_MEMORY_ALLOCATION", "owner", 0, 4, CT_FK_U);
+	/* An NvU32 in the header that holds a client: refine.tsv makes it a handle. */
+	expect(l, "NV_MEMORY_ALLOCATION", "owner", 0, 4, CT_FK_HANDLE);
 	expect(l, "NV_MEMORY_ALLOCATION", "pitch", 20, 4, CT_FK_S);
 	expect(l, "NV_MEMORY_ALLOCATION", "size", 64, 8, CT_FK_U);
 	expect(l, "NV_MEMORY_ALLOCATION", "address", 96, 8, CT_FK_PTR);
@@ -805,6 +820,9 @@ static void test_all(void)
 				break;
 			case CT_FK_UUID:
 				kinds_ok &= f->size == 16;
+				break;
+			case CT_FK_HANDLES:
+				kinds_ok &= f->size % 4 == 0;
 				break;
 			case CT_FK_BYTES:
 				break;
