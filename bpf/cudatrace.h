@@ -34,6 +34,9 @@ enum ct_rec_type {
 	CT_REC_FILEREF     = 11, /* struct ct_fileref */
 	CT_REC_TYPE_MAX
 };
+/* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
+ * skips them (and says so) rather than refusing the file. */
+#define CT_REC_TYPE_FUTURE_MAX 256
 
 /* _IOC fields of an ioctl request (asm-generic/ioctl.h); NVIDIA's escapes
  * are type 'F'.  UVM requests are plain numbers, not _IOC-encoded. */

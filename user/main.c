@@ -358,6 +358,7 @@ int ct_decode_file(const struct ct_options *o)
 	struct ct_decoder *d;
 	struct ct_reader *r;
 	enum ct_read_status s;
+	char skipped[160] = "";
 	const void *rec;
 	size_t len;
 	char err[512];
@@ -379,24 +380,31 @@ int ct_decode_file(const struct ct_options *o)
 		ct_decoder_feed(d, rec);
 	ct_decoder_finish(d);
 	st = ct_decoder_stats(d);
+	/* One line on stderr says how the read went; skipped records join it. */
+	if (ct_reader_skipped(r))
+		snprintf(skipped, sizeof(skipped), "; skipped %llu records of a type this "
+			 "version does not know (written by a newer cudatrace?)",
+			 (unsigned long long)ct_reader_skipped(r));
 	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
 		fprintf(stderr, "cudatrace: writing %s failed: %s\n",
 			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	if (s == CT_READ_ERROR) {
-		fprintf(stderr, "cudatrace: %s: %s; decoded the %llu records before it\n",
-			o->read_path, ct_reader_error(r), (unsigned long long)st->records);
+		fprintf(stderr, "cudatrace: %s: %s; decoded the %llu records before it%s\n",
+			o->read_path, ct_reader_error(r), (unsigned long long)st->records, skipped);
 		rc = 1;
 	} else if (!st->have_trailer) {
 		fprintf(stderr, "cudatrace: %s has no trailer: the capture was cut short "
 				"(killed or disk full); decoded all %llu complete records, "
-				"lost counts unknown\n", o->read_path,
-			(unsigned long long)st->records);
+				"lost counts unknown%s\n", o->read_path,
+			(unsigned long long)st->records, skipped);
 	} else if (st->trailer_lost || st->trailer_lost_inflight) {
 		fprintf(stderr, "cudatrace: the capture lost %llu events (ring buffer full); "
-				"rerun with a larger -b\n",
-			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight));
+				"rerun with a larger -b%s\n",
+			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight), skipped);
+	} else if (skipped[0]) {
+		fprintf(stderr, "cudatrace: %s\n", skipped + 2);
 	}
 	ct_decoder_free(d);
 	ct_reader_close(r);

@@ -127,6 +127,7 @@ struct ct_reader {
 	unsigned char *buf;
 	size_t cap;
 	const char *zerr;  /* what the zstd stage says went wrong, if compressed */
+	uint64_t skipped;  /* records of types added after this version */
 	char err[256];
 };
 
@@ -224,33 +225,46 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t
 
 	if (r->err[0])
 		return CT_READ_ERROR;
-	if (!read_exact(r, &h, sizeof(h), &got)) {
-		if (got == 0 && !ferror(r->f))
-			return CT_READ_END;
-		return fail(r, "file ends inside a record header (capture cut short?)");
-	}
-	max = h.type == CT_REC_META ? CT_META_MAX : CT_RECORD_MAX;
-	if (h.size < sizeof(h) || h.size > max)
-		return fail(r, "record claims an impossible size");
-	padded = PAD8(h.size);
-	if (padded > r->cap) {
-		unsigned char *nb = realloc(r->buf, padded);
+	for (;;) {
+		if (!read_exact(r, &h, sizeof(h), &got)) {
+			if (got == 0 && !ferror(r->f))
+				return CT_READ_END;
+			return fail(r, "file ends inside a record header (capture cut short?)");
+		}
+		max = h.type == CT_REC_META ? CT_META_MAX : CT_RECORD_MAX;
+		if (h.size < sizeof(h) || h.size > max)
+			return fail(r, "record claims an impossible size");
+		padded = PAD8(h.size);
+		if (padded > r->cap) {
+			unsigned char *nb = realloc(r->buf, padded);
 
-		if (!nb)
-			return fail(r, "out of memory");
-		r->buf = nb;
-		r->cap = padded;
+			if (!nb)
+				return fail(r, "out of memory");
+			r->buf = nb;
+			r->cap = padded;
+		}
+		memcpy(r->buf, &h, sizeof(h));
+		if (!read_exact(r, r->buf + sizeof(h), padded - sizeof(h), &got))
+			return fail(r, "file ends inside a record (capture cut short?)");
+		/* A type added after this version (docs/FORMAT.md): skipped, counted. */
+		if (h.type >= CT_REC_TYPE_MAX && h.type < CT_REC_TYPE_FUTURE_MAX) {
+			r->skipped++;
+			r->offset += padded;
+			continue;
+		}
+		bad = ct_record_check(r->buf, h.size);
+		if (bad)
+			return fail(r, bad);
+		*rec = r->buf;
+		*len = h.size;
+		r->offset += padded;
+		return CT_READ_OK;
 	}
-	memcpy(r->buf, &h, sizeof(h));
-	if (!read_exact(r, r->buf + sizeof(h), padded - sizeof(h), &got))
-		return fail(r, "file ends inside a record (capture cut short?)");
-	bad = ct_record_check(r->buf, h.size);
-	if (bad)
-		return fail(r, bad);
-	*rec = r->buf;
-	*len = h.size;
-	r->offset += padded;
-	return CT_READ_OK;
+}
+
+uint64_t ct_reader_skipped(const struct ct_reader *r)
+{
+	return r->skipped;
 }
 
 const char *ct_reader_error(const struct ct_reader *r)

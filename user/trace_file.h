@@ -42,6 +42,8 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen);
 enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t *len);
 const char *ct_reader_error(const struct ct_reader *r);
 uint64_t ct_reader_offset(const struct ct_reader *r);
+/* Records of a type newer than this cudatrace, skipped so far. */
+uint64_t ct_reader_skipped(const struct ct_reader *r);
 void ct_reader_close(struct ct_reader *r);
 
 #endif

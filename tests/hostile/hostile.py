@@ -387,13 +387,22 @@ def body(tap, cases, tmp):
         ("trailer ncpu larger than its record", head + pad8(rec(10, struct.pack("<QQQII", 1, 0, 0, 64, 0)
                                                              + b"\0" * 16)),
          r"trailer sizes do not add up"),
-        ("unknown record type", head + pad8(rec(77, b"12345678")), r"unknown record type"),
+        ("record type past the reserved range", head + pad8(rec(300, b"12345678")),
+         r"unknown record type"),
         ("record type 0", head + pad8(rec(0)), r"unknown record type"),
     ]
     cases.group("records that claim impossible or inconsistent sizes: exit 1, "
                 "the byte offset, the records before it decoded",
                 [(label, data, 1, want + r".*; decoded the \d+ records before it$")
                  for label, data, want in lies])
+
+    # A record type from a newer version (within the reserved range): skipped,
+    # said once, the rest decoded, exit 0.
+    newer_trailer = pad8(rec(10, struct.pack("<QQQII", 2, 0, 0, 1, 0) + b"\0" * 8))
+    cases.group("record types of a newer version: skipped and counted, the rest decoded",
+                [("type %d" % t_, head + pad8(rec(t_, b"12345678")) + newer_trailer, 0,
+                  r"^cudatrace: skipped 1 records of a type this version does not know")
+                 for t_ in (77, 255)])
 
     # --- memory: the largest legal records, many pending calls ------------------------
     big_meta = b"".join(b"key%06d=%s\n" % (i, b"v" * 100) for i in range(9000))[:CT_META_MAX - SIZEOF_REC]
