@@ -820,9 +820,14 @@ int on_exit(void *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct ct_rec r = {};
 
-	if (tgid != tid || !filter_pids || !bpf_map_lookup_elem(&traced_pids, &tgid))
+	if (tgid != tid)
 		return 0;
-	bpf_map_delete_elem(&traced_pids, &tgid);
+	/* Only processes the trace knows: traced ones (-p, --), or, system-wide,
+	 * ones described by a PROC record.  Forgetting them here lets a new
+	 * process under the same pid be described afresh. */
+	if (filter_pids ? bpf_map_delete_elem(&traced_pids, &tgid)
+			: bpf_map_delete_elem(&described, &tgid))
+		return 0;
 	r.type = CT_REC_PROC_EXIT;
 	r.size = sizeof(r);
 	r.ts_ns = bpf_ktime_get_ns();

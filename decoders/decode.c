@@ -1051,8 +1051,9 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 	const char *s = p->source < 4 ? src[p->source] : "?";
 	const char *argv = (const char *)(p + 1);
 
-	/* A new image (or a new process under a reused pid): old fds are gone. */
-	if (p->source == CT_PROC_EXEC)
+	/* A new image, or a process seen for the first time (perhaps under the
+	 * pid of one that exited): fd numbers of before mean nothing now. */
+	if (p->source != CT_PROC_ATTACH)
 		ct_objects_forget_pid(d->objs, p->h.pid);
 	if (d->o.quiet)
 		return;   /* -c: the views speak, not the events */
