@@ -1083,8 +1083,12 @@ static void on_fork(struct ct_decoder *d, const struct ct_fork *f)
 	end_line(d);
 }
 
+static void flush_unfinished(struct ct_decoder *d, uint32_t pid);
+
 static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 {
+	/* Calls the process never returned from (killed inside them). */
+	flush_unfinished(d, r->pid);
 	ct_objects_forget_pid(d->objs, r->pid);
 	if (d->o.quiet)
 		return;   /* -c: the views speak, not the events */
@@ -1176,21 +1180,51 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	}
 }
 
-static void flush_unfinished(uint64_t tid, void *val, void *ctx)
+static int by_entry_time(const void *a, const void *b)
 {
-	struct ct_decoder *d = ctx;
+	const struct ct_ioctl *x = *(const struct ct_ioctl *const *)a;
+	const struct ct_ioctl *y = *(const struct ct_ioctl *const *)b;
 
-	(void)tid;
-	print_ioctl(d, val, NULL);
-	d->st.unfinished++;
-	free(val);
+	if (x->ts_enter != y->ts_enter)
+		return x->ts_enter < y->ts_enter ? -1 : 1;
+	return x->h.tid < y->h.tid ? -1 : x->h.tid > y->h.tid;
+}
+
+/*
+ * Prints the calls still waiting for their exit, of process pid (0: all),
+ * oldest first (the map's order is a hash's), as unfinished.
+ */
+static void flush_unfinished(struct ct_decoder *d, uint32_t pid)
+{
+	struct ct_ioctl **calls;
+	size_t i, n = 0;
+
+	if (!d->pending.used)
+		return;
+	calls = malloc(d->pending.used * sizeof(*calls));
+	if (!calls)
+		return;
+	for (i = 0; i < d->pending.cap && n < d->pending.used; i++) {
+		struct ct_ioctl *en = d->pending.keys[i] ? d->pending.vals[i] : NULL;
+
+		if (en && (!pid || en->h.pid == pid))
+			calls[n++] = en;
+	}
+	qsort(calls, n, sizeof(*calls), by_entry_time);
+	for (i = 0; i < n; i++) {
+		idmap_del(&d->pending, calls[i]->h.tid);
+		print_ioctl(d, calls[i], NULL);
+		d->st.unfinished++;
+		free(calls[i]);
+	}
+	free(calls);
 }
 
 void ct_decoder_finish(struct ct_decoder *d)
 {
 	int i;
 
-	idmap_drain(&d->pending, flush_unfinished, d);
+	flush_unfinished(d, 0);
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].finish)
 			d->views[i].finish(d->views[i].ctx);

@@ -191,6 +191,35 @@ static char *decode_export(int verbose)
 	return buf;
 }
 
+/*
+ * A process killed inside an ioctl: its entry never gets an exit.  The call
+ * is printed as unfinished when the process's exit record comes, in order,
+ * not at the end of the trace.
+ */
+static char *decode_killed(void)
+{
+	struct ct_decode_opts o = { 0 };
+	uint32_t a[8] = { 0xc1d00001, 0xc1d00001, 0x202, 0, 0, 0, 0, 0 };
+	struct ct_rec ex = { CT_REC_PROC_EXIT, sizeof(ex), 1000002000, 300, 300 };
+	struct ct_decoder *d;
+	char *buf = NULL;
+	size_t len = 0;
+
+	o.out = open_memstream(&buf, &len);
+	d = ct_decoder_new(&o);
+	ct_decoder_feed(d, meta());
+	cur_pid = 300;
+	ct_decoder_feed(d, ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(0x2a, 32), a, sizeof(a),
+				     NULL, 0, 0));
+	ct_decoder_feed(d, &ex);
+	cur_pid = 4242;
+	rm_control(d, 1000003000, 0xc1d00001, 0xc1d00001, 0x202);
+	ct_decoder_finish(d);
+	ct_decoder_free(d);
+	fclose(o.out);
+	return buf;
+}
+
 static char *decode_script(int json)
 {
 	struct ct_decode_opts o = { .json = json, .durations = true };
@@ -267,6 +296,16 @@ int main(void)
 	   line(json, 0), "{\"type\":\"meta\"...");
 	free(text);
 	free(json);
+
+	text = decode_killed();
+	l = line(text, 0);
+	ok(strstr(l, "300/300") && strstr(l, "= ? <unfinished>"),
+	   "a call its process never returned from: unfinished, at the process's exit", l,
+	   "300/300 ... = ? <unfinished>");
+	l = line(text, 1);
+	ok(strstr(l, "4242/4242") && strstr(l, ") = 0"), "then the calls that came after it", l,
+	   "4242/4242 ... = 0");
+	free(text);
 
 	text = decode_export(1);
 	ok(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>], "
