@@ -24,6 +24,7 @@
 #define NV_ESC_RM_ALLOC   0x2b
 #define NV_ESC_IOCTL_XFER_CMD 0xd3
 #define NV_ESC_CARD_INFO  0xc8
+#define NV_ESC_ATTACH_GPUS_TO_FD 0xd4
 #define TEXT_STRING_MAX   96
 
 struct devname {
@@ -514,7 +515,6 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
  * per card; unused slots have valid=0 and are skipped) and
  * NV_ESC_ATTACH_GPUS_TO_FD (NvU32 GPU ids).
  */
-#define NV_ESC_ATTACH_GPUS_TO_FD 0xd4
 #define CARD_INFO_SIZE           72
 
 static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
@@ -528,8 +528,13 @@ static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || !r->arg_size)
 		return false;
 	if (nr == NV_ESC_ATTACH_GPUS_TO_FD && r->arg_size % 4 == 0) {
+		uint32_t used = 0;   /* up to the last non-zero id: the rest is unused */
+
+		for (i = 0; i < r->arg_size; i += 4)
+			if (field_u(arg + i, 4))
+				used = i + 4;
 		em_str_list_begin(e, "gpu_ids");
-		for (i = 0; i < r->arg_size; i += 4) {
+		for (i = 0; i < used; i += 4) {
 			char id[16];
 			int n = snprintf(id, sizeof(id), "0x%x", (uint32_t)field_u(arg + i, 4));
 
@@ -642,6 +647,19 @@ static int call_gpu(struct ct_decoder *d, const struct ct_call *c, const struct 
 
 	if (c->path && sscanf(c->path, "/dev/nvidia%d", &n) == 1 && n >= 0)
 		return n;
+	/* An fd attached to one GPU, by its RM gpu id (CARD_INFO gpu_id); the
+	 * unused entries of the id array are 0. */
+	if (IOC_TYPE(c->request) == NV_IOCTL_MAGIC && IOC_NR(c->request) == NV_ESC_ATTACH_GPUS_TO_FD) {
+		uint32_t id = 0, v;
+
+		for (i = 0; i + 4 <= len; i += 4) {
+			v = (uint32_t)field_u(arg + i, 4);
+			if (v && id && v != id)
+				return -1;   /* several GPUs */
+			id = v ? v : id;
+		}
+		return id ? ct_gpus_by_id(&d->gpus, id) : -1;
+	}
 	for (i = 0; l && i < l->nfields; i++) {
 		const struct ct_field *f = &l->fields[i];
 

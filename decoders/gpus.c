@@ -11,6 +11,7 @@
 #define CI_BUS           8
 #define CI_SLOT          9
 #define CI_FUNCTION      10
+#define CI_GPU_ID        16
 #define CI_MINOR         56
 
 static int hexval(int c)
@@ -63,7 +64,7 @@ void ct_gpus_meta(struct ct_gpus *g, const char *val)
 
 void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len)
 {
-	uint32_t off, domain, minor;
+	uint32_t off, domain, minor, gpu_id;
 	int i;
 
 	for (off = 0; off + CARD_INFO_SIZE <= len; off += CARD_INFO_SIZE) {
@@ -73,11 +74,14 @@ void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len
 			continue;
 		memcpy(&domain, c + CI_DOMAIN, 4);
 		memcpy(&minor, c + CI_MINOR, 4);
+		memcpy(&gpu_id, c + CI_GPU_ID, 4);
 		for (i = 0; i < g->n; i++)
 			if (g->gpu[i].domain == domain && g->gpu[i].bus == c[CI_BUS] &&
 			    g->gpu[i].slot == c[CI_SLOT] && g->gpu[i].function == c[CI_FUNCTION] &&
-			    minor < 4096)
+			    minor < 4096) {
 				g->gpu[i].minor = (int)minor;
+				g->gpu[i].gpu_id = gpu_id;
+			}
 	}
 }
 
@@ -87,6 +91,16 @@ int ct_gpus_by_uuid(const struct ct_gpus *g, const unsigned char *uuid)
 
 	for (i = 0; i < g->n; i++)
 		if (memcmp(g->gpu[i].uuid, uuid, 16) == 0)
+			return g->gpu[i].minor;
+	return -1;
+}
+
+int ct_gpus_by_id(const struct ct_gpus *g, uint32_t gpu_id)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->gpu[i].minor >= 0 && g->gpu[i].gpu_id == gpu_id)
 			return g->gpu[i].minor;
 	return -1;
 }

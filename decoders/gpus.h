@@ -19,6 +19,7 @@ struct ct_gpus {
 		uint32_t domain, bus, slot, function;
 		unsigned char uuid[16];
 		int minor;                /* -1 until CARD_INFO names it */
+		uint32_t gpu_id;          /* the RM's id (CARD_INFO gpu_id) */
 	} gpu[CT_GPUS_MAX];
 };
 
@@ -28,5 +29,7 @@ void ct_gpus_meta(struct ct_gpus *g, const char *val);
 void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len);
 /* The minor number of the GPU with this UUID, or -1. */
 int ct_gpus_by_uuid(const struct ct_gpus *g, const unsigned char *uuid);
+/* The minor number of the GPU with this RM gpu id (ATTACH_GPUS_TO_FD), or -1. */
+int ct_gpus_by_id(const struct ct_gpus *g, uint32_t gpu_id);
 
 #endif

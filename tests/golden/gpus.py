@@ -51,6 +51,20 @@ t.ok(by_uuid and all(w is not None and e.get("gpu") == w for e, w in zip(by_uuid
      "%d UVM calls that name a GPU by UUID are attributed to its /dev/nvidiaN" % len(by_uuid),
      [(e["name"], e.get("gpu"), w) for e, w in zip(by_uuid, want_gpu)][:6])
 
+# ATTACH_GPUS_TO_FD names the GPU by the RM's gpu id: CARD_INFO's gpu_id
+# and minor_number say which /dev/nvidiaN that is.
+minor_of_id = {}
+for e in calls:
+    if e["name"] == "NV_ESC_CARD_INFO" and e.get("ret") == 0:
+        for c in e["args"]:
+            minor_of_id[c["gpu_id"]] = c["minor_number"]
+att = [e for e in calls if e["name"] == "NV_ESC_ATTACH_GPUS_TO_FD"]
+t.ok(att and all(len(e["gpu_ids"]) == 1 and
+                 e.get("gpu") == minor_of_id.get(int(e["gpu_ids"][0], 16)) for e in att) and
+     {e.get("gpu") for e in att} == {0, 1},
+     "%d ATTACH_GPUS_TO_FD calls attributed to the GPU they attach" % len(att),
+     [(e["gpu_ids"], e.get("gpu")) for e in att][:4])
+
 # Across processes: NCCL's cuMem IPC hands each worker's buffers to the other
 # through export fds (EXPORT_OBJECTS_TO_FD in one process, the fd over a
 # unix socket, IMPORT_OBJECTS_FROM_FD in the other).  Every imported handle
