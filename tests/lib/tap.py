@@ -58,6 +58,32 @@ def live_capture_possible():
     return None
 
 
+def mounted(fstype, target=None):
+    """The mount point of a file system of this type (at target, if given)."""
+    for line in open("/proc/mounts"):
+        f = line.split()
+        if f[2] == fstype and (target is None or f[1] == target):
+            return f[1]
+    return None
+
+
+def mount_if_missing(fstype, target, options=None):
+    """Mounts fstype at target unless one is there (fresh chroots lack
+    /dev/pts and cgroup2).  Returns (path or None, mounted_by_us, why)."""
+    have = mounted(fstype, target)
+    if have:
+        return have, False, None
+    try:
+        os.makedirs(target, exist_ok=True)
+    except OSError as e:
+        return None, False, "cannot create %s: %s" % (target, e)
+    cmd = ["mount", "-t", fstype] + (["-o", options] if options else []) + [fstype, target]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, False, "cannot mount %s at %s: %s" % (fstype, target, p.stderr.strip())
+    return target, True, None
+
+
 def start_tracer(args):
     """Starts cudatrace without a command; returns once it says it is tracing."""
     p = subprocess.Popen([CUDATRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: MIT
 """--cgroup: only processes in a cgroup v2 directory (or below it) are
 traced, filtered in the kernel; a path that is not one is refused."""
+import atexit
 import os
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible,  # noqa: E402
+                 mount_if_missing, mounted, run)
 
 t = Tap()
 why = live_capture_possible()
-root = next((l.split()[1] for l in open("/proc/mounts") if l.split()[2] == "cgroup2"), None)
+root = mounted("cgroup2")
+if not why and not root:
+    # A fresh chroot has none mounted: the one hierarchy can be mounted anywhere.
+    root, ours, why = mount_if_missing("cgroup2", tempfile.mkdtemp(prefix="ct-cgroup2-"))
+    if ours:
+        atexit.register(subprocess.run, ["umount", root])
 if why or not root:
     t.skip("--cgroup tests", why or "no cgroup v2 hierarchy mounted")
     t.done()

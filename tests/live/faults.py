@@ -3,6 +3,7 @@
 threads at once, the ring buffer overrun on purpose, and the traced program
 seeing the same results with and without tracing.  Every call is accounted
 for as captured or lost."""
+import atexit
 import collections
 import json
 import os
@@ -13,7 +14,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, run,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, mount_if_missing, run,  # noqa: E402
                  start_tracer)
 
 t = Tap()
@@ -137,11 +138,16 @@ winsz = fcntl.ioctl(m, termios.TIOCGWINSZ, bytes(8)).hex()
 ptn = fcntl.ioctl(m, 0x80045430, bytes(4)).hex()   # TIOCGPTN, _IOR('T', 0x30, int)
 print(winsz, ptn)
 '''
+# A fresh chroot has no devpts: mount one (the kernel finds /dev/pts next
+# to /dev/ptmx), and take it away again at the end.
+pts, pts_ours, pts_why = mount_if_missing("devpts", "/dev/pts", "newinstance,ptmxmode=0666")
+if pts_ours:
+    atexit.register(subprocess.run, ["umount", "/dev/pts"])
 plain = run([sys.executable, "-c", PROG])
 if plain.returncode != 0 and "No such device" in plain.stderr:
     # a chroot without /dev/pts: no terminal ioctls to compare
-    t.skip("results unchanged by tracing (pty ioctls)", "no /dev/pts here: " +
-           plain.stderr.strip().splitlines()[-1])
+    t.skip("results unchanged by tracing (pty ioctls)", "no /dev/pts here (%s): %s" %
+           (pts_why or "mounted, still no pty", plain.stderr.strip().splitlines()[-1]))
     t.skip("the trace holds what TIOCGPTN wrote back", "no /dev/pts here")
     t.done()
 tr = os.path.join(tmp, "ptmx.ctrace")
