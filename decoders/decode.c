@@ -782,6 +782,8 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		print_request(d, r->cmd);
 		if (ex)
 			em_i64(e, "ret", ex->ret);
+		if (ex && ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
+			em_str(e, "errno", strerrorname_np((int)-ex->ret));
 		if (ex && en)
 			em_u64(e, "duration_ns", ex->h.ts_ns - ex->ts_enter);
 		else if (ex)
@@ -851,8 +853,12 @@ static void print_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		fputs(" <fault>", out);
 	fputc(')', out);
 	if (ex) {
-		fprintf(out, " = %s%" PRId64 "%s", color(d, call.failed ? COLOR_ERROR : ""),
-			(int64_t)ex->ret, color(d, call.failed ? COLOR_OFF : ""));
+		fprintf(out, " = %s%" PRId64, color(d, call.failed ? COLOR_ERROR : ""),
+			(int64_t)ex->ret);
+		if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
+			fprintf(out, " %s (%s)", strerrorname_np((int)-ex->ret),
+				strerror((int)-ex->ret));
+		fputs(color(d, call.failed ? COLOR_OFF : ""), out);
 		if (call.has_status && call.status)
 			fprintf(out, " %s(%s)%s", color(d, COLOR_ERROR),
 				call.status_name ? call.status_name : "unknown NV_STATUS",

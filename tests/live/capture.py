@@ -103,7 +103,8 @@ t.ok(p.returncode == 0 and shape(ioctls(live)) == shape(got),
 p = run([CUDATRACE, "-T", "-o", out] + DEV + ["--", NVFAKE, "-f", ctl, "-u", uvm, "script"])
 lines = [l for l in open(out).read().splitlines() if " ioctl(" in l]
 t.ok(len(lines) == 11 and "NV_ESC_RM_CONTROL, hClient=0xc1d00001" in lines[0] and
-     "= -25 <" in lines[0], "text output: one strace-like line per call", lines[:2])
+     "= -25 ENOTTY (Inappropriate ioctl for device) <" in lines[0],
+     "text output: one strace-like line per call, errno named", lines[:2])
 
 # 3. -p: only the named process, and the capture ends when it exits.
 a = subprocess.Popen([NVFAKE, "-f", ctl, "wait-then", "2", "burst", "100"],
