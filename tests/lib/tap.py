@@ -10,6 +10,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OUTPUT", os.path.join(ROOT, "build"))
 CUDATRACE = os.environ.get("CUDATRACE_BIN", os.path.join(ROOT, "cudatrace"))
 NVFAKE = os.path.join(BUILD, "nvfake")
+BLOCKER = os.path.join(BUILD, "blocker")
 
 
 class Tap:
