@@ -1,14 +1,62 @@
 // SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "idmap.h"
+
+/*
+ * The keys come from the trace (tids, client and object handles), so a
+ * crafted file could choose them to collide under any fixed hash function
+ * and make every insertion walk one long probe run (quadratic time).  The
+ * hash is keyed with a random seed, drawn once per process: the key XOR
+ * the seed goes through splitmix64's finalizer, a bijection on 64 bits
+ * whose every output bit depends on every input bit.  Nothing printed
+ * depends on where a key lands: idmap_drain visits keys in ascending order.
+ */
+static uint64_t seed;   /* 0 until drawn; never 0 after */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t draw_seed(void)
+{
+	uint64_t s, expect = 0;
+	struct timespec ts;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s)) {
+		/* No entropy yet (early boot), or no getrandom: a fixed value,
+		 * stirred with what little varies (time, where the stack is). */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = 0x2545f4914f6cdd1dull ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&ts;
+		s = mix(s);
+	}
+	s |= 1;
+	/* Threads racing here all end up with the first seed stored. */
+	if (!__atomic_compare_exchange_n(&seed, &expect, s, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		s = expect;
+	return s;
+}
 
 /* Key 0 marks a free slot: no tid and no (client, handle) pair is 0. */
 static size_t slot(uint64_t key, size_t cap)
 {
-	/* Fibonacci hashing: the high half of the product mixes every key bit. */
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+	uint64_t s = __atomic_load_n(&seed, __ATOMIC_ACQUIRE);
+
+	if (!s)
+		s = draw_seed();
+	return (size_t)mix(key ^ s) & (cap - 1);
 }
 
 void *idmap_get(const struct idmap *m, uint64_t key)
@@ -91,20 +139,62 @@ void *idmap_del(struct idmap *m, uint64_t key)
 	return val;
 }
 
-void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
+/* Heap sort of the n pairs (keys[i], vals[i]) by key, in place. */
+static void sift(uint64_t *k, void **v, size_t root, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * root + 1;
+		uint64_t tk;
+		void *tv;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && k[c + 1] > k[c])
+			c++;
+		if (k[root] >= k[c])
+			return;
+		tk = k[root], k[root] = k[c], k[c] = tk;
+		tv = v[root], v[root] = v[c], v[c] = tv;
+		root = c;
+	}
+}
+
+static void sort_pairs(uint64_t *k, void **v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i]) {
-			uint64_t k = m->keys[i];
-			void *v = m->vals[i];
+	for (i = n / 2; i-- > 0;)
+		sift(k, v, i, n);
+	for (i = n; i-- > 1;) {
+		uint64_t tk = k[0];
+		void *tv = v[0];
 
-			m->keys[i] = 0;
-			fn(k, v, ctx);
+		k[0] = k[i], k[i] = tk;
+		v[0] = v[i], v[i] = tv;
+		sift(k, v, 0, i);
+	}
+}
+
+void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
+{
+	struct idmap old = *m;
+	size_t i, n = 0;
+
+	/* The map is empty from here on, even for what fn looks up or adds. */
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < old.cap; i++) {
+		if (old.keys[i]) {
+			old.keys[n] = old.keys[i];
+			old.vals[n] = old.vals[i];
+			n++;
 		}
 	}
-	m->used = 0;
+	/* Key order: what fn prints must not depend on the seed. */
+	sort_pairs(old.keys, old.vals, n);
+	for (i = 0; i < n; i++)
+		fn(old.keys[i], old.vals[i], ctx);
+	free(old.keys);
+	free(old.vals);
 }
 
 void idmap_free(struct idmap *m)

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A small open-addressing map from a 64-bit id (tid, handle pair) to a pointer. */
+/*
+ * A small open-addressing map from a 64-bit id (tid, handle pair) to a
+ * pointer.  The hash is keyed with a random seed per process (the ids come
+ * from trace files, which may be crafted to collide), so where an entry
+ * sits in keys[] differs from run to run: code that walks keys[] must not
+ * print in that order.  idmap_drain visits entries in ascending key order.
+ */
 #ifndef CT_IDMAP_H
 #define CT_IDMAP_H
 
@@ -16,7 +22,8 @@ void *idmap_get(const struct idmap *m, uint64_t key);
 /* Replaces any old value and returns it (or NULL).  Aborts on ENOMEM. */
 void *idmap_put(struct idmap *m, uint64_t key, void *val);
 void *idmap_del(struct idmap *m, uint64_t key);
-/* Calls fn on every value, then empties the map. */
+/* Empties the map, then calls fn on every entry in ascending key order
+ * (the map is already empty while fn runs) and frees its storage. */
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
 void idmap_free(struct idmap *m);
 
