@@ -11,12 +11,13 @@
  *       waits for a userfaultfd reply that never comes.  Prints
  *       "blocking PID" on stdout just before the last call.  Exits 3 if
  *       that call ever returns, 4 if userfaultfd cannot be set up.
- *   blocker calls PATH N FD TAG [wait]
+ *   blocker calls PATH N FD TAG [wait|hold]
  *       Opens PATH as descriptor FD (dup2), prints "ready PID"; with
- *       "wait", reads one line from stdin first; then makes N NVIDIA-shaped
+ *       "wait" or "hold", reads one line from stdin first; then makes N NVIDIA-shaped
  *       NV_ESC_RM_CONTROL ioctls on it: hClient = TAG, hObject = i
  *       (1..N), cmd 0xcafe0600.  They fail (ENOTTY) on a plain file; the
- *       tracer records them all the same.  Prints "done N" and exits 0.
+ *       tracer records them all the same.  Prints "done N" and exits 0
+ *       ("hold": only once stdin reaches its end).
  *   blocker spawn PID PROG [ARGS...]
  *       clone3() with set_tid = PID (root only): the child, with exactly
  *       that pid, execs PROG.  Waits for it and exits with its status.
@@ -132,7 +133,7 @@ static int do_block(const char *path, long n)
 	return 3;
 }
 
-static int do_calls(const char *path, long n, long want_fd, long tag, int wait)
+static int do_calls(const char *path, long n, long want_fd, long tag, int wait, int hold)
 {
 	char line[64];
 	long i;
@@ -159,6 +160,8 @@ static int do_calls(const char *path, long n, long want_fd, long tag, int wait)
 	}
 	printf("done %ld\n", n);
 	fflush(stdout);
+	while (hold && fgets(line, sizeof(line), stdin))
+		;
 	return 0;
 }
 
@@ -204,7 +207,7 @@ static int do_spawn(long pid, char **argv, int exec, const char *comm)
 			_exit(127);
 		}
 		prctl(PR_SET_NAME, comm, 0, 0, 0);
-		_exit(do_calls(argv[0], num(argv[1]), num(argv[2]), num(argv[3]), 0));
+		_exit(do_calls(argv[0], num(argv[1]), num(argv[2]), num(argv[3]), 0, 0));
 	}
 	return wait_for(child);
 }
@@ -215,12 +218,13 @@ int main(int argc, char **argv)
 		return do_block(argv[2], num(argv[3]));
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "calls"))
 		return do_calls(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
-				argc == 7 && !strcmp(argv[6], "wait"));
+				argc == 7 && (!strcmp(argv[6], "wait") || !strcmp(argv[6], "hold")),
+				argc == 7 && !strcmp(argv[6], "hold"));
 	if (argc >= 4 && !strcmp(argv[1], "spawn"))
 		return do_spawn(num(argv[2]), argv + 3, 1, NULL);
 	if (argc == 8 && !strcmp(argv[1], "spawn-noexec"))
 		return do_spawn(num(argv[2]), argv + 4, 0, argv[3]);
-	fprintf(stderr, "usage: blocker block PATH N | calls PATH N FD TAG [wait] |\n"
+	fprintf(stderr, "usage: blocker block PATH N | calls PATH N FD TAG [wait|hold] |\n"
 			"       spawn PID PROG [ARGS] | spawn-noexec PID COMM PATH N FD TAG\n");
 	return 2;
 }

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,6 +63,7 @@ struct capture {
 	int child_status;
 	bool child_done;
 	bool timed_out;              /* -d ran out: leave the command running */
+	int pidfds[CT_MAX_PIDS];     /* -p: each process itself, or -1 (no pidfd_open) */
 	unsigned file_index;         /* --rotate: number of the file being written */
 	uint64_t status_ns, status_events;  /* the status line's last update */
 };
@@ -551,17 +554,34 @@ static pid_t spawn_stopped(char **argv, int *go_fd)
 	return pid;
 }
 
-static int check_pids(const struct ct_options *o)
+/*
+ * Each -p process is held by a pidfd: it names that process and no other,
+ * so a new process that gets the pid after it exits is not taken for it.
+ * Without pidfd_open (before Linux 5.3, or a thread id) /proc is asked.
+ */
+static int check_pids(struct capture *c)
 {
+	const struct ct_options *o = c->o;
 	int i;
 
 	for (i = 0; i < o->npids; i++) {
-		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
+		c->pidfds[i] = (int)syscall(SYS_pidfd_open, (pid_t)o->pids[i], 0);
+		if ((c->pidfds[i] < 0 && errno == ESRCH) ||
+		    (kill((pid_t)o->pids[i], 0) && errno == ESRCH)) {
 			fprintf(stderr, "cudatrace: no such process: %u\n", o->pids[i]);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+static void close_pidfds(struct capture *c)
+{
+	int i;
+
+	for (i = 0; i < c->o->npids; i++)
+		if (c->pidfds[i] >= 0)
+			close(c->pidfds[i]);
 }
 
 static void emit_attach_records(struct capture *c)
@@ -599,14 +619,22 @@ static void reap_child(struct capture *c)
 }
 
 /* Like strace -p: the capture ends when every named process has exited. */
-static bool any_pid_alive(const struct ct_options *o)
+static bool any_pid_alive(const struct capture *c)
 {
+	const struct ct_options *o = c->o;
 	int i;
 
 	for (i = 0; i < o->npids; i++) {
+		struct pollfd pfd = { .fd = c->pidfds[i], .events = POLLIN };
 		char path[64], buf[256], *rp;
 		int fd, n;
 
+		/* Readable once the process has exited (a zombie included). */
+		if (pfd.fd >= 0) {
+			if (poll(&pfd, 1, 0) != 1)
+				return true;   /* not yet (or EINTR: ask again later) */
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%u/stat", o->proc_root, o->pids[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -646,7 +674,7 @@ static int run_loop(struct capture *c)
 			break;
 		status_line(c, false);
 		reap_child(c);
-		if (c->child_done || (o->npids && !any_pid_alive(o)))
+		if (c->child_done || (o->npids && !any_pid_alive(c)))
 			break;
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline) {
 			c->timed_out = true;
@@ -671,11 +699,17 @@ int ct_capture_run(const struct ct_options *o)
 	uint64_t lost = 0, lost_inflight = 0;
 	int go_fd = -1, rc = 1, err;
 
-	if (check_kernel() || check_pids(o) || setup_devices(&c))
+	for (int i = 0; i < CT_MAX_PIDS; i++)
+		c.pidfds[i] = -1;
+	if (check_kernel() || check_pids(&c) || setup_devices(&c)) {
+		close_pidfds(&c);
 		return 1;
+	}
 	c.procbuf = malloc(CT_PROC_BUF_SIZE);
-	if (!c.procbuf)
+	if (!c.procbuf) {
+		close_pidfds(&c);
 		return 1;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -761,6 +795,7 @@ out:
 	if (c.sink_error)
 		rc = 1;
 	free(c.procbuf);
+	close_pidfds(&c);
 	if (rc == 0 && c.child_done) {
 		if (WIFEXITED(c.child_status))
 			return WEXITSTATUS(c.child_status);

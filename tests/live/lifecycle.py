@@ -39,8 +39,25 @@ if not m:
     t.ok(False, "blocker reached its blocking call", (line, tracer.stderr.read()))
     t.done()
 pid = int(m.group(1))
+
+
+def in_syscall(pid):
+    """The system call pid is blocked in ("16 0x3 0x541b ..." for ioctl), or ""."""
+    try:
+        with open("/proc/%d/syscall" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+# Blocked for sure: the kernel says it sits in ioctl(3, FIONREAD, ...), and
+# still does half a second later.
+deadline = time.time() + 10
+while not in_syscall(pid).startswith("16 0x3 0x541b ") and time.time() < deadline:
+    time.sleep(0.01)
 time.sleep(0.5)
-still_in = tracer.poll() is None and os.path.exists("/proc/%d" % pid)
+sc = in_syscall(pid)
+still_in = tracer.poll() is None and sc.startswith("16 0x3 0x541b ")
 os.kill(pid, signal.SIGKILL)
 try:
     rc = tracer.wait(timeout=30)
@@ -48,7 +65,7 @@ try:
 except subprocess.TimeoutExpired:
     tracer.kill()
     rc, err = "hung", ""
-t.ok(still_in, "the process was still inside its ioctl after 0.5 s")
+t.ok(still_in, "the process was still inside ioctl(3, FIONREAD) after 0.5 s", sc)
 t.ok(rc == 128 + signal.SIGKILL and "0 lost" in err,
      "the tracer ends by itself with the command's status (killed: 137) and nothing lost",
      (rc, err))
@@ -127,29 +144,53 @@ for exec_, bname in ((True, "reuser"), (False, "forkreuse")):
          any(e["type"] == "proc" and e["comm"] == bname for e in procs[2:]),
          "pid reuse (%s): A described, A's exit, then B described afresh" % bname, shape)
 
-# 3. -p on A: the capture ends when A exits and never sees B under its pid.
+# 3. -p on A: the capture ends when A exits, even when B has taken A's pid
+# before the tracer looked (it looks every 100 ms: here it is stopped while
+# A exits and B starts), and it never records B.  A pid alone cannot tell
+# A from B (/proc/P is there again); the tracer holds A by a pidfd.
 tr = os.path.join(tmp, "reuse-p.ctrace")
 a = subprocess.Popen([BLOCKER, "calls", fa, "3", "5", "0xa0a0", "wait"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, text=True)
 p = int(re.search(r"ready (\d+)", a.stdout.readline()).group(1))
 tracer = start_tracer(["-p", str(p), "--device", fa, "-w", tr])
+tracer.send_signal(signal.SIGSTOP)
 a.stdin.write("go\n")
 a.stdin.flush()
 a.wait(timeout=30)
-try:
-    rc = tracer.wait(timeout=30)
-except subprocess.TimeoutExpired:
-    tracer.kill()
-    rc = "hung"
-b = None
-for _ in range(20):
-    b = run([BLOCKER, "spawn-noexec", str(p), "forkreuse", fa, "4", "5", "0xb0b0"])
-    if b.returncode != 75:
-        break
-ev = decode_json(tr)
-calls = [e for e in ev if e["type"] == "ioctl"]
-t.ok(rc == 0 and len(calls) == 3 and all(int(e["args"]["hClient"], 16) == 0xa0a0 for e in calls),
-     "-p %d: the capture ended when A exited, with A's 3 calls and none of B's" % p,
-     (rc, [e["args"]["hClient"] for e in calls], b.returncode if b else None))
+# B: pid P, "reuser", holds on after its 4 calls until its stdin closes.
+b = subprocess.Popen([BLOCKER, "spawn", str(p), reuser, "calls", fa, "4", "5", "0xb0b0", "hold"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
+b_ready = b.stdout.readline()
+tracer.send_signal(signal.SIGCONT)
+if not b_ready.startswith("ready"):
+    b.wait(timeout=30)
+    tracer.wait(timeout=30)
+    t.skip("-p with A's pid reused", "B could not take pid %d (status %d): %s" %
+           (p, b.returncode, b.stderr.read().strip()))
+else:
+    b.stdin.write("go\n")
+    b.stdin.flush()
+    b_done = b.stdout.readline()            # B's 4 calls made, B still alive
+    try:
+        rc = tracer.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        rc = "still running"
+    b_alive = b.poll() is None
+    b.stdin.close()
+    b.wait(timeout=30)
+    if rc == "still running":                # B is gone now: it should end
+        try:
+            tracer.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            tracer.kill()
+            tracer.wait()
+    ev = decode_json(tr)
+    calls = [e for e in ev if e["type"] == "ioctl"]
+    t.ok(rc == 0 and b_alive and b_done.startswith("done 4"),
+         "-p %d: the capture ends when A exits, though B (alive) has its pid" % p,
+         (rc, b_alive, b_done))
+    t.ok(len(calls) == 3 and all(int(e["args"]["hClient"], 16) == 0xa0a0 for e in calls),
+         "-p %d: A's 3 calls and none of B's" % p, [e["args"]["hClient"] for e in calls])
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()
