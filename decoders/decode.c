@@ -241,17 +241,23 @@ static bool is_c_string(const unsigned char *p, uint32_t n)
 
 #define TEXT_HANDLES_MAX 16   /* text shows this many of a handle array */
 
+/* How many u32 entries of an n-entry array are in use: up to the last
+ * non-zero one (handle and GPU id arrays leave the rest 0). */
+static uint32_t u32s_used(const unsigned char *p, uint32_t n)
+{
+	while (n > 0 && !field_u(p + 4 * (n - 1), 4))
+		n--;
+	return n;
+}
+
 /* An NvHandle array, up to its last non-zero entry (the rest is unused). */
 static void print_handles(struct ct_decoder *d, const struct ct_field *f,
 			  const unsigned char *p, const struct field_ctx *fc)
 {
 	struct emit *e = &d->em;
-	uint32_t n = f->size / 4, used = 0, i;
+	uint32_t used = u32s_used(p, f->size / 4), i;
 	char desc[160];
 
-	for (i = 0; i < n; i++)
-		if (field_u(p + 4 * i, 4))
-			used = i + 1;
 	em_str_list_begin(e, f->name);
 	for (i = 0; i < used; i++) {
 		uint32_t h = (uint32_t)field_u(p + 4 * i, 4);
@@ -528,11 +534,8 @@ static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || !r->arg_size)
 		return false;
 	if (nr == NV_ESC_ATTACH_GPUS_TO_FD && r->arg_size % 4 == 0) {
-		uint32_t used = 0;   /* up to the last non-zero id: the rest is unused */
+		uint32_t used = 4 * u32s_used(arg, r->arg_size / 4);
 
-		for (i = 0; i < r->arg_size; i += 4)
-			if (field_u(arg + i, 4))
-				used = i + 4;
 		em_str_list_begin(e, "gpu_ids");
 		for (i = 0; i < used; i += 4) {
 			char id[16];
