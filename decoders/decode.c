@@ -521,7 +521,6 @@ static void print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t 
  * per card; unused slots have valid=0 and are skipped) and
  * NV_ESC_ATTACH_GPUS_TO_FD (NvU32 GPU ids).
  */
-#define CARD_INFO_SIZE           72
 
 static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 			    const struct field_ctx *fc)
@@ -546,21 +545,21 @@ static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 		em_str_list_end(e);
 		return true;
 	}
-	if (nr != NV_ESC_CARD_INFO || r->arg_size % CARD_INFO_SIZE)
+	if (nr != NV_ESC_CARD_INFO || r->arg_size % CT_CARD_INFO_SIZE)
 		return false;
-	l = ct_layout_escape(nr, CARD_INFO_SIZE);
+	l = ct_layout_escape(nr, CT_CARD_INFO_SIZE);
 	if (!l)
 		return false;
 	if (d->o.json)
 		em_str_list_begin(e, "args");
 	else
 		fputc('[', d->o.out);
-	for (i = 0; i + CARD_INFO_SIZE <= r->arg_size; i += CARD_INFO_SIZE) {
+	for (i = 0; i + CT_CARD_INFO_SIZE <= r->arg_size; i += CT_CARD_INFO_SIZE) {
 		if (!arg[i])   /* valid == 0: an empty slot */
 			continue;
 		if (!d->o.json)
 			fputs(shown ? ", {" : "{", d->o.out);
-		print_struct(d, NULL, l, arg + i, CARD_INFO_SIZE, fc);
+		print_struct(d, NULL, l, arg + i, CT_CARD_INFO_SIZE, fc);
 		if (!d->o.json)
 			fputc('}', d->o.out);
 		shown++;
@@ -568,7 +567,7 @@ static bool print_array_arg(struct ct_decoder *d, const struct ct_ioctl *r,
 	if (d->o.json)
 		em_str_list_end(e);
 	else
-		fprintf(d->o.out, "] /* %u of %u slots valid */", shown, r->arg_size / CARD_INFO_SIZE);
+		fprintf(d->o.out, "] /* %u of %u slots valid */", shown, r->arg_size / CT_CARD_INFO_SIZE);
 	return true;
 }
 

@@ -5,7 +5,6 @@
 #include "gpus.h"
 
 /* nv_ioctl_card_info_t, 580 (decoders/layouts/escape_fields.tsv). */
-#define CARD_INFO_SIZE   72
 #define CI_VALID         0
 #define CI_DOMAIN        4
 #define CI_BUS           8
@@ -67,7 +66,7 @@ void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len
 	uint32_t off, domain, minor, gpu_id;
 	int i;
 
-	for (off = 0; off + CARD_INFO_SIZE <= len; off += CARD_INFO_SIZE) {
+	for (off = 0; off + CT_CARD_INFO_SIZE <= len; off += CT_CARD_INFO_SIZE) {
 		const unsigned char *c = arg + off;
 
 		if (!c[CI_VALID])

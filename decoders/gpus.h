@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define CT_GPUS_MAX 64
+/* sizeof(nv_ioctl_card_info_t), 580: NV_ESC_CARD_INFO's argument is an array of them. */
+#define CT_CARD_INFO_SIZE 72
 
 struct ct_gpus {
 	int n;
