@@ -29,7 +29,12 @@ endif
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
-INCLUDES := -I$(OUTPUT) -Ibpf -Iuser -Idecoders
+# Layers point down: user/ -> decoders/ -> format/ (+ bpf/cudatrace.h, the
+# record format).  Each layer's objects see only the headers below them, so
+# an include that climbs up fails the build.
+FORMAT_INCLUDES  := -Ibpf -Iformat
+DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
+INCLUDES         := -Iuser $(DECODER_INCLUDES)
 LDLIBS  := -lbpf -lelf -lz -lzstd
 ifeq ($(STATIC),1)
 LDFLAGS += -static
@@ -41,14 +46,15 @@ include decoders/tables.mk
 include decoders/layouts.mk
 
 USER_SRCS := $(wildcard user/*.c)
-DEC_SRCS  := $(wildcard decoders/*.c)
+DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
+FMT_SRCS  := $(wildcard format/*.c)
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) \
-	     $(NVTABLES_SRC) $(LAYOUTS_SRC)
+LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
-HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h)
+HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h)
+obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
-vpath %.c user decoders $(OUTPUT)
+vpath %.c user decoders format $(OUTPUT)
 
 .PHONY: all deps test demo clean install fuzz bench soak
 all: $(BIN)
@@ -68,6 +74,9 @@ $(OUTPUT)/obj/%.o: %.c $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(call obj_of,$(DEC_SRCS)): INCLUDES := $(DECODER_INCLUDES)
+$(call obj_of,$(FMT_SRCS)): INCLUDES := $(FORMAT_INCLUDES)
 
 # capture.c embeds the BPF object through the skeleton: rebuild it with it.
 $(OUTPUT)/obj/capture.o: $(OUTPUT)/cudatrace.skel.h

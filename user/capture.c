@@ -28,7 +28,7 @@
 #include "cudatrace.skel.h"
 #include "decode.h"
 #include "devices.h"
-#include "meta.h"
+#include "meta_build.h"
 #include "nvtables.h"
 #include "options.h"
 #include "privs.h"

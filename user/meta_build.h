@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CT_REC_META record: key=value lines that say what produced a trace
- * (driver, kernel, host, GPUs, options, device paths).  Built at capture
- * start; parsed by the decoder, live and offline alike.
+ * Builds the CT_REC_META record at capture start: key=value lines that say
+ * what produced a trace (driver, kernel, host, GPUs, options, device
+ * paths).  format/meta.h parses it.
  */
-#ifndef CT_META_H
-#define CT_META_H
+#ifndef CT_META_BUILD_H
+#define CT_META_BUILD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,8 +23,5 @@ struct ct_meta_in {
 /* malloc'd CT_REC_META record; its h.size gives the length. */
 struct ct_rec *ct_meta_build(const struct ct_meta_in *in);
 
-/* Calls fn for each key=value line of a META record. */
-void ct_meta_foreach(const struct ct_rec *meta,
-		     void (*fn)(const char *key, const char *value, void *ctx), void *ctx);
 
 #endif

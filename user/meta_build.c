@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cudatrace.h"
-#include "meta.h"
+#include "meta_build.h"
 #include "nvtables.h"
 #include "version.h"
 
@@ -150,28 +150,4 @@ struct ct_rec *ct_meta_build(const struct ct_meta_in *in)
 	memcpy(r + 1, b.p, b.len);
 	free(b.p);
 	return r;
-}
-
-void ct_meta_foreach(const struct ct_rec *meta,
-		     void (*fn)(const char *key, const char *value, void *ctx), void *ctx)
-{
-	const char *p = (const char *)(meta + 1), *end = (const char *)meta + meta->size;
-	char line[1200];
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		char *eq;
-
-		if (n < sizeof(line)) {
-			memcpy(line, p, n);
-			line[n] = 0;
-			eq = strchr(line, '=');
-			if (eq) {
-				*eq = 0;
-				fn(line, eq + 1, ctx);
-			}
-		}
-		p += n + 1;
-	}
 }

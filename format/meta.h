@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CT_REC_META record: key=value lines that say what produced a trace
+ * (driver, kernel, host, GPUs, options, device paths).  Built by the
+ * capture (user/meta_build.c); parsed here, for the decoder, live and
+ * offline alike.
+ */
+#ifndef CT_META_H
+#define CT_META_H
+
+#include "cudatrace.h"
+
+/* Calls fn for each key=value line of a META record (checked by
+ * ct_record_check()); lines longer than 1199 bytes are skipped. */
+void ct_meta_foreach(const struct ct_rec *meta,
+		     void (*fn)(const char *key, const char *value, void *ctx), void *ctx);
+
+#endif
