@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cudatrace.h"
+#include "layouts.h"
+
+struct ct_special;
 
 enum ct_call_kind { CT_CALL_IOCTL, CT_CALL_MMAP, CT_CALL_MUNMAP };
 
@@ -38,6 +41,16 @@ struct ct_call {
 	uint32_t status;
 	const char *status_name;
 	bool failed;                      /* ret != 0, or status != NV_OK */
+
+	/* An ioctl's argument, parsed once for every printer and view. */
+	const struct ct_ioctl *rec;       /* ex ? ex : en: the buffers to show */
+	const struct ct_layout *layout;   /* the argument's, NULL if none of its size */
+	const struct ct_layout *nested_layout;  /* the nested params', NULL if none */
+	const char *nested_name;          /* "*params", "*pAllocParms", "*ptr" */
+	uint32_t esc_nr;                  /* the 'F' escape, 0 for other requests */
+	uint32_t xfer_nr;                 /* NV_ESC_IOCTL_XFER_CMD: the escape it wraps */
+	uint32_t client;                  /* the argument's first handle (hClient, hRoot) */
+	const struct ct_special *special; /* its entry in special.c's table, or NULL */
 };
 
 /* Views run in order; a filter that returns false drops the call for the

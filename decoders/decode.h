@@ -45,7 +45,5 @@ void ct_decoder_finish(struct ct_decoder *d);
 const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d);
 void ct_decoder_free(struct ct_decoder *d);
 
-/* Name of an ioctl request: NV_ESC_*, UVM_*, or NULL. */
-const char *ct_request_name(uint32_t cmd);
 
 #endif

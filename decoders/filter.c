@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "labels.h"
 #include "nvtables.h"
 
 
@@ -403,12 +404,6 @@ int ct_filter_parse(struct ct_filter **fp, const char *opt, const char *arg)
 
 /* --- matching -------------------------------------------------------------- */
 
-static bool is_uvm(const struct ct_call *c)
-{
-	return c->kind == CT_CALL_IOCTL && IOC_TYPE(c->request) != NV_IOCTL_MAGIC &&
-	       (c->name || (c->path && strstr(c->path, "nvidia-uvm")));
-}
-
 /* Any pattern of e against the value's number, name and hex form. */
 static bool expr_value(const struct expr *e, uint32_t num, const char *name)
 {
@@ -441,7 +436,7 @@ static bool expr_matches(const struct expr *e, const struct ct_call *c)
 	case K_CLASS:
 		return c->has_class && expr_value(e, c->hclass, c->class_name);
 	case K_UVM:
-		return is_uvm(c) && expr_value(e, c->request, c->name);
+		return ct_call_is_uvm(c) && expr_value(e, c->request, c->name);
 	case K_STATUS:
 		return c->has_status && expr_value(e, c->status, c->status_name);
 	case K_SYSCALL:

@@ -20,6 +20,7 @@
 
 #include "emit.h"
 #include "idmap.h"
+#include "labels.h"
 #include "perfetto.h"
 #include "summary.h"
 

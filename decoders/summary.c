@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "labels.h"
 #include "summary.h"
 
 
@@ -78,30 +79,6 @@ void ct_summary_free(struct ct_summary *s)
 	free(s->slots);
 	free(s->groups);
 	free(s);
-}
-
-/* --- names ---------------------------------------------------------------- */
-
-const char *ct_ctrl_label(uint32_t cmd, const char *name, char *buf, size_t n)
-{
-	if (name)
-		return name;
-	/* Bit 15 of the low half: a GSS legacy command, passed through to GSP. */
-	snprintf(buf, n, "0x%08x (no public name%s)", cmd,
-		 (cmd & 0x8000) ? ", GSS legacy" : "");
-	return buf;
-}
-
-const char *ct_request_label(uint32_t request, const char *name, char *buf, size_t n)
-{
-	if (name)
-		return name;
-	if (IOC_DIR(request) || IOC_TYPE(request))
-		snprintf(buf, n, "_IOC(%u, 0x%x, 0x%x, 0x%x)", IOC_DIR(request),
-			 IOC_TYPE(request), IOC_NR(request), IOC_SIZE(request));
-	else
-		snprintf(buf, n, "0x%x", request);
-	return buf;
 }
 
 /* --- rows ----------------------------------------------------------------- */
@@ -300,7 +277,7 @@ void ct_summary_add(struct ct_summary *s, const struct ct_call *c)
 		}
 		return;
 	}
-	if (c->name || (c->path && strstr(c->path, "nvidia-uvm")))
+	if (ct_call_is_uvm(c))
 		r = row_for(s, pid, K_UVM, c->request, true, c->request,
 			    ct_request_label(c->request, c->name, buf, sizeof(buf)));
 	else

@@ -48,12 +48,4 @@ bool ct_summary_lookup(struct ct_summary *s, uint32_t pid, const char *kind,
  * ceil(p/100 * n) (1-based).  n > 0, 0 < p <= 100. */
 uint64_t ct_percentile_sorted(const uint64_t *v, size_t n, unsigned p);
 
-/* Names shared with the Perfetto view. */
-/* An RM control command without a public name:
- * "0x20809064 (no public name, GSS legacy)" or "0x20810108 (no public name)". */
-const char *ct_ctrl_label(uint32_t cmd, const char *name, char *buf, size_t n);
-/* An ioctl request: its NV_ESC_/UVM_ name, else the form the decoder prints
- * ("_IOC(3, 0x46, 0x99, 0x10)" or "0x1234"). */
-const char *ct_request_label(uint32_t request, const char *name, char *buf, size_t n);
-
 #endif

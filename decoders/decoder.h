@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the decoder: the state that its files share.  Views and user/ use
+ * decode.h; only decoders/decode*.c, describe.c, special.c and print_*.c
+ * include this.
+ *
+ *   decode.c         records in: dispatch by type, entry/exit pairing, views
+ *   header.c         the trace header (META): driver, GPUs, device paths
+ *   describe.c       a record pair -> struct ct_call (names, status, GPU)
+ *   special.c        the table of escapes that need more than their layout
+ *   fields.c         the layout-driven field printer
+ *   print_ioctl.c    an ioctl call, as text or JSON
+ *   print_events.c   mmap, munmap, process, fork, exit, file, trailer lines
+ *   print_common.c   what every printed line starts with
+ */
+#ifndef CT_DECODER_H
+#define CT_DECODER_H
+
+#include "decode.h"
+#include "devnames.h"
+#include "emit.h"
+#include "fields.h"
+#include "gpus.h"
+#include "idmap.h"
+#include "objects.h"
+#include "record.h"
+
+struct ct_decoder {
+	struct ct_decode_opts o;
+	struct emit em;
+	struct ct_field_printer fp;  /* em, objs and o.verbose, for fields.c */
+	struct idmap pending;        /* tid -> malloc'd entry record */
+	struct ct_objects *objs;     /* handles -> objects, across the trace */
+	struct ct_view views[CT_MAX_VIEWS];
+	int nviews;
+	struct ct_devnames devs;     /* (rdev, inode) -> path */
+	uint64_t start_mono;
+	uint64_t start_real;         /* CLOCK_REALTIME at start_mono, for -t */
+	uint32_t driver;             /* ct_driver_version() of the trace, 0 unknown */
+	struct ct_gpus gpus;         /* UUID -> /dev/nvidiaN */
+	struct ct_decode_stats st;
+};
+
+/* header.c */
+void ct_on_meta(struct ct_decoder *d, const struct ct_rec *r);
+
+/* describe.c: fill c from an ioctl's entry and/or exit record ... */
+void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
+		       const struct ct_ioctl *ex, struct ct_call *c);
+/* ... or the fields every call has, from any record with a file. */
+void ct_describe_common(const struct ct_decoder *d, struct ct_call *c, const struct ct_rec *h,
+			const char *comm, uint32_t kdev, uint32_t flags, uint64_t ino);
+
+/* print_ioctl.c */
+void ct_print_ioctl(struct ct_decoder *d, const struct ct_call *c);
+
+/* print_events.c */
+void ct_print_mmap(struct ct_decoder *d, const struct ct_mmap *m, const struct ct_call *c);
+void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m);
+void ct_print_proc(struct ct_decoder *d, const struct ct_proc *p);
+void ct_print_fork(struct ct_decoder *d, const struct ct_fork *f);
+void ct_print_exit(struct ct_decoder *d, const struct ct_rec *r);
+void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f);
+void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t);
+
+/* print_common.c */
+void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,
+		   const struct ct_rec *h, const char *comm);
+void ct_print_ts(struct ct_decoder *d, uint64_t ts);
+void ct_print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flags,
+		      uint64_t ino);
+void ct_print_duration(struct ct_decoder *d, uint64_t ns);
+void ct_end_line(struct ct_decoder *d);
+void ct_hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n);
+/* ANSI colour c if --color, else "". */
+const char *ct_color(const struct ct_decoder *d, const char *c);
+#define CT_COLOR_NAME  "\033[1m"
+#define CT_COLOR_ERROR "\033[31m"
+#define CT_COLOR_OFF   "\033[0m"
+
+#endif

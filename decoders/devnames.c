@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "devnames.h"
+
+void ct_devnames_add(struct ct_devnames *t, uint32_t kdev, bool regfile, uint64_t ino,
+		     const char *path, size_t len)
+{
+	struct ct_devname *n;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct ct_devname *nv = realloc(t->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return;
+		t->v = nv;
+		t->cap = cap;
+	}
+	n = &t->v[t->n];
+	n->path = strndup(path, len);
+	if (!n->path)
+		return;
+	n->kdev = kdev;
+	n->regfile = regfile;
+	n->ino = ino;
+	t->n++;
+}
+
+const char *ct_devnames_find(const struct ct_devnames *t, uint32_t kdev, bool regfile,
+			     uint64_t ino)
+{
+	size_t i;
+
+	for (i = t->n; i-- > 0;) {
+		const struct ct_devname *n = &t->v[i];
+
+		if (n->kdev == kdev && n->regfile == regfile && (!regfile || n->ino == ino))
+			return n->path;
+	}
+	return NULL;
+}
+
+void ct_devnames_free(struct ct_devnames *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}

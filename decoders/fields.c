@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvids.h"
+#include "fields.h"
+#include "nvtables.h"
+
+#define TEXT_HANDLES_MAX 16   /* text shows this many of a handle array */
+
+void ct_print_uuid(struct emit *e, const char *key, const unsigned char *u)
+{
+	char s[48];
+
+	snprintf(s, sizeof(s),
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	em_str(e, key, s);
+}
+
+uint64_t ct_field_u(const unsigned char *p, uint32_t size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size <= 8 ? size : 8);   /* little-endian, as on x86-64 */
+	return v;
+}
+
+static int64_t field_s(const unsigned char *p, uint32_t size)
+{
+	uint64_t v = ct_field_u(p, size);
+
+	if (size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ull << (size * 8);
+	return (int64_t)v;
+}
+
+/* A char array holding text: printable up to a NUL, then only NULs. */
+static bool is_c_string(const unsigned char *p, uint32_t n)
+{
+	uint32_t i = 0;
+
+	while (i < n && p[i] >= 0x20 && p[i] < 0x7f)
+		i++;
+	if (i == 0 || i == n)
+		return false;
+	for (; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+uint32_t ct_u32s_used(const unsigned char *p, uint32_t n)
+{
+	while (n > 0 && !ct_field_u(p + 4 * (n - 1), 4))
+		n--;
+	return n;
+}
+
+/* An NvHandle array, up to its last non-zero entry (the rest is unused). */
+static void print_handles(const struct ct_field_printer *pr, const struct ct_field *f,
+			  const unsigned char *p, const struct ct_field_ctx *fc)
+{
+	struct emit *e = pr->em;
+	uint32_t used = ct_u32s_used(p, f->size / 4), i;
+	char desc[160];
+
+	em_str_list_begin(e, f->name);
+	for (i = 0; i < used; i++) {
+		uint32_t h = (uint32_t)ct_field_u(p + 4 * i, 4);
+		const char *what = h ? ct_objects_describe(pr->objs, fc->client, h, desc,
+							   sizeof(desc)) : NULL;
+
+		if (!e->json && i == TEXT_HANDLES_MAX) {
+			em_str(e, NULL, "...");
+			break;
+		}
+		if (e->json) {
+			em_open(e, NULL);
+			em_hex_named(e, "handle", h, what);
+			em_close(e);
+		} else {
+			em_hex_named(e, NULL, h, what);
+		}
+	}
+	em_str_list_end(e);
+}
+
+/* The cmd of NVOS54 (an RM control) and of nv_ioctl_xfer_t (an escape). */
+static bool print_cmd(struct emit *e, const struct ct_field *f, uint64_t v,
+		      const struct ct_field_ctx *fc)
+{
+	const struct nv_ctrl_info *ci;
+	const struct nv_esc_info *ei;
+
+	if (strcmp(f->name, "cmd") != 0)
+		return false;
+	if (fc->esc_nr == NV_ESC_RM_CONTROL) {
+		ci = nv_ctrl_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, ci ? ci->name : NULL);
+		return true;
+	}
+	if (fc->esc_nr == NV_ESC_IOCTL_XFER_CMD) {
+		ei = nv_esc_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, ei ? ei->name : NULL);
+		return true;
+	}
+	return false;
+}
+
+static void print_field(const struct ct_field_printer *pr, const struct ct_field *f,
+			const unsigned char *p, const struct ct_field_ctx *fc)
+{
+	struct emit *e = pr->em;
+	uint64_t v = f->size <= 8 ? ct_field_u(p, f->size) : 0;
+	const struct nv_status_info *st;
+	const struct nv_class_info *cl;
+
+	if (print_cmd(e, f, v, fc))
+		return;
+	switch (f->kind) {
+	case CT_FK_S:
+	case CT_FK_FD:
+		em_i64(e, f->name, field_s(p, f->size));
+		break;
+	case CT_FK_HANDLE: {
+		char desc[160];
+
+		em_hex_named(e, f->name, v,
+			     ct_objects_describe(pr->objs, fc->client ? fc->client : (uint32_t)v,
+						 (uint32_t)v, desc, sizeof(desc)));
+		break;
+	}
+	case CT_FK_HANDLES:
+		print_handles(pr, f, p, fc);
+		break;
+	case CT_FK_PTR:
+		em_hex(e, f->name, v);
+		break;
+	case CT_FK_STATUS:
+		st = nv_status_lookup((uint32_t)v);
+		em_enum(e, f->name, v, st ? st->name : NULL);
+		break;
+	case CT_FK_CLASS:
+		cl = nv_class_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, cl ? cl->name : NULL);
+		break;
+	case CT_FK_BOOL:
+		em_bool(e, f->name, v != 0);
+		break;
+	case CT_FK_UUID:
+		if (f->size == 16) {
+			ct_print_uuid(e, f->name, p);
+			break;
+		}
+		/* fall through */
+	case CT_FK_BYTES:
+		if (is_c_string(p, f->size)) {
+			em_strn(e, f->name, (const char *)p, f->size);
+		} else if (e->json || pr->verbose >= 2) {
+			em_bytes(e, f->name, p, f->size);
+		} else {
+			char s[32];
+
+			snprintf(s, sizeof(s), "[%u bytes]", f->size);
+			em_str(e, f->name, s);
+		}
+		break;
+	default:
+		if (strstr(f->name, "flags") || strstr(f->name, "Flags"))
+			em_hex(e, f->name, v);
+		else
+			em_u64(e, f->name, v);
+	}
+}
+
+uint32_t ct_first_handle(const struct ct_layout *l, const unsigned char *buf, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; l && i < l->nfields; i++)
+		if (l->fields[i].kind == CT_FK_HANDLE && l->fields[i].offset + 4 <= len)
+			return (uint32_t)ct_field_u(buf + l->fields[i].offset, 4);
+	return 0;
+}
+
+bool ct_struct_u32(const struct ct_layout *l, const unsigned char *buf, uint32_t len,
+		   const char *name, uint32_t *out)
+{
+	uint32_t i;
+
+	for (i = 0; l && i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if (f->size == 4 && f->offset + 4 <= len && strcmp(f->name, name) == 0) {
+			*out = (uint32_t)ct_field_u(buf + f->offset, 4);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Every field by name when the layout of exactly this size is known. */
+void ct_print_struct(const struct ct_field_printer *pr, const char *key,
+		     const struct ct_layout *l, const unsigned char *buf, uint32_t len,
+		     const struct ct_field_ctx *outer)
+{
+	struct ct_field_ctx fc = *outer;
+	uint32_t i;
+
+	if (!fc.client)
+		fc.client = ct_first_handle(l, buf, len);
+	em_open(pr->em, key);
+	for (i = 0; i < l->nfields; i++) {
+		const struct ct_field *f = &l->fields[i];
+
+		if ((uint64_t)f->offset + f->size > len)
+			break;   /* captured less than the struct: print what is there */
+		print_field(pr, f, buf + f->offset, &fc);
+	}
+	em_close(pr->em);
+}
+

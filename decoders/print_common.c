@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/* What every printed line starts with: time, pid/tid, command, fd and path. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "decoder.h"
+
+const char *ct_color(const struct ct_decoder *d, const char *c)
+{
+	return d->o.color ? c : "";
+}
+
+/* Text time stamps: seconds since the start, or strace's -t, -tt, -ttt. */
+void ct_print_ts(struct ct_decoder *d, uint64_t ts)
+{
+	uint64_t rel = ts >= d->start_mono ? ts - d->start_mono : 0;
+	uint64_t real = d->start_real + rel;
+	time_t secs = (time_t)(real / 1000000000u);
+	struct tm tm;
+	char hms[16];
+
+	if (d->o.timestamps == 0) {
+		fprintf(d->o.out, "%" PRIu64 ".%06" PRIu64 " ", rel / 1000000000u,
+			(rel % 1000000000u) / 1000u);
+		return;
+	}
+	if (d->o.timestamps == 3) {
+		fprintf(d->o.out, "%lld.%06" PRIu64 " ", (long long)secs,
+			(real % 1000000000u) / 1000u);
+		return;
+	}
+	localtime_r(&secs, &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	if (d->o.timestamps == 1)
+		fprintf(d->o.out, "%s ", hms);
+	else
+		fprintf(d->o.out, "%s.%06" PRIu64 " ", hms, (real % 1000000000u) / 1000u);
+}
+
+/* -T: the time spent in the call, strace's <seconds>. */
+void ct_print_duration(struct ct_decoder *d, uint64_t ns)
+{
+	if (d->o.durations)
+		fprintf(d->o.out, " <%.6f>", (double)ns / 1e9);
+}
+
+void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,
+		   const struct ct_rec *h, const char *comm)
+{
+	if (d->o.json) {
+		em_open(&d->em, NULL);
+		em_str(&d->em, "type", type);
+		em_u64(&d->em, "ts_ns", ts);
+		em_u64(&d->em, "pid", h->pid);
+		em_u64(&d->em, "tid", h->tid);
+		if (comm)
+			em_strn(&d->em, "comm", comm, CT_COMM_LEN);
+		return;
+	}
+	ct_print_ts(d, ts);
+	fprintf(d->o.out, "%u/%u ", h->pid, h->tid);
+	if (comm)
+		em_text(d->o.out, comm, strnlen(comm, CT_COMM_LEN));
+	fputc(' ', d->o.out);
+}
+
+void ct_end_line(struct ct_decoder *d)
+{
+	if (d->o.json)
+		em_close(&d->em);
+	fputc('\n', d->o.out);
+}
+
+void ct_print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flags,
+		      uint64_t ino)
+{
+	const char *path = ct_devnames_find(&d->devs, kdev, flags & CT_F_REGFILE, ino);
+	char fallback[64];
+
+	if (!path) {
+		snprintf(fallback, sizeof(fallback), "char %u:%u", kdev >> 20, kdev & 0xfffff);
+		path = fallback;
+	}
+	if (d->o.json) {
+		em_i64(&d->em, "fd", fd);
+		em_str(&d->em, "path", path);
+	} else {
+		fprintf(d->o.out, "%d<", fd);
+		em_text(d->o.out, path, strlen(path));
+		fputc('>', d->o.out);
+	}
+}
+
+void ct_hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n)
+{
+	uint32_t i, j;
+
+	fprintf(out, "    %s (%u bytes):\n", title, n);
+	for (i = 0; i < n; i += 16) {
+		fprintf(out, "      %04x:", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(out, " %02x", p[j]);
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An ioctl call, strace-style text or one JSON object, from the call that
+ * describe.c parsed: the argument by its layout (or its special decoder),
+ * the nested params, the result.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+
+#include "decoder.h"
+#include "labels.h"
+#include "special.h"
+
+static void print_request(struct ct_decoder *d, uint32_t cmd)
+{
+	char buf[64];
+	const char *name = ct_request_label(cmd, ct_request_name(cmd), buf, sizeof(buf));
+
+	if (d->o.json) {
+		em_hex(&d->em, "request", cmd);
+		em_str(&d->em, "name", name);
+	} else {
+		fprintf(d->o.out, "%s%s%s", ct_color(d, CT_COLOR_NAME), name,
+			ct_color(d, CT_COLOR_OFF));
+	}
+}
+
+static struct ct_field_ctx arg_ctx(const struct ct_call *c)
+{
+	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client };
+}
+
+/* The wrapped struct of IOCTL_XFER_CMD is named as its own escape. */
+static struct ct_field_ctx nested_ctx(const struct ct_call *c)
+{
+	if (c->xfer_nr)
+		return (struct ct_field_ctx){ .esc_nr = c->xfer_nr };
+	return arg_ctx(c);
+}
+
+/* The argument: by its layout, else by its special decoder; false if neither. */
+static bool print_arg(struct ct_decoder *d, const struct ct_call *c, const char *key)
+{
+	const struct ct_ioctl *r = c->rec;
+	struct ct_field_ctx fc = arg_ctx(c);
+
+	if (c->layout) {
+		ct_print_struct(&d->fp, key, c->layout, ct_ioctl_arg(r), r->arg_size, &fc);
+		return true;
+	}
+	return c->special && c->special->print_arg && c->special->print_arg(d, c);
+}
+
+static void print_nested(struct ct_decoder *d, const struct ct_call *c, const char *key)
+{
+	struct ct_field_ctx fc = nested_ctx(c);
+
+	ct_print_struct(&d->fp, key, c->nested_layout, ct_ioctl_nested(c->rec),
+			c->rec->nest_size, &fc);
+}
+
+/* The keys tools filter on: cmd of an RM control, hClass of an RM_ALLOC. */
+static void print_key_fields(struct ct_decoder *d, const struct ct_call *c)
+{
+	if (c->has_ctrl)
+		em_hex_named(&d->em, "cmd", c->ctrl, c->ctrl_name);
+	else if (c->has_class)
+		em_hex_named(&d->em, "hClass", c->hclass, c->class_name);
+}
+
+static void json_result(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *ex = c->ex;
+	struct emit *e = &d->em;
+
+	if (ex)
+		em_i64(e, "ret", ex->ret);
+	if (ex && ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
+		em_str(e, "errno", strerrorname_np((int)-ex->ret));
+	if (ex)
+		em_u64(e, "duration_ns", c->duration_ns);
+	else
+		em_bool(e, "unfinished", true);
+	if (!c->en)
+		em_bool(e, "enter_lost", true);
+	if (c->gpu >= 0)
+		em_i64(e, "gpu", c->gpu);
+}
+
+/* The raw buffers, in and out, and what went wrong copying them. */
+static void json_buffers(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *en = c->en, *ex = c->ex, *r = c->rec;
+	struct emit *e = &d->em;
+
+	if (en)
+		em_bytes(e, "arg_in", ct_ioctl_arg(en), en->arg_size);
+	if (ex)
+		em_bytes(e, "arg_out", ct_ioctl_arg(ex), ex->arg_size);
+	if (r->nest_ptr) {
+		em_hex(e, "nested_ptr", r->nest_ptr);
+		em_u64(e, "nested_size", r->nest_want);
+		if (en)
+			em_bytes(e, "nested_in", ct_ioctl_nested(en), en->nest_size);
+		if (ex)
+			em_bytes(e, "nested_out", ct_ioctl_nested(ex), ex->nest_size);
+	}
+	if (r->flags & (CT_F_ARG_TRUNC | CT_F_NEST_TRUNC))
+		em_bool(e, "truncated", true);
+	if (r->flags & (CT_F_ARG_FAULT | CT_F_NEST_FAULT))
+		em_bool(e, "fault", true);
+}
+
+static void print_json(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *r = c->rec;
+
+	ct_print_head(d, "ioctl", r->ts_enter, &r->h, r->comm);
+	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
+	em_str(&d->em, "syscall", "ioctl");
+	print_request(d, r->cmd);
+	json_result(d, c);
+	print_key_fields(d, c);
+	print_arg(d, c, "args");
+	if (c->nested_layout)
+		print_nested(d, c, c->nested_name + 1);
+	json_buffers(d, c);
+	ct_end_line(d);
+}
+
+/* The argument list after the request: the struct, -v its nested params. */
+static void text_args(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *r = c->rec;
+	FILE *out = d->o.out;
+
+	if (c->layout) {
+		print_arg(d, c, NULL);
+		fputs(c->layout->nfields ? "" : "{}", out);
+		if (c->nested_layout && d->o.verbose >= 1) {
+			fputs(", ", out);
+			em_open(&d->em, NULL);
+			print_nested(d, c, c->nested_name);
+			em_close(&d->em);
+		}
+	} else if (print_arg(d, c, NULL)) {
+		/* printed by its special decoder */
+	} else if (r->arg_size) {
+		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]",
+			(uint64_t)r->arg, r->arg_size);
+	} else {
+		fprintf(out, "0x%" PRIx64, (uint64_t)r->arg);
+	}
+	if (r->flags & CT_F_ARG_FAULT)
+		fputs(" <fault>", out);
+}
+
+/* " = ret", errno, a failed NV_STATUS, -T; or unfinished. */
+static void text_result(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *ex = c->ex;
+	FILE *out = d->o.out;
+	const char *fail = c->failed ? CT_COLOR_ERROR : "", *off = c->failed ? CT_COLOR_OFF : "";
+
+	if (!ex) {
+		fputs(" = ? <unfinished>", out);
+		return;
+	}
+	fprintf(out, " = %s%" PRId64, ct_color(d, fail), (int64_t)ex->ret);
+	if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
+		fprintf(out, " %s (%s)", strerrorname_np((int)-ex->ret), strerror((int)-ex->ret));
+	fputs(ct_color(d, off), out);
+	if (c->has_status && c->status)
+		fprintf(out, " %s(%s)%s", ct_color(d, CT_COLOR_ERROR),
+			c->status_name ? c->status_name : "unknown NV_STATUS",
+			ct_color(d, CT_COLOR_OFF));
+	ct_print_duration(d, c->duration_ns);
+}
+
+/* -v: nested buffers without a layout as hex; -vv: every buffer. */
+static void text_hexdumps(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *en = c->en, *ex = c->ex;
+	FILE *out = d->o.out;
+
+	if (((d->o.verbose >= 1 && !c->nested_layout) || d->o.verbose >= 2) &&
+	    c->rec->nest_ptr) {
+		if (en)
+			ct_hexdump(out, "nested in", ct_ioctl_nested(en), en->nest_size);
+		if (ex)
+			ct_hexdump(out, "nested out", ct_ioctl_nested(ex), ex->nest_size);
+	}
+	if (d->o.verbose >= 2) {
+		if (en)
+			ct_hexdump(out, "arg in", ct_ioctl_arg(en), en->arg_size);
+		if (ex)
+			ct_hexdump(out, "arg out", ct_ioctl_arg(ex), ex->arg_size);
+	}
+}
+
+static void print_text(struct ct_decoder *d, const struct ct_call *c)
+{
+	const struct ct_ioctl *r = c->rec;
+	FILE *out = d->o.out;
+
+	ct_print_head(d, "ioctl", r->ts_enter, &r->h, r->comm);
+	fputs("ioctl(", out);
+	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
+	fputs(", ", out);
+	print_request(d, r->cmd);
+	fputs(", ", out);
+	text_args(d, c);
+	fputc(')', out);
+	text_result(d, c);
+	if (!c->en)
+		fputs(" <entry lost>", out);
+	if (r->flags & CT_F_NEST_TRUNC)
+		fprintf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
+	fputc('\n', out);
+	text_hexdumps(d, c);
+}
+
+void ct_print_ioctl(struct ct_decoder *d, const struct ct_call *c)
+{
+	if (d->o.json)
+		print_json(d, c);
+	else
+		print_text(d, c);
+}
