@@ -23,6 +23,7 @@ struct ct_call {
 	const struct ct_munmap *munmap;   /* CT_CALL_MUNMAP */
 	uint32_t pid, tid;
 	char comm[CT_COMM_LEN + 1];
+	int fd;                           /* the call's fd, -1 for munmap */
 	const char *path;                 /* device path, NULL if unknown */
 	int gpu;                          /* GPU (device instance) concerned, -1 unknown */
 	uint64_t ts_ns;                   /* entry time */

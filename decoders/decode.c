@@ -117,7 +117,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 {
 	struct ct_call c = { .kind = CT_CALL_MMAP, .mmap = m, .name = "mmap", .finished = true };
 
-	ct_describe_common(d, &c, &m->h, m->comm, m->dev, m->flags, m->ino);
+	ct_describe_common(d, &c, &m->h, m->comm, m->fd, m->dev, m->flags, m->ino);
 	c.ts_ns = m->ts_enter;
 	c.duration_ns = m->h.ts_ns - m->ts_enter;
 	c.ret = m->ret;
@@ -131,7 +131,7 @@ static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 	struct ct_call c = { .kind = CT_CALL_MUNMAP, .munmap = m, .name = "munmap",
 			     .finished = true };
 
-	ct_describe_common(d, &c, &m->h, NULL, 0, 0, 0);
+	ct_describe_common(d, &c, &m->h, NULL, -1, 0, 0, 0);
 	c.ts_ns = m->h.ts_ns;
 	if (run_views(d, &c))
 		ct_print_munmap(d, m);

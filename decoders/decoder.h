@@ -49,7 +49,7 @@ void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		       const struct ct_ioctl *ex, struct ct_call *c);
 /* ... or the fields every call has, from any record with a file. */
 void ct_describe_common(const struct ct_decoder *d, struct ct_call *c, const struct ct_rec *h,
-			const char *comm, uint32_t kdev, uint32_t flags, uint64_t ino);
+			const char *comm, int fd, uint32_t kdev, uint32_t flags, uint64_t ino);
 
 /* print_ioctl.c */
 void ct_print_ioctl(struct ct_decoder *d, const struct ct_call *c);

@@ -12,13 +12,14 @@
 #include "special.h"
 
 void ct_describe_common(const struct ct_decoder *d, struct ct_call *c, const struct ct_rec *h,
-			const char *comm, uint32_t kdev, uint32_t flags, uint64_t ino)
+			const char *comm, int fd, uint32_t kdev, uint32_t flags, uint64_t ino)
 {
 	c->pid = h->pid;
 	c->tid = h->tid;
 	if (comm)
 		memcpy(c->comm, comm, CT_COMM_LEN);
 	c->comm[CT_COMM_LEN] = 0;
+	c->fd = fd;
 	c->path = kdev ? ct_devnames_find(&d->devs, kdev, flags & CT_F_REGFILE, ino) : NULL;
 	c->gpu = -1;
 	if (c->path && sscanf(c->path, "/dev/nvidia%d", &c->gpu) != 1)
@@ -106,7 +107,7 @@ void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	c->en = en;
 	c->ex = ex;
 	c->rec = r;
-	ct_describe_common(d, c, &r->h, r->comm, r->dev, r->flags, r->ino);
+	ct_describe_common(d, c, &r->h, r->comm, r->fd, r->dev, r->flags, r->ino);
 	c->ts_ns = r->ts_enter;
 	c->finished = ex != NULL;
 	c->duration_ns = ex ? ex->h.ts_ns - ex->ts_enter : 0;

@@ -203,3 +203,15 @@ void em_str_list_end(struct emit *e)
 		e->depth--;
 	fputc(']', e->out);
 }
+
+void em_null(struct emit *e, const char *k)
+{
+	key(e, k);
+	fputs(e->json ? "null" : "-", e->out);
+}
+
+void em_us(struct emit *e, const char *k, uint64_t ns)
+{
+	key(e, k);
+	fprintf(e->out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}

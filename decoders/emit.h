@@ -51,4 +51,9 @@ void em_strn(struct emit *e, const char *key, const char *s, size_t max);
 void em_str_list_begin(struct emit *e, const char *key);
 void em_str_list_item(struct emit *e, const char *s, size_t n);
 void em_str_list_end(struct emit *e);
+/* JSON null (text: "-"). */
+void em_null(struct emit *e, const char *key);
+/* Nanoseconds as microseconds with three decimals, a JSON number
+ * (Chrome trace-event times). */
+void em_us(struct emit *e, const char *key, uint64_t ns);
 #endif

@@ -26,26 +26,12 @@
 
 #define NS_PER_S 1000000000ull
 
-/* What a slice needs of a call, kept for a call whose end is not known yet.
- * The names point into the static name tables. */
-struct slice {
-	uint32_t pid, tid;
-	uint64_t ts;                  /* absolute entry time */
-	uint64_t dur;
-	bool finished, failed, enter_lost;
-	uint32_t request;
-	const char *name;
-	bool has_ctrl, has_class, has_status, has_fd;
-	uint32_t ctrl, hclass, status;
-	const char *ctrl_name, *class_name, *status_name;
-	int64_t ret;
-	int32_t fd;
-	char *path;                   /* owned */
-};
-
 struct thr {
 	char comm[CT_COMM_LEN + 1];   /* thread_name written, "" none yet */
-	struct slice *open;           /* unfinished call waiting for an end */
+	/* An unfinished call waiting for its end: the call's own fields; its
+	 * record pointers are cleared (the records are gone) and the path is
+	 * a copy. */
+	struct ct_call *open;
 };
 
 struct proc {
@@ -58,6 +44,7 @@ struct proc {
 
 struct ct_perfetto {
 	FILE *f;
+	struct emit em;               /* JSON on f */
 	char *path;
 	uint64_t nevents;
 	bool have_base;
@@ -84,27 +71,20 @@ struct ct_perfetto *ct_perfetto_open(const char *path)
 		errno = err;
 		return NULL;
 	}
+	em_init(&p->em, p->f, true);
 	fputs("{\"traceEvents\":[\n", p->f);
 	return p;
 }
 
 /* --- event writing -------------------------------------------------------- */
 
-static void str(FILE *f, const char *s)
-{
-	em_json_string(f, s, strlen(s));
-}
-
-static void begin_event(struct ct_perfetto *p)
+/* Events are separated here; each is one emit.c object. */
+static struct emit *begin_event(struct ct_perfetto *p)
 {
 	if (p->nevents++)
 		fputs(",\n", p->f);
-}
-
-/* Relative microseconds, nanoseconds as three decimals. */
-static void put_us(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	em_open(&p->em, NULL);
+	return &p->em;
 }
 
 static uint64_t rel(const struct ct_perfetto *p, uint64_t abs)
@@ -115,123 +95,142 @@ static uint64_t rel(const struct ct_perfetto *p, uint64_t abs)
 static void meta_event(struct ct_perfetto *p, const char *what, uint32_t pid, uint32_t tid,
 		       const char *name)
 {
-	begin_event(p);
-	fprintf(p->f, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
-		"\"args\":{\"name\":", what, pid, tid);
-	str(p->f, name);
-	fputs("}}", p->f);
+	struct emit *e = begin_event(p);
+
+	em_str(e, "name", what);
+	em_str(e, "ph", "M");
+	em_u64(e, "ts", 0);
+	em_u64(e, "pid", pid);
+	em_u64(e, "tid", tid);
+	em_open(e, "args");
+	em_str(e, "name", name);
+	em_close(e);
+	em_close(e);
 }
 
 static void counter_event(struct ct_perfetto *p, uint32_t pid, uint64_t rel_ns, uint64_t n)
 {
-	begin_event(p);
-	fputs("{\"name\":\"calls/s\",\"cat\":\"rate\",\"ph\":\"C\",\"ts\":", p->f);
-	put_us(p->f, rel_ns);
-	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"calls\":%" PRIu64 "}}", pid, pid, n);
+	struct emit *e = begin_event(p);
+
+	em_str(e, "name", "calls/s");
+	em_str(e, "cat", "rate");
+	em_str(e, "ph", "C");
+	em_us(e, "ts", rel_ns);
+	em_u64(e, "pid", pid);
+	em_u64(e, "tid", pid);
+	em_open(e, "args");
+	em_u64(e, "calls", n);
+	em_close(e);
+	em_close(e);
 }
 
-static void slice_name(const struct slice *s, char *buf, size_t n, const char **out)
+/* A slice is named after its RM control, else its request. */
+static const char *slice_name(const struct ct_call *c, char *buf, size_t n)
 {
-	if (s->has_ctrl)
-		*out = ct_ctrl_label(s->ctrl, s->ctrl_name, buf, n);
-	else
-		*out = ct_request_label(s->request, s->name, buf, n);
+	if (c->has_ctrl)
+		return ct_ctrl_label(c->ctrl, c->ctrl_name, buf, n);
+	return ct_request_label(c->request, c->name, buf, n);
 }
 
-static void write_slice(struct ct_perfetto *p, const struct slice *s, uint64_t end,
+static void slice_args(struct ct_perfetto *p, const struct ct_call *c, bool open_at_end)
+{
+	struct emit *e = &p->em;
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "0x%08x", c->request);
+	em_str(e, "request", buf);
+	em_str(e, "escape", ct_request_label(c->request, c->name, buf, sizeof(buf)));
+	if (c->has_ctrl)
+		em_hex_named(e, "cmd", c->ctrl, c->ctrl_name);
+	if (c->has_class)
+		em_hex_named(e, "hClass", c->hclass, c->class_name);
+	if (c->has_status)
+		em_hex_named(e, "status", c->status, c->status_name);
+	if (c->finished) {
+		em_i64(e, "ret", c->ret);
+		em_u64(e, "duration_ns", c->duration_ns);
+	}
+	if (c->fd >= 0)
+		em_i64(e, "fd", c->fd);
+	if (c->path)
+		em_str(e, "path", c->path);
+	if (c->failed)
+		em_bool(e, "failed", true);
+	if (c->finished && !c->en)
+		em_bool(e, "enter_lost", true);
+	if (!c->finished) {
+		em_bool(e, "unfinished", true);
+		em_str(e, "ended_by", open_at_end ? "trace end" : "next call on the thread");
+	}
+	if (c->ts_ns < p->base)
+		em_bool(e, "started_before_first_call", true);
+}
+
+static void write_slice(struct ct_perfetto *p, const struct ct_call *c, uint64_t end,
 			bool open_at_end)
 {
-	FILE *f = p->f;
-	char buf[96], ebuf[96];
-	const char *name;
-	uint64_t start = rel(p, s->ts), stop = rel(p, end);
+	uint64_t start = rel(p, c->ts_ns), stop = rel(p, end);
+	struct emit *e;
+	char buf[96];
 
 	if (stop < start)
 		stop = start;
-	slice_name(s, buf, sizeof(buf), &name);
-	begin_event(p);
-	fputs("{\"name\":", f);
-	str(f, name);
-	fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":",
-		s->finished ? "ioctl" : "ioctl,unfinished");
-	put_us(f, start);
-	fputs(",\"dur\":", f);
-	put_us(f, stop - start);
-	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"request\":\"0x%08x\",\"escape\":",
-		s->pid, s->tid, s->request);
-	str(f, ct_request_label(s->request, s->name, ebuf, sizeof(ebuf)));
-	if (s->has_ctrl) {
-		fprintf(f, ",\"cmd\":\"0x%x\"", s->ctrl);
-		if (s->ctrl_name) {
-			fputs(",\"cmd_name\":", f);
-			str(f, s->ctrl_name);
-		}
+	e = begin_event(p);
+	em_str(e, "name", slice_name(c, buf, sizeof(buf)));
+	em_str(e, "cat", c->finished ? "ioctl" : "ioctl,unfinished");
+	em_str(e, "ph", "X");
+	em_us(e, "ts", start);
+	em_us(e, "dur", stop - start);
+	em_u64(e, "pid", c->pid);
+	em_u64(e, "tid", c->tid);
+	em_open(e, "args");
+	slice_args(p, c, open_at_end);
+	em_close(e);
+	em_close(e);
+}
+
+static void mmap_args(struct emit *e, const struct ct_call *c)
+{
+	const struct ct_mmap *m = c->mmap;
+
+	em_i64(e, "fd", m->fd);
+	if (c->path)
+		em_str(e, "path", c->path);
+	em_hex(e, "addr", m->addr);
+	em_u64(e, "len", m->len);
+	em_hex(e, "prot", m->prot);
+	em_hex(e, "flags", m->mflags);
+	em_hex(e, "offset", m->off);
+	if (c->failed) {
+		em_i64(e, "ret", m->ret);
+		em_bool(e, "failed", true);
+	} else {
+		em_hex(e, "ret", (uint64_t)m->ret);
 	}
-	if (s->has_class) {
-		fprintf(f, ",\"hClass\":\"0x%x\"", s->hclass);
-		if (s->class_name) {
-			fputs(",\"hClass_name\":", f);
-			str(f, s->class_name);
-		}
-	}
-	if (s->has_status) {
-		fprintf(f, ",\"status\":\"0x%x\"", s->status);
-		if (s->status_name) {
-			fputs(",\"status_name\":", f);
-			str(f, s->status_name);
-		}
-	}
-	if (s->finished)
-		fprintf(f, ",\"ret\":%" PRId64 ",\"duration_ns\":%" PRIu64, s->ret, s->dur);
-	if (s->has_fd)
-		fprintf(f, ",\"fd\":%d", s->fd);
-	if (s->path) {
-		fputs(",\"path\":", f);
-		str(f, s->path);
-	}
-	if (s->failed)
-		fputs(",\"failed\":true", f);
-	if (s->enter_lost)
-		fputs(",\"enter_lost\":true", f);
-	if (!s->finished)
-		fprintf(f, ",\"unfinished\":true,\"ended_by\":\"%s\"",
-			open_at_end ? "trace end" : "next call on the thread");
-	if (s->ts < p->base)
-		fputs(",\"started_before_first_call\":true", f);
-	fputs("}}", f);
+	em_u64(e, "duration_ns", c->duration_ns);
 }
 
 static void instant(struct ct_perfetto *p, const struct ct_call *c)
 {
-	FILE *f = p->f;
+	struct emit *e = begin_event(p);
 
-	begin_event(p);
-	fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-		c->name, c->name);
-	put_us(f, rel(p, c->ts_ns));
-	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{", c->pid, c->tid);
+	em_str(e, "name", c->name);
+	em_str(e, "cat", c->name);
+	em_str(e, "ph", "i");
+	em_str(e, "s", "t");
+	em_us(e, "ts", rel(p, c->ts_ns));
+	em_u64(e, "pid", c->pid);
+	em_u64(e, "tid", c->tid);
+	em_open(e, "args");
 	if (c->kind == CT_CALL_MMAP && c->mmap) {
-		const struct ct_mmap *m = c->mmap;
-
-		fprintf(f, "\"fd\":%d", m->fd);
-		if (c->path) {
-			fputs(",\"path\":", f);
-			str(f, c->path);
-		}
-		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"prot\":\"0x%x\","
-			"\"flags\":\"0x%x\",\"offset\":\"0x%" PRIx64 "\"",
-			(uint64_t)m->addr, (uint64_t)m->len, m->prot, m->mflags, (uint64_t)m->off);
-		if (c->failed)
-			fprintf(f, ",\"ret\":%" PRId64 ",\"failed\":true", (int64_t)m->ret);
-		else
-			fprintf(f, ",\"ret\":\"0x%" PRIx64 "\"", (uint64_t)m->ret);
-		fprintf(f, ",\"duration_ns\":%" PRIu64, c->duration_ns);
+		mmap_args(e, c);
 	} else if (c->kind == CT_CALL_MUNMAP && c->munmap) {
-		fprintf(f, "\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"mapping_len\":%" PRIu64,
-			(uint64_t)c->munmap->addr, (uint64_t)c->munmap->len,
-			(uint64_t)c->munmap->map_len);
+		em_hex(e, "addr", c->munmap->addr);
+		em_u64(e, "len", c->munmap->len);
+		em_u64(e, "mapping_len", c->munmap->map_len);
 	}
-	fputs("}}", f);
+	em_close(e);
+	em_close(e);
 }
 
 /* --- state ---------------------------------------------------------------- */
@@ -309,42 +308,29 @@ static void count_call(struct ct_perfetto *p, struct proc *pr, uint64_t end)
 	pr->count = 1;
 }
 
-static void free_slice(struct slice *s)
+static void free_held(struct ct_call *c)
 {
-	if (s) {
-		free(s->path);
-		free(s);
+	if (c) {
+		free((char *)c->path);
+		free(c);
 	}
 }
 
-static void fill_slice(struct slice *s, const struct ct_call *c)
+/* Keeps an unfinished call until its thread's next call (or the end). */
+static struct ct_call *hold(const struct ct_call *c)
 {
-	const struct ct_ioctl *r = c->ex ? c->ex : c->en;
+	struct ct_call *h = malloc(sizeof(*h));
 
-	memset(s, 0, sizeof(*s));
-	s->pid = c->pid;
-	s->tid = c->tid;
-	s->ts = c->ts_ns;
-	s->dur = c->duration_ns;
-	s->finished = c->finished;
-	s->failed = c->failed;
-	s->enter_lost = !c->en;
-	s->request = c->request;
-	s->name = c->name;
-	s->has_ctrl = c->has_ctrl;
-	s->ctrl = c->ctrl;
-	s->ctrl_name = c->ctrl_name;
-	s->has_class = c->has_class;
-	s->hclass = c->hclass;
-	s->class_name = c->class_name;
-	s->has_status = c->has_status;
-	s->status = c->status;
-	s->status_name = c->status_name;
-	s->ret = c->ret;
-	if (r) {
-		s->has_fd = true;
-		s->fd = r->fd;
-	}
+	if (!h)
+		return NULL;
+	*h = *c;
+	h->en = h->ex = h->rec = NULL;
+	h->mmap = NULL;
+	h->munmap = NULL;
+	h->layout = h->nested_layout = NULL;
+	h->special = NULL;
+	h->path = c->path ? strdup(c->path) : NULL;
+	return h;
 }
 
 void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
@@ -352,7 +338,6 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 	uint64_t end = c->finished ? c->ts_ns + c->duration_ns : c->ts_ns;
 	struct proc *pr;
 	struct thr *t;
-	struct slice s;
 
 	if (!p->have_base) {
 		p->have_base = true;
@@ -369,7 +354,7 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 	name_tracks(p, c, pr, t);
 	if (t->open) {   /* the thread's previous call ended before this one */
 		write_slice(p, t->open, c->ts_ns, false);
-		free_slice(t->open);
+		free_held(t->open);
 		t->open = NULL;
 	}
 	count_call(p, pr, end);
@@ -378,18 +363,12 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 		return;
 	}
 	if (c->finished) {
-		fill_slice(&s, c);
-		s.path = (char *)c->path;
-		write_slice(p, &s, end, false);
+		write_slice(p, c, end, false);
 		return;
 	}
-	t->open = malloc(sizeof(*t->open));
-	if (!t->open) {
+	t->open = hold(c);
+	if (!t->open)
 		p->oom = true;
-		return;
-	}
-	fill_slice(t->open, c);
-	t->open->path = c->path ? strdup(c->path) : NULL;
 }
 
 static void end_thread(uint64_t key, void *val, void *ctx)
@@ -400,7 +379,7 @@ static void end_thread(uint64_t key, void *val, void *ctx)
 	(void)key;
 	if (t->open) {
 		write_slice(p, t->open, p->last, true);
-		free_slice(t->open);
+		free_held(t->open);
 	}
 	free(t);
 }

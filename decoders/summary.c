@@ -503,14 +503,6 @@ static void print_section(struct ct_summary *s, uint32_t pid, enum section sec,
 	print_line(out, sum, sum->total_ns, "total");
 }
 
-static void json_u64_or_null(FILE *out, const char *key, uint64_t v, bool have)
-{
-	if (have)
-		fprintf(out, ",\"%s\":%" PRIu64, key, v);
-	else
-		fprintf(out, ",\"%s\":null", key);
-}
-
 static void group_label(const struct ct_summary *s, const struct group *g, char *buf,
 			size_t n)
 {
@@ -524,36 +516,49 @@ static void group_label(const struct ct_summary *s, const struct group *g, char 
 		snprintf(buf, n, "pid %u (%s)", g->pid, g->comm[0] ? g->comm : "?");
 }
 
+static void em_u64_or_null(struct emit *e, const char *key, uint64_t v, bool have)
+{
+	if (have)
+		em_u64(e, key, v);
+	else
+		em_null(e, key);
+}
+
 static void json_row(struct ct_summary *s, const struct group *g, const struct row *r)
 {
-	FILE *out = s->o.out;
 	struct figures f;
+	struct emit e;
 	char label[64];
 
 	row_figures(r, &f);
 	group_label(s, g, label, sizeof(label));
-	fputs("{\"type\":\"summary\",\"group\":", out);
-	em_json_string(out, label, strlen(label));
+	em_init(&e, s->o.out, true);
+	em_open(&e, NULL);
+	em_str(&e, "type", "summary");
+	em_str(&e, "group", label);
 	if (s->o.by_gpu && g->pid)
-		fprintf(out, ",\"gpu\":%u", g->pid - 1);
+		em_u64(&e, "gpu", g->pid - 1);
 	if (s->o.by_pid) {
-		fprintf(out, ",\"pid\":%u,\"comm\":", g->pid);
-		em_json_string(out, g->comm, strlen(g->comm));
+		em_u64(&e, "pid", g->pid);
+		em_str(&e, "comm", g->comm);
 	}
-	fprintf(out, ",\"kind\":\"%s\",\"name\":", kind_names[r->kind]);
-	em_json_string(out, r->name, strlen(r->name));
+	em_str(&e, "kind", kind_names[r->kind]);
+	em_str(&e, "name", r->name);
 	if (r->has_value)
-		fprintf(out, ",\"value\":\"0x%x\"", r->value);
+		em_hex(&e, "value", r->value);
 	else
-		fputs(",\"value\":null", out);
-	fprintf(out, ",\"calls\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"unfinished\":%" PRIu64
-		",\"timed\":%" PRIu64 ",\"total_ns\":%" PRIu64,
-		f.calls, f.errors, f.unfinished, f.timed, f.total_ns);
-	json_u64_or_null(out, "mean_ns", f.mean_ns, f.timed);
-	json_u64_or_null(out, "p50_ns", f.p50_ns, f.timed);
-	json_u64_or_null(out, "p99_ns", f.p99_ns, f.timed);
-	json_u64_or_null(out, "max_ns", f.max_ns, f.timed);
-	fputs("}\n", out);
+		em_null(&e, "value");
+	em_u64(&e, "calls", f.calls);
+	em_u64(&e, "errors", f.errors);
+	em_u64(&e, "unfinished", f.unfinished);
+	em_u64(&e, "timed", f.timed);
+	em_u64(&e, "total_ns", f.total_ns);
+	em_u64_or_null(&e, "mean_ns", f.mean_ns, f.timed);
+	em_u64_or_null(&e, "p50_ns", f.p50_ns, f.timed);
+	em_u64_or_null(&e, "p99_ns", f.p99_ns, f.timed);
+	em_u64_or_null(&e, "max_ns", f.max_ns, f.timed);
+	em_close(&e);
+	fputc('\n', s->o.out);
 }
 
 static int cmp_groups(const void *a, const void *b)
