@@ -596,14 +596,10 @@ static void emit_attach_records(struct capture *c)
 
 static int open_sink(struct capture *c)
 {
-	const struct ct_options *o = c->o;
-	struct ct_decode_opts dopts = ct_decode_opts_from(o);
-
-	if (o->write_path)
+	if (c->o->write_path)
 		return open_trace_file(c);
-	ct_views_decode_opts(&dopts, o);
-	c->decoder = ct_decoder_new(&dopts);
-	if (!c->decoder || ct_views_setup(c->decoder, o))
+	c->decoder = ct_views_decoder_new(c->o);
+	if (!c->decoder)
 		return -1;
 	return sink_meta(c);
 }

@@ -353,7 +353,6 @@ static int parse_args(int argc, char **argv, struct ct_options *o)
 
 int ct_decode_file(const struct ct_options *o)
 {
-	struct ct_decode_opts dopts = ct_decode_opts_from(o);
 	const struct ct_decode_stats *st;
 	struct ct_decoder *d;
 	struct ct_reader *r;
@@ -369,10 +368,8 @@ int ct_decode_file(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: %s\n", err);
 		return 1;
 	}
-	ct_views_decode_opts(&dopts, o);
-	d = ct_decoder_new(&dopts);
-	if (!d || ct_views_setup(d, o)) {
-		ct_decoder_free(d);
+	d = ct_views_decoder_new(o);
+	if (!d) {
 		ct_reader_close(r);
 		return 1;
 	}

@@ -89,3 +89,21 @@ fail:
 	}
 	return -1;
 }
+
+struct ct_decoder *ct_views_decoder_new(const struct ct_options *o)
+{
+	struct ct_decode_opts dopts = ct_decode_opts_from(o);
+	struct ct_decoder *d;
+
+	ct_views_decode_opts(&dopts, o);
+	d = ct_decoder_new(&dopts);
+	if (!d) {
+		fprintf(stderr, "cudatrace: out of memory\n");
+		return NULL;
+	}
+	if (ct_views_setup(d, o)) {
+		ct_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}

@@ -19,4 +19,8 @@ void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options 
  * without finishing it (no view has run; the Perfetto file is removed). */
 int ct_views_setup(struct ct_decoder *d, const struct ct_options *o);
 
+/* The decoder the command line asks for, with its views: what -r and live
+ * decoding both start with.  NULL after saying why on stderr. */
+struct ct_decoder *ct_views_decoder_new(const struct ct_options *o);
+
 #endif

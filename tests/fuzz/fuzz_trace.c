@@ -86,12 +86,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* As ct_decode_file() in user/main.c does it. */
 static struct ct_decoder *decoder_views(const struct ct_options *o)
 {
-	struct ct_decode_opts dopts = ct_decode_opts_from(o);
-	struct ct_decoder *d;
+	struct ct_decoder *d = ct_views_decoder_new(o);
 
-	ct_views_decode_opts(&dopts, o);
-	d = ct_decoder_new(&dopts);
-	if (!d || ct_views_setup(d, o))
+	if (!d)
 		abort();
 	return d;
 }

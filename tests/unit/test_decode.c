@@ -9,18 +9,15 @@
 #include <string.h>
 
 #include "cudatrace.h"
+#include "tap.h"
 #include "decode.h"
 #include "record.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *what, const char *got, const char *want)
+/* ok(), and on failure what was printed and what was wanted. */
+static void check(bool cond, const char *what, const char *got, const char *want)
 {
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, what);
-	if (!cond) {
-		failed++;
+	if (!ok(cond, "%s", what))
 		printf("#   got:  %s\n#   want: %s\n", got, want);
-	}
 }
 
 #define REQ(nr, size) (0xc0000000u | (size) << 16 | 'F' << 8 | (nr))
@@ -266,7 +263,7 @@ int main(void)
 	       "hClass=0x41<NV01_ROOT_CLIENT>, pAllocParms=0x7ffd00002000, pRightsRequested=0x0, "
 	       "paramsSize=0, flags=0x0, status=NV_OK) = 0 <0.000005>";
 	l = line(text, 0);
-	ok(strcmp(l, want) == 0, "RM_ALLOC of a client: fields, class name, status, latency", l, want);
+	check(strcmp(l, want) == 0, "RM_ALLOC of a client: fields, class name, status, latency", l, want);
 
 	want = "0.000003 4242/4242 app ioctl(3</dev/nvidiactl>, NV_ESC_RM_ALLOC, "
 	       "hRoot=0xc1d00001<NV01_ROOT_CLIENT>, hObjectParent=0x5c000002<NV01_DEVICE_0 #0>, "
@@ -274,60 +271,59 @@ int main(void)
 	       "hClass=0x2080<NV20_SUBDEVICE_0>, pAllocParms=0x7ffd00002000, pRightsRequested=0x0, "
 	       "paramsSize=0, flags=0x0, status=NV_OK) = 0 <0.000005>";
 	l = line(text, 2);
-	ok(strcmp(l, want) == 0, "subdevice: handles annotated with class, instance and parent", l,
+	check(strcmp(l, want) == 0, "subdevice: handles annotated with class, instance and parent", l,
 	   want);
 
 	l = line(text, 3);
-	ok(strstr(l, "hObject=0x5c000003<NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0>, "
+	check(strstr(l, "hObject=0x5c000003<NV20_SUBDEVICE_0 #0 of NV01_DEVICE_0 #0>, "
 		     "cmd=0x20800110<NV2080_CTRL_CMD_GPU_GET_NAME_STRING>") != NULL,
 	   "RM_CONTROL: object and control command named", l, "...");
 
 	l = line(text, 5);
-	ok(strstr(l, "hObject=0x5c000003, cmd=") != NULL,
+	check(strstr(l, "hObject=0x5c000003, cmd=") != NULL,
 	   "after RM_FREE of the device, its subdevice is gone too", l, "hObject=0x5c000003, ");
 
 	l = line(json, 4);
-	ok(strstr(l, "\"hObject\":\"0x5c000003\",\"hObject_name\":\"NV20_SUBDEVICE_0 #0 of "
+	check(strstr(l, "\"hObject\":\"0x5c000003\",\"hObject_name\":\"NV20_SUBDEVICE_0 #0 of "
 		     "NV01_DEVICE_0 #0\"") != NULL &&
 	   strstr(l, "\"cmd\":\"0x20800110\",\"cmd_name\":\"NV2080_CTRL_CMD_GPU_GET_NAME_STRING\"") &&
 	   strstr(l, "\"duration_ns\":5000") && strstr(l, "\"nested_in\":\"07000000\""),
 	   "JSON: the same fields as structured values, and the raw buffers", l, "...");
-	ok(strncmp(line(json, 0), "{\"type\":\"meta\"", 14) == 0, "JSON starts with the header",
+	check(strncmp(line(json, 0), "{\"type\":\"meta\"", 14) == 0, "JSON starts with the header",
 	   line(json, 0), "{\"type\":\"meta\"...");
 	free(text);
 	free(json);
 
 	text = decode_killed();
 	l = line(text, 0);
-	ok(strstr(l, "300/300") && strstr(l, "= ? <unfinished>"),
+	check(strstr(l, "300/300") && strstr(l, "= ? <unfinished>"),
 	   "a call its process never returned from: unfinished, at the process's exit", l,
 	   "300/300 ... = ? <unfinished>");
 	l = line(text, 1);
-	ok(strstr(l, "4242/4242") && strstr(l, ") = 0"), "then the calls that came after it", l,
+	check(strstr(l, "4242/4242") && strstr(l, ") = 0"), "then the calls that came after it", l,
 	   "4242/4242 ... = 0");
 	free(text);
 
 	text = decode_export(1);
-	ok(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>], "
+	check(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>], "
 		     "numObjects=1, index=0") != NULL,
 	   "EXPORT_OBJECTS_TO_FD: the handle array, up to numObjects, annotated",
 	   "(not in the output)", "...");
 	want = "objects=[0x5c000077<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #0, "
 	       "imported from pid 100 0x5c000010>]";
-	ok(strstr(text, want) != NULL,
+	check(strstr(text, want) != NULL,
 	   "IMPORT_OBJECTS_FROM_FD: the new handle is the exported object",
 	   "(not in the output)", want);
 	want = "hObject=0x5c000077<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #0, "
 	       "imported from pid 100 0x5c000010>, cmd=0x410110";
-	ok(strstr(text, want) != NULL, "a later call on the imported handle names it",
+	check(strstr(text, want) != NULL, "a later call on the imported handle names it",
 	   "(not in the output)", want);
 	want = "hObject=0x5c000099<imported object of NV01_DEVICE_0 #0>";
-	ok(strstr(text, want) != NULL, "an import whose export is not in the trace: no guessed class",
+	check(strstr(text, want) != NULL, "an import whose export is not in the trace: no guessed class",
 	   "(not in the output)", want);
 	want = "hObject=0x5c000088<NV01_MEMORY_SYSTEM of NV01_DEVICE_0 #0, dup of pid 100 0x5c000011>";
-	ok(strstr(text, want) != NULL, "RM_DUP_OBJECT from another process's client says whose",
+	check(strstr(text, want) != NULL, "RM_DUP_OBJECT from another process's client says whose",
 	   "(not in the output)", want);
 	free(text);
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -10,22 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tap.h"
 #include "call.h"
 #include "perfetto.h"
 #include "summary.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, what);
-	if (!cond)
-		failed++;
-}
 
 static void ok_u64(uint64_t got, uint64_t want, const char *what)
 {
-	ok(got == want, what);
+	ok(got == want, "%s", what);
 	if (got != want)
 		printf("#   got %" PRIu64 ", want %" PRIu64 "\n", got, want);
 }
@@ -268,6 +261,5 @@ int main(void)
 	test_percentile();
 	test_summary();
 	test_perfetto();
-	printf("1..%d\n", n);
-	return failed != 0;
+	return tap_done();
 }
