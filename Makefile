@@ -56,7 +56,7 @@ obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
 vpath %.c user decoders format $(OUTPUT)
 
-.PHONY: all deps test demo clean install fuzz bench soak
+.PHONY: all deps test demo clean install fuzz bench soak docs
 all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
@@ -88,6 +88,16 @@ $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 $(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# --- docs made from the option table (user/cli_table.c) ----------------------
+# The man page's OPTIONS section and the bash completion come from the
+# binary (--help=man|bash); tests/docs/options.py checks they are current.
+docs: $(BIN)
+	$(call msg,GEN,docs/cudatrace.8)
+	$(Q)./$(BIN) --help=man | sed -e '/^@OPTIONS@$$/{r /dev/stdin' -e 'd}' \
+		docs/cudatrace.8.in > docs/cudatrace.8.tmp && mv docs/cudatrace.8.tmp docs/cudatrace.8
+	$(call msg,GEN,docs/cudatrace.bash-completion)
+	$(Q)./$(BIN) --help=bash > docs/cudatrace.bash-completion
 
 # --- set-up, tests, demo ----------------------------------------------------
 deps:

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The command line, driven by the option table (cli_table.c): getopt_long's
+ * arguments, --help, the man page's options and bash completion are made
+ * from it here.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_table.h"
+#include "views.h"
+
+#define HELP_COL   27   /* --help: where the descriptions start */
+#define HELP_WIDTH 80
+
+static const struct ct_opt *opt_by_key(int key)
+{
+	size_t i;
+
+	for (i = 0; i < ct_nopts; i++)
+		if (ct_opts[i].apply && ct_opts[i].key == key)
+			return &ct_opts[i];
+	return NULL;
+}
+
+/* getopt_long's short string ("+p:w:h::...") and long options, from the table. */
+static void getopt_tables(char *shorts, size_t n, struct option *longs)
+{
+	size_t i, s = 0, l = 0;
+
+	shorts[s++] = '+';   /* stop at the command */
+	for (i = 0; i < ct_nopts; i++) {
+		const struct ct_opt *o = &ct_opts[i];
+
+		if (!o->apply)
+			continue;
+		if (o->key < 256 && s + 4 < n) {
+			shorts[s++] = (char)o->key;
+			if (o->has_arg != no_argument)
+				shorts[s++] = ':';
+			if (o->has_arg == optional_argument)
+				shorts[s++] = ':';
+		}
+		if (o->name)
+			longs[l++] = (struct option){ o->name, o->has_arg, NULL, o->key };
+	}
+	shorts[s] = 0;
+	longs[l] = (struct option){ 0 };
+}
+
+/* Options that do not go together. */
+static int check_args(const struct ct_options *o)
+{
+	if (o->read_path && (o->write_path || o->command || o->npids)) {
+		fprintf(stderr, "cudatrace: -r decodes a saved trace; it does not go with "
+				"-w, -p or a command\n");
+		return -1;
+	}
+	if ((o->max_size || o->rotate) && !o->write_path) {
+		fprintf(stderr, "cudatrace: --max-size and --rotate go with -w FILE\n");
+		return -1;
+	}
+	if (o->rotate && !o->max_size) {
+		fprintf(stderr, "cudatrace: --rotate needs --max-size (when to start the next file)\n");
+		return -1;
+	}
+	if (ct_views_check(o))
+		return -1;
+	if (o->command && o->npids) {
+		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
+		return -1;
+	}
+	return 0;
+}
+
+int ct_cli_parse(int argc, char **argv, struct ct_options *o)
+{
+	struct option longs[64];
+	char shorts[128];
+	const struct ct_opt *opt;
+	int c;
+
+	if (ct_nopts >= sizeof(longs) / sizeof(longs[0])) {
+		fprintf(stderr, "cudatrace: internal error: too many options\n");
+		return -1;
+	}
+	getopt_tables(shorts, sizeof(shorts), longs);
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		opt = opt_by_key(c);
+		if (!opt) {
+			fprintf(stderr, "Try 'cudatrace --help'.\n");
+			return -1;
+		}
+		if (opt->apply(o, opt, optarg))
+			return -1;
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	return check_args(o);
+}
+
+/* The left column: "-p, --pid PID", "    --no-follow", or the table's label. */
+static void opt_label(const struct ct_opt *o, char *buf, size_t n)
+{
+	int len = 0;
+
+	if (o->label) {
+		snprintf(buf, n, "%s%s", o->label[1] == '-' ? "    " : "", o->label);
+		return;
+	}
+	if (o->key < 256)
+		len = snprintf(buf, n, o->name ? "-%c, " : "-%c", o->key);
+	else
+		len = snprintf(buf, n, "    ");
+	if (o->name && len >= 0 && (size_t)len < n)
+		len += snprintf(buf + len, n - (size_t)len, "--%s", o->name);
+	if (o->arg && len >= 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " %s", o->arg);
+}
+
+/* Words of text, wrapped at HELP_WIDTH, the lines after the first indented. */
+static void wrap(FILE *f, const char *text, int col)
+{
+	int at = col;
+
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (at > col && at + 1 + (int)w > HELP_WIDTH) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, w, f);
+		at += (int)w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+void ct_cli_help(FILE *f)
+{
+	char label[64];
+	size_t i;
+	int g;
+
+	fprintf(f, "%s\n%s", ct_cli_usage, ct_cli_intro);
+	for (g = 0; g < G_COUNT; g++) {
+		fprintf(f, "\n%s:\n", ct_opt_group_titles[g]);
+		for (i = 0; i < ct_nopts; i++) {
+			const struct ct_opt *o = &ct_opts[i];
+
+			if ((int)o->group != g || o->hidden)
+				continue;
+			opt_label(o, label, sizeof(label));
+			if (strlen(label) + 2 >= HELP_COL - 1)
+				fprintf(f, "  %s\n%*s", label, HELP_COL, "");
+			else
+				fprintf(f, "  %-*s", HELP_COL - 2, label);
+			wrap(f, o->help, HELP_COL);
+		}
+	}
+	fprintf(f, "\nExamples:\n%s", ct_cli_examples);
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every option of cudatrace, once: how it is spelled, what --help, the man
+ * page and bash completion say about it, and what it does to the options.
+ * To add an option, add a row (and, if it needs one, an apply function).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_table.h"
+#include "nvtables.h"
+#include "version.h"
+
+enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
+       OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM };
+
+const char ct_cli_usage[] =
+"Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       cudatrace -r FILE [--json] [-v] [-c|-C] [--perfetto OUT.json]\n";
+
+const char ct_cli_intro[] =
+"Trace the ioctl and mmap calls that processes make on NVIDIA device nodes\n"
+"(/dev/nvidiactl, /dev/nvidiaN, /dev/nvidia-uvm, ...) and decode them.\n"
+"Live capture needs root (or CAP_BPF+CAP_PERFMON); -r needs neither.\n";
+
+const char ct_cli_examples[] =
+"  sudo cudatrace -- ./saxpy              # trace a CUDA program from its start\n"
+"  sudo cudatrace -p 1234,1240            # attach to running processes\n"
+"  sudo cudatrace -w gpu.trace -d 60      # whole machine for a minute, to a file\n"
+"  cudatrace -r gpu.trace --json | jq .   # decode it later, anywhere, no root\n"
+"  cudatrace -r gpu.trace -c              # where the time goes, per escape/control\n"
+"  cudatrace -r gpu.trace -e esc=RM_ALLOC,RM_FREE -e 'class=NV01_DEVICE_0'\n"
+"  sudo cudatrace --comm python3 --failed # failing calls of python3 processes\n"
+"  sudo cudatrace --device /tmp/fake -- ./test   # trace a stand-in file\n";
+
+const char *const ct_opt_group_titles[G_COUNT] = {
+	[G_TRACE] = "What to trace",
+	[G_OUTPUT] = "Output",
+	[G_FILTER] = "Filters (with -r or live; all must match; docs/VIEWS.md)",
+	[G_VIEW] = "Views (with -r or live; docs/VIEWS.md)",
+	[G_CAPTURE] = "Capture",
+	[G_OTHER] = "Other",
+};
+
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "cudatrace: %s: %s\nTry 'cudatrace --help'.\n", what, arg);
+	return -1;
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "500M", "2G", "4096": bytes, with K/M/G (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KkMmGg";
+	const char *u;
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || end[1])
+			return -1;
+		shift = 10 * (unsigned)(1 + (u - units) / 2);
+	}
+	if (v == 0 || v > (~0ull >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int apply_str(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	*(const char **)((char *)o + opt->field) = arg;
+	return 0;
+}
+
+static int apply_true(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)arg;
+	*(bool *)((char *)o + opt->field) = true;
+	return 0;
+}
+
+static int apply_pids(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	(void)opt;
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint32_t pid;
+
+		if (parse_u32(tok, 1, INT_MAX, &pid) || o->npids >= CT_MAX_PIDS) {
+			rc = bad_arg("Invalid PID", tok);
+			break;
+		}
+		o->pids[o->npids++] = pid;
+	}
+	free(copy);
+	return rc;
+}
+
+static int apply_device(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (o->ndevices >= CT_MAX_USER_DEVICES)
+		return bad_arg("Too many --device options", arg);
+	o->devices[o->ndevices++] = arg;
+	return 0;
+}
+
+static int apply_no_follow(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	o->follow_forks = false;
+	return 0;
+}
+
+static int apply_duration(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	char *end;
+
+	(void)opt;
+	errno = 0;
+	o->duration = strtod(arg, &end);
+	if (errno || end == arg || *end || o->duration <= 0)
+		return bad_arg("Invalid duration", arg);
+	return 0;
+}
+
+static int apply_nest(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_u32(arg, 0, CT_NEST_MAX, &o->nest_max))
+		return bad_arg("Invalid size (0 to 262144 bytes)", arg);
+	return 0;
+}
+
+static int apply_buffer(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_u32(arg, 1, 4096, &o->ringbuf_mb) || (o->ringbuf_mb & (o->ringbuf_mb - 1)))
+		return bad_arg("Invalid buffer size (a power of two, 1 to 4096 MiB)", arg);
+	return 0;
+}
+
+static int apply_max_size(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_size(arg, &o->max_size))
+		return bad_arg("Invalid --max-size (bytes, or with K, M, G)", arg);
+	return 0;
+}
+
+static int apply_rotate(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	uint32_t n;
+
+	(void)opt;
+	if (parse_u32(arg, 1, 100000, &n))
+		return bad_arg("Invalid --rotate (number of files to keep)", arg);
+	o->rotate = n;
+	return 0;
+}
+
+static int apply_timestamps(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	if (o->timestamps < 3)
+		o->timestamps++;
+	return 0;
+}
+
+static int apply_color(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (strcmp(arg, "auto") == 0)
+		o->color = -1;
+	else if (strcmp(arg, "always") == 0)
+		o->color = 1;
+	else if (strcmp(arg, "never") == 0)
+		o->color = 0;
+	else
+		return bad_arg("Invalid --color (auto, always or never)", arg);
+	return 0;
+}
+
+static int apply_verbose(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	o->verbose++;
+	o->libbpf_debug = true;
+	return 0;
+}
+
+/* -c: the table alone; -C: the events, then the table. */
+static int apply_summary(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)arg;
+	o->summary = opt->key == 'c' ? 1 : 2;
+	return 0;
+}
+
+static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (strcmp(arg, "pid") == 0)
+		o->summary_by_pid = true;
+	else if (strcmp(arg, "gpu") == 0)
+		o->summary_by_gpu = true;
+	else
+		return bad_arg("Invalid --summary-by (pid or gpu)", arg);
+	return 0;
+}
+
+/* -e, --failed, --tid, --comm: filter.c parses them, by their spelling. */
+static int apply_filter(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	char spelling[32];
+
+	if (opt->name)
+		snprintf(spelling, sizeof(spelling), "--%s", opt->name);
+	else
+		snprintf(spelling, sizeof(spelling), "-%c", opt->key);
+	return ct_filter_parse(&o->filter, spelling, arg);
+}
+
+static int apply_help(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)o, (void)opt;
+	if (!arg || strcmp(arg, "text") == 0)
+		ct_cli_help(stdout);
+	else if (strcmp(arg, "man") == 0)
+		ct_cli_man(stdout);
+	else if (strcmp(arg, "bash") == 0)
+		ct_cli_completion(stdout);
+	else
+		return bad_arg("Invalid --help format (text, man or bash)", arg);
+	exit(0);
+}
+
+static int apply_version(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)o, (void)opt, (void)arg;
+	printf("cudatrace %s (NVIDIA name tables from driver %s)\n", CUDATRACE_VERSION,
+	       nv_tables_tag);
+	exit(0);
+}
+
+/* The -s help states these numbers; change both together. */
+_Static_assert(CT_NEST_DEFAULT == 8192 && CT_NEST_MAX == 262144, "update the -s help text");
+
+#define FIELD(f) offsetof(struct ct_options, f)
+#define REQ required_argument
+#define NO no_argument
+
+const struct ct_opt ct_opts[] = {
+	{ "pid", 'p', REQ, "PID[,PID...]", NULL, G_TRACE,
+	  "attach to running processes (repeatable); the capture ends when they have all exited",
+	  C_PID, NULL, apply_pids },
+	{ NULL, 0, NO, NULL, "-- COMMAND [ARGS]", G_TRACE,
+	  "start COMMAND and trace it from its first instruction (neither -p nor a command: "
+	  "every process on the machine)" },
+	{ "no-follow", OPT_NO_FOLLOW, NO, NULL, NULL, G_TRACE,
+	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow },
+	{ "cgroup", OPT_CGROUP, REQ, "DIR", NULL, G_TRACE,
+	  "only processes in this cgroup v2 directory (a container, a pod) or below it; "
+	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup) },
+	{ "device", OPT_DEVICE, REQ, "PATH", NULL, G_TRACE,
+	  "also trace calls on PATH, a device node (matched by device number) or any file "
+	  "(by inode); repeatable", C_FILE, NULL, apply_device },
+	{ "duration", 'd', REQ, "SECONDS", NULL, G_TRACE,
+	  "stop after SECONDS (a command started by cudatrace goes on running)",
+	  C_NONE, NULL, apply_duration },
+
+	{ "write", 'w', REQ, "FILE", NULL, G_OUTPUT,
+	  "write a binary trace to FILE (created 0600: it holds process memory; a symbolic "
+	  "link is refused); docs/FORMAT.md", C_FILE, NULL, apply_str, FIELD(write_path) },
+	{ NULL, 'z', NO, NULL, NULL, G_OUTPUT,
+	  "compress the -w trace with zstd (-r reads both)",
+	  C_NONE, NULL, apply_true, FIELD(compress) },
+	{ "max-size", OPT_MAX_SIZE, REQ, "SIZE", NULL, G_OUTPUT,
+	  "-w: stop when the file reaches SIZE bytes (suffix K, M or G) ...",
+	  C_NONE, NULL, apply_max_size },
+	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
+	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
+	  "its own", C_NONE, NULL, apply_rotate },
+	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
+	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
+	  "file is decoded up to its last good record", C_FILE, NULL, apply_str,
+	  FIELD(read_path) },
+	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
+	  "write decoded output to FILE instead of stdout",
+	  C_FILE, NULL, apply_str, FIELD(out_path) },
+	{ "json", 'j', NO, NULL, NULL, G_OUTPUT,
+	  "JSON Lines, one object per event: the decoded fields as values, the raw buffers "
+	  "(arg_in, arg_out, nested_in, nested_out) in hex", C_NONE, NULL, apply_true,
+	  FIELD(json) },
+	{ NULL, 't', NO, NULL, "-t, -tt, -ttt", G_OUTPUT,
+	  "wall-clock time stamps, as strace prints them (default: seconds since the start "
+	  "of the capture)", C_NONE, NULL, apply_timestamps },
+	{ NULL, 'T', NO, NULL, NULL, G_OUTPUT, "show the time spent in each call",
+	  C_NONE, NULL, apply_true, FIELD(durations) },
+	{ "color", OPT_COLOR, REQ, "WHEN", "--color=WHEN", G_OUTPUT,
+	  "colour the text: auto (a terminal), always, never",
+	  C_WORDS, "auto always never", apply_color },
+	{ "colour", OPT_COLOUR, REQ, "WHEN", NULL, G_OUTPUT, NULL,
+	  C_WORDS, "auto always never", apply_color, 0, 1 },
+	{ "verbose", 'v', NO, NULL, NULL, G_OUTPUT,
+	  "text: also decode the nested params (RM control, allocation); -vv adds hex dumps "
+	  "of every buffer; live: also show libbpf's own messages",
+	  C_NONE, NULL, apply_verbose },
+
+	{ NULL, 'e', REQ, "KEY=PAT[,PAT...]", NULL, G_FILTER,
+	  "only calls whose KEY matches one PAT (a name, a shell pattern, or 0xHEX); "
+	  "repeatable. KEY: esc (NV_ESC_*), ctrl (RM control), class (RM_ALLOC), uvm (UVM "
+	  "request), syscall (ioctl, mmap, munmap), status (NV_STATUS written back, e.g. "
+	  "'NV_ERR_*')", C_WORDS, "esc= ctrl= class= uvm= syscall= status=", apply_filter },
+	{ "failed", OPT_FAILED, NO, NULL, NULL, G_FILTER,
+	  "only failed calls (ret != 0 or NV_STATUS != NV_OK)", C_NONE, NULL, apply_filter },
+	{ "tid", OPT_TID, REQ, "TID[,TID...]", NULL, G_FILTER,
+	  "only these threads (-t is strace's time stamps)", C_NONE, NULL, apply_filter },
+	{ "comm", OPT_COMM, REQ, "NAME[,NAME]", NULL, G_FILTER,
+	  "only threads of this name (exact: also checked in the kernel; or a shell "
+	  "pattern)", C_PNAME, NULL, apply_filter },
+
+	{ NULL, 'c', NO, NULL, NULL, G_VIEW,
+	  "only a table, as strace -c: calls, errors, latency (total, mean, p50, p99, max) "
+	  "per escape, RM control and UVM request, and mmap/munmap (JSON rows with -j)",
+	  C_NONE, NULL, apply_summary },
+	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
+	  C_NONE, NULL, apply_summary },
+	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu", "--summary-by=pid|gpu", G_VIEW,
+	  "one table per process, or per GPU (the device node, or the device that owns the "
+	  "RM objects a call names)", C_WORDS, "pid gpu", apply_summary_by },
+	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
+	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
+	  "ui.perfetto.dev or chrome://tracing)", C_FILE, NULL, apply_str,
+	  FIELD(perfetto_path) },
+
+	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
+	  "capture at most BYTES of each nested buffer (RM control params, allocation "
+	  "params, the buffer of NV_ESC_IOCTL_XFER_CMD; default 8192, at most 262144); cut "
+	  "buffers are marked", C_NONE, NULL, apply_nest },
+	{ "buffer", 'b', REQ, "MB", NULL, G_CAPTURE,
+	  "ring buffer size in MiB, a power of two (default 64); events that do not fit "
+	  "are counted as lost, never dropped silently", C_NONE, NULL, apply_buffer },
+
+	{ "help", 'h', optional_argument, "FORMAT", "-h, --help[=FORMAT]", G_OTHER,
+	  "this help; FORMAT man or bash prints the man page's options or a bash "
+	  "completion script, made from the same table", C_WORDS, "text man bash",
+	  apply_help },
+	{ "version", 'V', NO, NULL, NULL, G_OTHER,
+	  "version and the driver tag of the name tables", C_NONE, NULL, apply_version },
+};
+
+const size_t ct_nopts = sizeof(ct_opts) / sizeof(ct_opts[0]);
