@@ -688,12 +688,131 @@ static int run_loop(struct capture *c)
 	return 0;
 }
 
+/* Up to the moment calls are traced: BPF loaded, the sink open, the
+ * command (if any) forked but still waiting on go_fd.  0, or -1 after
+ * saying why. */
+static int start_capture(struct capture *c, int *go_fd)
+{
+	const struct ct_options *o = c->o;
+	uint32_t pid;
+	uint8_t one = 1;
+	int err;
+
+	if (o->command) {
+		c->child = spawn_stopped(o->command, go_fd);
+		if (c->child < 0) {
+			fprintf(stderr, "cudatrace: cannot start %s: %s\n", o->command[0],
+				strerror(errno));
+			return -1;
+		}
+	}
+	if (load_bpf(c))
+		return -1;
+	pid = (uint32_t)c->child;
+	if (c->child > 0 &&
+	    bpf_map__update_elem(c->skel->maps.traced_pids, &pid, 4, &one, 1, BPF_ANY))
+		return -1;
+	if (open_sink(c))
+		return -1;
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL);
+	if (!c->rb) {
+		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
+		return -1;
+	}
+	emit_attach_records(c);
+	/* The command was forked before this: it keeps the privileges it had. */
+	err = ct_drop_privileges();
+	if (err)
+		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
+			strerror(-err));
+	return 0;
+}
+
+/* Scripts wait for this line before making the calls to capture; a
+ * command is let go only now. */
+static int announce_and_go(struct capture *c, int *go_fd)
+{
+	const struct ct_options *o = c->o;
+
+	if (!o->command && o->npids)
+		fprintf(stderr, "cudatrace: tracing %d process%s; Ctrl-C to stop\n",
+			o->npids, o->npids > 1 ? "es" : "");
+	else if (!o->command)
+		fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
+	if (*go_fd >= 0) {
+		if (write(*go_fd, "g", 1) != 1)
+			return -1;
+		close(*go_fd);
+		*go_fd = -1;
+	}
+	return 0;
+}
+
+/* The trailer record and the closing line: events captured and lost. */
+static void report_counts(struct capture *c)
+{
+	uint64_t lost = 0, lost_inflight = 0;
+
+	if (c->writer || c->decoder)
+		write_trailer(c, &lost, &lost_inflight);
+	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
+		(unsigned long long)c->events, (unsigned long long)(lost + lost_inflight));
+	if (lost_inflight)
+		fprintf(stderr, " (%llu exits lost: in-flight table full)",
+			(unsigned long long)lost_inflight);
+	fputc('\n', stderr);
+}
+
+/* Stops the command if the capture failed or was interrupted, frees
+ * everything; the return code, which a file that failed to close makes 1. */
+static int teardown(struct capture *c, int go_fd, int rc)
+{
+	int err;
+
+	if (go_fd >= 0)
+		close(go_fd);   /* the child sees EOF and exits */
+	if (c->child > 0 && !c->child_done && !c->timed_out) {
+		if (rc != 0 || stop_requested)
+			kill(c->child, SIGTERM);
+		if (waitpid(c->child, &c->child_status, 0) == c->child)
+			c->child_done = true;
+	}
+	ring_buffer__free(c->rb);
+	cudatrace_bpf__destroy(c->skel);
+	if (c->decoder) {
+		ct_decoder_finish(c->decoder);
+		ct_decoder_free(c->decoder);
+	}
+	if (c->writer) {
+		err = ct_writer_close(c->writer);
+		if (err && !c->sink_error) {
+			fprintf(stderr, "cudatrace: writing %s failed: %s\n", c->o->write_path,
+				strerror(-err));
+			rc = 1;
+		}
+	}
+	free(c->procbuf);
+	close_pidfds(c);
+	return c->sink_error ? 1 : rc;
+}
+
+/* strace's convention: the traced command's exit status is ours. */
+static int exit_status(const struct capture *c, int rc)
+{
+	if (rc == 0 && c->child_done) {
+		if (WIFEXITED(c->child_status))
+			return WEXITSTATUS(c->child_status);
+		if (WIFSIGNALED(c->child_status))
+			return 128 + WTERMSIG(c->child_status);
+	}
+	return rc;
+}
+
 int ct_capture_run(const struct ct_options *o)
 {
 	struct capture c = { .o = o, .child = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t lost = 0, lost_inflight = 0;
-	int go_fd = -1, rc = 1, err;
+	int go_fd = -1, rc = 1;
 
 	for (int i = 0; i < CT_MAX_PIDS; i++)
 		c.pidfds[i] = -1;
@@ -710,93 +829,10 @@ int ct_capture_run(const struct ct_options *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	if (o->command) {
-		c.child = spawn_stopped(o->command, &go_fd);
-		if (c.child < 0) {
-			fprintf(stderr, "cudatrace: cannot start %s: %s\n", o->command[0],
-				strerror(errno));
-			goto out;
-		}
+	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
+		rc = run_loop(&c) == 0 ? 0 : 1;
+		report_counts(&c);
 	}
-	if (load_bpf(&c))
-		goto out;
-	if (c.child > 0) {
-		uint8_t one = 1;
-		uint32_t pid = (uint32_t)c.child;
-
-		if (bpf_map__update_elem(c.skel->maps.traced_pids, &pid, 4, &one, 1, BPF_ANY))
-			goto out;
-	}
-	if (open_sink(&c))
-		goto out;
-	c.rb = ring_buffer__new(bpf_map__fd(c.skel->maps.rb), on_record, &c, NULL);
-	if (!c.rb) {
-		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
-		goto out;
-	}
-	emit_attach_records(&c);
-	/* The command was forked before this: it keeps the privileges it had. */
-	err = ct_drop_privileges();
-	if (err)
-		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
-			strerror(-err));
-	if (!o->command) {
-		/* Scripts wait for this line before making the calls to capture. */
-		if (o->npids)
-			fprintf(stderr, "cudatrace: tracing %d process%s; Ctrl-C to stop\n",
-				o->npids, o->npids > 1 ? "es" : "");
-		else
-			fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
-	}
-	if (go_fd >= 0) {
-		if (write(go_fd, "g", 1) != 1)
-			goto out;
-		close(go_fd);
-		go_fd = -1;
-	}
-	if (run_loop(&c) == 0)
-		rc = 0;
-	if (c.writer || c.decoder)
-		write_trailer(&c, &lost, &lost_inflight);
-	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
-		(unsigned long long)c.events, (unsigned long long)(lost + lost_inflight));
-	if (lost_inflight)
-		fprintf(stderr, " (%llu exits lost: in-flight table full)",
-			(unsigned long long)lost_inflight);
-	fputc('\n', stderr);
-out:
-	if (go_fd >= 0)
-		close(go_fd);   /* the child sees EOF and exits */
-	if (c.child > 0 && !c.child_done && !c.timed_out) {
-		if (rc != 0 || stop_requested)
-			kill(c.child, SIGTERM);
-		if (waitpid(c.child, &c.child_status, 0) == c.child)
-			c.child_done = true;
-	}
-	ring_buffer__free(c.rb);
-	cudatrace_bpf__destroy(c.skel);
-	if (c.decoder) {
-		ct_decoder_finish(c.decoder);
-		ct_decoder_free(c.decoder);
-	}
-	if (c.writer) {
-		err = ct_writer_close(c.writer);
-		if (err && !c.sink_error) {
-			fprintf(stderr, "cudatrace: writing %s failed: %s\n", o->write_path,
-				strerror(-err));
-			rc = 1;
-		}
-	}
-	if (c.sink_error)
-		rc = 1;
-	free(c.procbuf);
-	close_pidfds(&c);
-	if (rc == 0 && c.child_done) {
-		if (WIFEXITED(c.child_status))
-			return WEXITSTATUS(c.child_status);
-		if (WIFSIGNALED(c.child_status))
-			return 128 + WTERMSIG(c.child_status);
-	}
-	return rc;
+	rc = teardown(&c, go_fd, rc);
+	return exit_status(&c, rc);
 }
