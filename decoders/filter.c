@@ -200,24 +200,61 @@ static bool parse_hex(const char *s, uint32_t *out)
 	return true;
 }
 
+/* The KEY of KEY=PAT: its index, or -1 after saying why. */
+static int parse_key(const char *arg, const char *eq)
+{
+	size_t klen = (size_t)(eq - arg);
+	int k;
+
+	if (!klen)
+		return fail("-e", arg, "no key before '=' (keys: " KNOWN_KEYS ")");
+	for (k = 0; k < K_MAX; k++)
+		if (strlen(key_names[k]) == klen && strncmp(arg, key_names[k], klen) == 0)
+			return k;
+	return fail("-e", arg, "unknown key '%.*s' (known: " KNOWN_KEYS ")", (int)klen, arg);
+}
+
+/* One PAT of KEY=PAT,...: a hex number, a known name, or a shell pattern. */
+static int parse_pattern(const struct expr *e, char *item, struct pat *pt, const char *arg)
+{
+	const char *why;
+	bool wild;
+
+	if (!*item)
+		return fail("-e", arg, "empty pattern in the list '%s'", strchr(arg, '=') + 1);
+	why = check_glob(item, &wild);
+	if (why)
+		return fail("-e", arg, "%s in '%s'", why, item);
+	if (e->key != K_SYSCALL && !wild && item[0] == '0' && (item[1] == 'x' || item[1] == 'X')) {
+		if (!parse_hex(item, &pt->num))
+			return fail("-e", arg, "bad hex number '%s'", item);
+		pt->is_num = true;
+		return 0;
+	}
+	if (!wild && !name_known(e->key, item)) {
+		if (e->key == K_SYSCALL)
+			return fail("-e", arg, "unknown syscall '%s' (ioctl, mmap or munmap)", item);
+		return fail("-e", arg, "unknown %s '%s' (not in the name tables of driver %s; "
+			    "a hex value or a pattern with * also works)", key_what[e->key], item,
+			    nv_tables_tag);
+	}
+	pt->glob = item;
+	return 0;
+}
+
 static int parse_expr(struct ct_filter *f, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 	struct expr e = { 0 }, *ne;
-	size_t klen, n;
 	char *p, *item, *next;
+	size_t n;
 	int k;
 
 	if (!eq)
 		return fail("-e", arg, "expected KEY=PATTERN[,PATTERN...] (keys: " KNOWN_KEYS ")");
-	klen = (size_t)(eq - arg);
-	for (k = 0; k < K_MAX; k++)
-		if (strlen(key_names[k]) == klen && strncmp(arg, key_names[k], klen) == 0)
-			break;
-	if (!klen)
-		return fail("-e", arg, "no key before '=' (keys: " KNOWN_KEYS ")");
-	if (k == K_MAX)
-		return fail("-e", arg, "unknown key '%.*s' (known: " KNOWN_KEYS ")", (int)klen, arg);
+	k = parse_key(arg, eq);
+	if (k < 0)
+		return -1;
 	e.key = (enum key)k;
 	if (!eq[1])
 		return fail("-e", arg, "empty value for '%s'", key_names[k]);
@@ -230,39 +267,11 @@ static int parse_expr(struct ct_filter *f, const char *arg)
 	if (!e.buf || !e.pats)
 		goto oom;
 	for (item = e.buf; item; item = next) {
-		struct pat *pt = &e.pats[e.npats];
-		const char *why;
-		bool wild;
-
 		next = strchr(item, ',');
 		if (next)
 			*next++ = 0;
-		if (!*item) {
-			fail("-e", arg, "empty pattern in the list '%s'", eq + 1);
+		if (parse_pattern(&e, item, &e.pats[e.npats], arg))
 			goto bad;
-		}
-		why = check_glob(item, &wild);
-		if (why) {
-			fail("-e", arg, "%s in '%s'", why, item);
-			goto bad;
-		}
-		if (k != K_SYSCALL && !wild && item[0] == '0' && (item[1] == 'x' || item[1] == 'X')) {
-			if (!parse_hex(item, &pt->num)) {
-				fail("-e", arg, "bad hex number '%s'", item);
-				goto bad;
-			}
-			pt->is_num = true;
-		} else if (!wild && !name_known(e.key, item)) {
-			if (k == K_SYSCALL)
-				fail("-e", arg, "unknown syscall '%s' (ioctl, mmap or munmap)", item);
-			else
-				fail("-e", arg, "unknown %s '%s' (not in the name tables of driver %s; "
-				     "a hex value or a pattern with * also works)", key_what[k], item,
-				     nv_tables_tag);
-			goto bad;
-		} else {
-			pt->glob = item;
-		}
 		e.npats++;
 	}
 	ne = realloc(f->exprs, (f->nexprs + 1) * sizeof(*f->exprs));
