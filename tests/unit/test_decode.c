@@ -12,73 +12,13 @@
 #include "tap.h"
 #include "decode.h"
 #include "record.h"
+#include "records.h"
 
 /* ok(), and on failure what was printed and what was wanted. */
 static void check(bool cond, const char *what, const char *got, const char *want)
 {
 	if (!ok(cond, "%s", what))
 		printf("#   got:  %s\n#   want: %s\n", got, want);
-}
-
-#define REQ(nr, size) (0xc0000000u | (size) << 16 | 'F' << 8 | (nr))
-#define DEV_CTL (195u << 20 | 255)
-
-static unsigned char recbuf[1 << 16];
-static uint32_t cur_pid = 4242;   /* the process the next records come from */
-
-static const struct ct_rec *meta(void)
-{
-	static const char text[] =
-		"start_monotonic_ns=1000000000\n"
-		"driver=NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n"
-		"device=0xc3000ff 0 0 /dev/nvidiactl\n";
-	struct ct_rec *r = (struct ct_rec *)recbuf;
-
-	memset(r, 0, sizeof(*r));
-	r->type = CT_REC_META;
-	r->size = sizeof(*r) + sizeof(text) - 1;
-	memcpy(r + 1, text, sizeof(text) - 1);
-	return r;
-}
-
-/* An ioctl record (type enter or exit) with the given argument and nested bytes. */
-static const struct ct_rec *ioctl_rec(uint32_t type, uint64_t ts, uint32_t cmd, const void *arg,
-				      uint32_t alen, const void *nest, uint32_t nlen, int64_t ret)
-{
-	struct ct_ioctl *r = (struct ct_ioctl *)recbuf;
-
-	memset(r, 0, sizeof(*r));
-	r->h.type = type;
-	r->h.size = (uint32_t)(sizeof(*r) + alen + nlen);
-	r->h.ts_ns = type == CT_REC_IOCTL_EXIT ? ts + 5000 : ts;
-	r->h.pid = r->h.tid = cur_pid;
-	r->ts_enter = ts;
-	memcpy(r->comm, "app", 4);
-	r->fd = 3;
-	r->dev = DEV_CTL;
-	r->cmd = cmd;
-	r->arg = 0x7ffd00001000;
-	r->ret = type == CT_REC_IOCTL_EXIT ? ret : 0;
-	r->nest_ptr = nlen ? 0x7ffd00002000 : 0;
-	r->arg_size = r->arg_want = alen;
-	r->nest_size = r->nest_want = nlen;
-	r->size_src = CT_SIZE_IOC;
-	memcpy(r + 1, arg, alen);
-	if (nlen)
-		memcpy((unsigned char *)(r + 1) + alen, nest, nlen);
-	return &r->h;
-}
-
-static void call(struct ct_decoder *d, uint64_t ts, uint32_t cmd, const void *arg, uint32_t alen,
-		 const void *nest, uint32_t nlen)
-{
-	const struct ct_rec *r = ioctl_rec(CT_REC_IOCTL_ENTER, ts, cmd, arg, alen, nest, nlen, 0);
-
-	if (ct_record_check(r, r->size))
-		abort();
-	ct_decoder_feed(d, r);
-	r = ioctl_rec(CT_REC_IOCTL_EXIT, ts, cmd, arg, alen, nest, nlen, 0);
-	ct_decoder_feed(d, r);
 }
 
 /* NVOS64: hRoot, hObjectParent, hObjectNew, hClass, pAllocParms, pRights, paramsSize, flags, status */
@@ -237,19 +177,6 @@ static char *decode_script(int json)
 	ct_decoder_free(d);
 	fclose(o.out);
 	return buf;
-}
-
-static char *line(char *text, int i)
-{
-	static char out[2048];
-	char *p = text;
-
-	while (i-- > 0 && p)
-		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
-	if (!p)
-		return strcpy(out, "(no such line)");
-	snprintf(out, sizeof(out), "%.*s", (int)strcspn(p, "\n"), p);
-	return out;
 }
 
 int main(void)
