@@ -51,7 +51,7 @@ FMT_SRCS  := $(wildcard format/*.c)
 # Everything but main: the tests link against it.
 LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
-HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h)
+HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h) $(NVFACTS_H)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
 vpath %.c user decoders format $(OUTPUT)

@@ -144,12 +144,9 @@ static bool name_known(enum key k, const char *glob)
 
 	switch (k) {
 	case K_ESC:
-		for (i = 0; i < 256; i++) {
-			const struct nv_esc_info *e = nv_esc_lookup((uint32_t)i);
-
-			if (e && pat_matches(glob, e->name, pre))
+		for (i = 0; i < nv_esc_count(); i++)
+			if (pat_matches(glob, nv_esc_at(i)->name, pre))
 				return true;
-		}
 		return false;
 	case K_CTRL:
 		for (i = 0; i < nv_ctrl_count(); i++)
@@ -170,13 +167,9 @@ static bool name_known(enum key k, const char *glob)
 		return pat_matches(glob, "ioctl", NULL) || pat_matches(glob, "mmap", NULL) ||
 		       pat_matches(glob, "munmap", NULL);
 	case K_STATUS:
-		/* No iterator for this table: NV_STATUS codes lie below 0x20000. */
-		for (i = 0; i < 0x20000; i++) {
-			const struct nv_status_info *st = nv_status_lookup((uint32_t)i);
-
-			if (st && pat_matches(glob, st->name, NULL))
+		for (i = 0; i < nv_status_count(); i++)
+			if (pat_matches(glob, nv_status_at(i)->name, NULL))
 				return true;
-		}
 		return false;
 	case K_MAX:
 		break;

@@ -51,7 +51,12 @@ const struct nv_class_info  *nv_class_lookup(uint32_t id);
 const struct nv_status_info *nv_status_lookup(uint32_t code);
 const struct uvm_ioctl_info *uvm_ioctl_lookup(uint32_t cmd);
 
-/* Iteration, for loading the BPF size maps and for tests. */
+/* Iteration in key order, the same for every table: for loading the BPF
+ * size maps, for matching names (filters) and for tests. */
+size_t nv_esc_count(void);
+const struct nv_esc_info *nv_esc_at(size_t i);
+size_t nv_status_count(void);
+const struct nv_status_info *nv_status_at(size_t i);
 size_t nv_class_count(void);
 const struct nv_class_info *nv_class_at(size_t i);
 size_t uvm_ioctl_count(void);

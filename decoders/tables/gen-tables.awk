@@ -182,7 +182,6 @@ END {
 	emit_lookup("nv_class", "id")
 	emit_lookup("nv_status", "code")
 	emit_lookup("uvm_ioctl", "cmd")
-	emit_iter("nv_class")
-	emit_iter("uvm_ioctl")
-	emit_iter("nv_ctrl")
+	for (i = 1; i <= ntables; i++)
+		emit_iter(tables[i])
 }
