@@ -14,6 +14,7 @@
 #ifndef CT_LAYOUTS_H
 #define CT_LAYOUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,28 +61,59 @@ struct ct_layout {
 	uint32_t since, until;
 };
 
-/* NULL if no layout of exactly that size is known for the request.  Where
- * the layout at that size changed between driver releases (NVOS21 before
- * and after 535), this is the newest one; use the _drv forms when the
- * trace says which driver produced it. */
+/*
+ * The one lookup: the layout of request req (escape nr, UVM request,
+ * control command or class, by family) at exactly size bytes, for a trace
+ * from driver drv (ct_driver_version(); 0 = unknown, the newest).  Where
+ * one size had several layouts over the driver releases (NVOS21 before and
+ * after 535, NVOS64 at 515 and 525), the one in use at drv; NULL if drv
+ * predates them all, or if no layout of that size is known: fall back to
+ * a hex dump rather than misread.
+ *
+ * For CT_LAYOUT_ALLOC the RM copies in as many alloc params bytes as its
+ * class table says (rmapiGetClassAllocParamSize()), and CUDA leaves
+ * NVOS64.paramsSize 0: pass the sizeof of the class's struct at that
+ * driver (shared/nvabi alloc_classes.tsv), not paramsSize.
+ */
+const struct ct_layout *ct_layout_find(enum ct_layout_family fam, uint32_t req,
+				       uint32_t size, uint32_t drv);
+
+/* Every size of req known in fam, each with the layout ct_layout_find()
+ * gives for it at drv, smallest size first; up to max into out.  Returns
+ * how many there are (may exceed max).  For whoever must know the layouts
+ * before seeing a size: the capture filling the BPF program's offsets,
+ * tests building structs. */
+size_t ct_layout_sizes(enum ct_layout_family fam, uint32_t req, uint32_t drv,
+		       const struct ct_layout **out, size_t max);
+
+/* The field called name ("status", "params.hMemory", "objects"), NULL if
+ * l is NULL or has none. */
+const struct ct_field *ct_layout_field(const struct ct_layout *l, const char *name);
+
+/*
+ * Checked reads by field name from buf (len bytes, the struct as copied
+ * from the traced process; len may be short).  False, with *out left
+ * alone, if l is NULL, the field is unknown, does not fit in len, or is
+ * wider than out.  Integers are read in host order, zero-extended.
+ */
+bool ct_read_u32(const struct ct_layout *l, const void *buf, uint32_t len,
+		 const char *field, uint32_t *out);
+bool ct_read_u64(const struct ct_layout *l, const void *buf, uint32_t len,
+		 const char *field, uint64_t *out);
+/* Element i of an array of 4-byte values (NvHandle objects[512]). */
+bool ct_read_u32_elem(const struct ct_layout *l, const void *buf, uint32_t len,
+		      const char *field, uint32_t i, uint32_t *out);
+/* The other way, for tests that build a driver's structs: false if the
+ * field is unknown, does not fit in len, or v does not fit in the field. */
+bool ct_write_u64(const struct ct_layout *l, void *buf, uint32_t len,
+		  const char *field, uint64_t v);
+
+/* TODO(lead): remove once decode.c uses ct_layout_find.  The old entry
+ * points, each one call of ct_layout_find (drv 0 where none is taken). */
 const struct ct_layout *ct_layout_escape(uint32_t nr, uint32_t size);
 const struct ct_layout *ct_layout_uvm(uint32_t cmd, uint32_t size);
-const struct ct_layout *ct_layout_by_name(const char *name, uint32_t size);
-
-/* As above, for a trace from driver version drv (ct_driver_version()).
- * If several layouts share the size, the one in use at drv, NULL if drv
- * predates them all; drv == 0 means unknown and gives the newest. */
 const struct ct_layout *ct_layout_escape_drv(uint32_t nr, uint32_t size, uint32_t drv);
 const struct ct_layout *ct_layout_uvm_drv(uint32_t cmd, uint32_t size, uint32_t drv);
-
-/* The params struct of an RM control command (NVOS54_PARAMETERS.cmd, at
- * NVOS54.params, paramsSize bytes) and the allocation params of an RM class
- * (NVOS21/NVOS64 hClass, at pAllocParms).  Matched on the command or class
- * AND the size, chosen by driver as the _drv forms above (drv 0 = newest).
- * The RM copies in as many alloc params bytes as its class table says
- * (rmapiGetClassAllocParamSize()), and CUDA leaves NVOS64.paramsSize 0: pass
- * the sizeof of the class's struct at that driver (shared/nvabi
- * alloc_classes.tsv), not paramsSize. */
 const struct ct_layout *ct_layout_ctrl(uint32_t cmd, uint32_t size, uint32_t drv);
 const struct ct_layout *ct_layout_alloc(uint32_t hclass, uint32_t size, uint32_t drv);
 

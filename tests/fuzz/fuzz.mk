@@ -2,7 +2,7 @@
 #
 # Fuzzing and sanitizer builds.  Included by the top-level Makefile, which
 # sets OUTPUT, CC, INCLUDES, LIB_SRCS (with the generated nvtables.c and
-# layouts.c), LDLIBS, HEADERS, Q and msg.  See docs/RELIABILITY.md.
+# layouts_data.c), LDLIBS, HEADERS, Q and msg.  See docs/RELIABILITY.md.
 #
 #   make fuzz [FUZZ_SECONDS=60]   fuzz for that long, starting from
 #                                 tests/fuzz/corpus + fresh seeds + the

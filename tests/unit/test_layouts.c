@@ -37,6 +37,23 @@ static void ok(int cond, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* A scan by struct name: newest wins; where several classes share a
+ * struct (NV_MEMORY_ALLOCATION_PARAMS), the first. */
+static const struct ct_layout *ct_layout_by_name(const char *name, uint32_t size)
+{
+	const struct ct_layout *pick = NULL;
+
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < ct_layout_count(); i++) {
+		const struct ct_layout *l = ct_layout_at(i);
+
+		if (l->size == size && strcmp(l->name, name) == 0 && (!pick || l->until > pick->until))
+			pick = l;
+	}
+	return pick;
+}
+
 static const struct ct_field *field(const struct ct_layout *l, const char *name)
 {
 	if (!l)
@@ -60,7 +77,7 @@ static void expect(const struct ct_layout *l, const char *lname, const char *nam
 
 static void test_escapes(void)
 {
-	const struct ct_layout *l = ct_layout_escape(0x2a, 32);
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2a, 32, 0);
 
 	ok(l && strcmp(l->name, "NVOS54_PARAMETERS") == 0 && l->size == 32,
 	   "NV_ESC_RM_CONTROL 0x2a/32 is NVOS54_PARAMETERS");
@@ -74,7 +91,7 @@ static void test_escapes(void)
 	ok(l && l->nfields == 7, "NVOS54 has 7 fields");
 
 	/* NVOS32 (VID_HEAP_CONTROL) comes from escape_probe_fields.tsv. */
-	l = ct_layout_escape(0x4a, 184);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x4a, 184, 0);
 	ok(l && strcmp(l->name, "NVOS32_PARAMETERS") == 0, "NV_ESC_RM_VID_HEAP_CONTROL 0x4a/184 is NVOS32");
 	expect(l, "NVOS32", "function", 8, 4, CT_FK_U);
 	expect(l, "NVOS32", "hVASpace", 12, 4, CT_FK_HANDLE);
@@ -82,67 +99,67 @@ static void test_escapes(void)
 	expect(l, "NVOS32", "free", 32, 8, CT_FK_U);
 	expect(l, "NVOS32", "data", 40, 144, CT_FK_BYTES);
 
-	l = ct_layout_escape(0x2b, 48);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 48, 0);
 	ok(l && strcmp(l->name, "NVOS64_PARAMETERS") == 0, "NV_ESC_RM_ALLOC 0x2b/48 is NVOS64_PARAMETERS");
 	expect(l, "NVOS64", "hClass", 12, 4, CT_FK_CLASS);
 	expect(l, "NVOS64", "pAllocParms", 16, 8, CT_FK_PTR);
 	expect(l, "NVOS64", "paramsSize", 32, 4, CT_FK_U);
 	expect(l, "NVOS64", "status", 40, 4, CT_FK_STATUS);
 
-	l = ct_layout_escape(0x2b, 32);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, 0);
 	ok(l && strcmp(l->name, "NVOS21_PARAMETERS") == 0, "NV_ESC_RM_ALLOC 0x2b/32 is NVOS21_PARAMETERS");
 	expect(l, "NVOS21", "paramsSize", 24, 4, CT_FK_U);
 	expect(l, "NVOS21", "status", 28, 4, CT_FK_STATUS);
 
-	ok(ct_layout_escape(0x2a, 33) == NULL, "NV_ESC_RM_CONTROL of unknown size 33 -> NULL");
-	ok(ct_layout_escape(0x2b, 0) == NULL, "NV_ESC_RM_ALLOC of size 0 -> NULL");
-	ok(ct_layout_escape(0x32, 32) == NULL, "NV_ESC_RM_CONFIG_GET (no struct) -> NULL");
-	ok(ct_layout_escape(0xff, 32) == NULL, "unknown escape nr -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x2a, 33, 0) == NULL, "NV_ESC_RM_CONTROL of unknown size 33 -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 0, 0) == NULL, "NV_ESC_RM_ALLOC of size 0 -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x32, 32, 0) == NULL, "NV_ESC_RM_CONFIG_GET (no struct) -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0xff, 32, 0) == NULL, "unknown escape nr -> NULL");
 
 	/* Older sizes, from versions/<tag>/ (version_diffs.txt). */
-	l = ct_layout_escape(0x57, 56);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x57, 56, 0);
 	ok(l && strcmp(l->name, "NVOS46_PARAMETERS") == 0 && !field(l, "flags2"),
 	   "NVOS46 before 580 (56 bytes) has no flags2");
 	expect(l, "NVOS46/56", "dmaOffset", 40, 8, CT_FK_U);
 	expect(l, "NVOS46/56", "status", 48, 4, CT_FK_STATUS);
-	l = ct_layout_escape(0x57, 64);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x57, 64, 0);
 	expect(l, "NVOS46/64", "kindOverride", 40, 4, CT_FK_U);
 	expect(l, "NVOS46/64", "status", 56, 4, CT_FK_STATUS);
-	l = ct_layout_escape(0x58, 40);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x58, 40, 0);
 	ok(l && !field(l, "size"), "NVOS47 before 550 (40 bytes) has no size field");
 	expect(l, "NVOS47/40", "status", 32, 4, CT_FK_STATUS);
-	l = ct_layout_escape(0x58, 48);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x58, 48, 0);
 	expect(l, "NVOS47/48", "size", 32, 8, CT_FK_U);
 	expect(l, "NVOS47/48", "status", 40, 4, CT_FK_STATUS);
 
 	/* Same size, different layout: the driver version decides. */
-	l = ct_layout_escape_drv(0x2b, 32, ct_driver_version("525.60.11"));
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, ct_driver_version("525.60.11"));
 	ok(l && !field(l, "paramsSize"), "NVOS21 at 525.60.11: no paramsSize");
 	expect(l, "NVOS21@525", "status", 24, 4, CT_FK_STATUS);
-	l = ct_layout_escape_drv(0x2b, 32, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, ct_driver_version("580.159.04"));
 	expect(l, "NVOS21@580.159.04", "status", 28, 4, CT_FK_STATUS);
-	l = ct_layout_escape_drv(0x2b, 40, ct_driver_version("515.43.04"));
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 40, ct_driver_version("515.43.04"));
 	expect(l, "NVOS64/40@515", "status", 32, 4, CT_FK_STATUS);
-	l = ct_layout_escape_drv(0x2b, 40, ct_driver_version("525.60.11"));
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 40, ct_driver_version("525.60.11"));
 	expect(l, "NVOS64/40@525", "flags", 32, 4, CT_FK_U);
 	expect(l, "NVOS64/40@525", "status", 36, 4, CT_FK_STATUS);
-	ok(ct_layout_escape_drv(0x2b, 32, ct_driver_version("470.57.02")) == NULL,
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, ct_driver_version("470.57.02")) == NULL,
 	   "NVOS21 at 470 (before every known layout of that size) -> NULL");
-	ok(ct_layout_escape_drv(0x2a, 32, ct_driver_version("470.57.02")) == ct_layout_escape(0x2a, 32),
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x2a, 32, ct_driver_version("470.57.02")) == ct_layout_find(CT_LAYOUT_ESCAPE, 0x2a, 32, 0),
 	   "a single layout at a size applies whatever the driver");
-	ok(ct_layout_escape_drv(0x2b, 32, 0) == ct_layout_escape(0x2b, 32), "driver 0 (unknown) -> newest");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, 0) == ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 32, 0), "driver 0 (unknown) -> newest");
 
 	/* Nested structs are flattened. */
-	l = ct_layout_escape(0x4e, 56);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x4e, 56, 0);
 	expect(l, "nvos33_with_fd", "params.hMemory", 8, 4, CT_FK_HANDLE);
 	expect(l, "nvos33_with_fd", "params.pLinearAddress", 32, 8, CT_FK_PTR);
 	expect(l, "nvos33_with_fd", "fd", 48, 4, CT_FK_FD);
-	l = ct_layout_escape(0x35, 24);
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x35, 24, 0);
 	expect(l, "NVOS57", "sharePolicy.accessMask", 12, 4, CT_FK_U);
 	expect(l, "NVOS57", "status", 20, 4, CT_FK_STATUS);
 
 	l = ct_layout_by_name("NVOS54_PARAMETERS", 32);
-	ok(l && l == ct_layout_escape(0x2a, 32), "ct_layout_by_name(NVOS54_PARAMETERS, 32)");
+	ok(l && l == ct_layout_find(CT_LAYOUT_ESCAPE, 0x2a, 32, 0), "ct_layout_by_name(NVOS54_PARAMETERS, 32)");
 	ok(ct_layout_by_name("NVOS54_PARAMETERS", 40) == NULL, "ct_layout_by_name with a wrong size -> NULL");
 	ok(ct_layout_by_name("NO_SUCH_PARAMS", 32) == NULL, "ct_layout_by_name unknown -> NULL");
 	ok(ct_layout_by_name(NULL, 32) == NULL, "ct_layout_by_name(NULL) -> NULL");
@@ -152,7 +169,7 @@ static void test_escapes(void)
 
 static void test_uvm(void)
 {
-	const struct ct_layout *l = ct_layout_uvm(0x25, 40);
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_UVM, 0x25, 40, 0);
 
 	ok(l && strcmp(l->name, "UVM_REGISTER_GPU_PARAMS") == 0, "UVM_REGISTER_GPU 0x25/40");
 	expect(l, "UVM_REGISTER_GPU", "gpu_uuid", 0, 16, CT_FK_UUID);
@@ -162,100 +179,100 @@ static void test_uvm(void)
 	expect(l, "UVM_REGISTER_GPU", "hClient", 28, 4, CT_FK_HANDLE);
 	expect(l, "UVM_REGISTER_GPU", "rmStatus", 36, 4, CT_FK_STATUS);
 
-	l = ct_layout_uvm(0x30000001, 16);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x30000001, 16, 0);
 	ok(l && strcmp(l->name, "UVM_INITIALIZE_PARAMS") == 0, "UVM_INITIALIZE 0x30000001/16");
 	expect(l, "UVM_INITIALIZE", "flags", 0, 8, CT_FK_U);
 	expect(l, "UVM_INITIALIZE", "rmStatus", 8, 4, CT_FK_STATUS);
 
-	l = ct_layout_uvm(0x21, 9264);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x21, 9264, 0);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION", "perGpuAttributes", 24, 9216, CT_FK_BYTES);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION", "hMemory", 9256, 4, CT_FK_HANDLE);
 	ok(l && l->since == 550163001u && l->until == 595045004u,
 	   "UVM_MAP_EXTERNAL_ALLOCATION/9264 from 550.163.01 to 595.45.04");
-	ok(ct_layout_uvm(0x25, 41) == NULL, "UVM_REGISTER_GPU of unknown size -> NULL");
-	ok(ct_layout_uvm(0x2a, 32) == NULL, "UVM 0x2a/32 is not the escape 0x2a/32");
-	ok(ct_layout_escape(0x25, 40) == NULL, "escape 0x25/40 is not the UVM 0x25/40");
+	ok(ct_layout_find(CT_LAYOUT_UVM, 0x25, 41, 0) == NULL, "UVM_REGISTER_GPU of unknown size -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_UVM, 0x2a, 32, 0) == NULL, "UVM 0x2a/32 is not the escape 0x2a/32");
+	ok(ct_layout_find(CT_LAYOUT_ESCAPE, 0x25, 40, 0) == NULL, "escape 0x25/40 is not the UVM 0x25/40");
 
 	/* uvm_fields.tsv (580.142, shared/nvabi) and uvm_api_fields.tsv (every
 	 * tag, probes) agree at 580.142: one layout over the whole range. */
-	l = ct_layout_uvm(0x17, 16);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x17, 16, 0);
 	ok(l && strcmp(l->name, "UVM_CREATE_RANGE_GROUP_PARAMS") == 0 && l->since == 515043004u &&
 	   l->until == 595045004u, "UVM_CREATE_RANGE_GROUP/16: one layout, 515.43.04..595.45.04");
-	ok(ct_layout_uvm_drv(0x25, 40, ct_driver_version("515.43.04")) == ct_layout_uvm(0x25, 40),
+	ok(ct_layout_find(CT_LAYOUT_UVM, 0x25, 40, ct_driver_version("515.43.04")) == ct_layout_find(CT_LAYOUT_UVM, 0x25, 40, 0),
 	   "UVM_REGISTER_GPU/40 at 515.43.04 is the 580.142 layout");
 
 	/* The UVM requests of the H100 traces that had no layout before. */
-	l = ct_layout_uvm_drv(0x18, 16, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x18, 16, ct_driver_version("580.159.04"));
 	ok(l && strcmp(l->name, "UVM_DESTROY_RANGE_GROUP_PARAMS") == 0 && l->nfields == 2,
 	   "UVM_DESTROY_RANGE_GROUP 0x18/16");
 	expect(l, "UVM_DESTROY_RANGE_GROUP", "rangeGroupId", 0, 8, CT_FK_U);
 	expect(l, "UVM_DESTROY_RANGE_GROUP", "rmStatus", 8, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x41, 40, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x41, 40, ct_driver_version("580.159.04"));
 	ok(l && strcmp(l->name, "UVM_MAP_DYNAMIC_PARALLELISM_REGION_PARAMS") == 0 && l->nfields == 4,
 	   "UVM_MAP_DYNAMIC_PARALLELISM_REGION 0x41/40");
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "base", 0, 8, CT_FK_U);
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "length", 8, 8, CT_FK_U);
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "gpuUuid", 16, 16, CT_FK_UUID);
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "rmStatus", 32, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x1c, 28, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x1c, 28, ct_driver_version("580.159.04"));
 	ok(l && strcmp(l->name, "UVM_UNREGISTER_CHANNEL_PARAMS") == 0 && l->nfields == 4,
 	   "UVM_UNREGISTER_CHANNEL 0x1c/28");
 	expect(l, "UVM_UNREGISTER_CHANNEL", "gpuUuid", 0, 16, CT_FK_UUID);
 	expect(l, "UVM_UNREGISTER_CHANNEL", "hClient", 16, 4, CT_FK_HANDLE);
 	expect(l, "UVM_UNREGISTER_CHANNEL", "hChannel", 20, 4, CT_FK_HANDLE);
 	expect(l, "UVM_UNREGISTER_CHANNEL", "rmStatus", 24, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x1a, 20, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x1a, 20, ct_driver_version("580.159.04"));
 	ok(l && strcmp(l->name, "UVM_UNREGISTER_GPU_VASPACE_PARAMS") == 0 && l->nfields == 2,
 	   "UVM_UNREGISTER_GPU_VASPACE 0x1a/20");
 	expect(l, "UVM_UNREGISTER_GPU_VASPACE", "gpuUuid", 0, 16, CT_FK_UUID);
 	expect(l, "UVM_UNREGISTER_GPU_VASPACE", "rmStatus", 16, 4, CT_FK_STATUS);
 
 	/* Other structs: pointers, nested structs, arrays. */
-	l = ct_layout_uvm(0x10, 56);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x10, 56, 0);
 	expect(l, "UVM_MAP_EVENT_QUEUE", "userRODataAddr", 8, 8, CT_FK_PTR);
-	l = ct_layout_uvm_drv(0x9, 44, ct_driver_version("580.142"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x9, 44, ct_driver_version("580.142"));
 	expect(l, "UVM_RUN_TEST", "multiGpu.peerGpuUuid", 20, 16, CT_FK_UUID);
 	expect(l, "UVM_RUN_TEST", "multiGpu.peerId", 36, 4, CT_FK_U);
-	l = ct_layout_uvm(0x14, 520);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x14, 520, 0);
 	expect(l, "UVM_GET_GPU_UUID_TABLE", "gpuUuidArray", 0, 512, CT_FK_BYTES);
 	expect(l, "UVM_GET_GPU_UUID_TABLE", "validCount", 512, 4, CT_FK_U);
-	l = ct_layout_uvm(0x4e, 56);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x4e, 56, 0);
 	expect(l, "UVM_ALLOC_DEVICE_P2P", "rmCtrlFd", 40, 4, CT_FK_FD);
 	expect(l, "UVM_ALLOC_DEVICE_P2P", "hMemory", 48, 4, CT_FK_HANDLE);
-	l = ct_layout_uvm(0x7ff, 8);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x7ff, 8, 0);
 	expect(l, "UVM_IS_8_SUPPORTED", "is8Supported", 0, 4, CT_FK_U);
 
 	/* Sizes and fields that changed between drivers. */
-	l = ct_layout_uvm_drv(0x21, 1200, ct_driver_version("550.40.07"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x21, 1200, ct_driver_version("550.40.07"));
 	ok(l && l->since == 515043004u && l->until == 550040007u,
 	   "UVM_MAP_EXTERNAL_ALLOCATION at its pre-550.163 size (1200): 515.43.04..550.40.07");
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "perGpuAttributes", 24, 1152, CT_FK_BYTES);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "hMemory", 1192, 4, CT_FK_HANDLE);
 	expect(l, "UVM_MAP_EXTERNAL_ALLOCATION/1200", "rmStatus", 1196, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x1c, 12, ct_driver_version("590.48.01"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x1c, 12, ct_driver_version("590.48.01"));
 	ok(l && !field(l, "gpuUuid"), "UVM_UNREGISTER_CHANNEL/12 (590+): no gpuUuid");
 	expect(l, "UVM_UNREGISTER_CHANNEL/12", "hClient", 0, 4, CT_FK_HANDLE);
 	expect(l, "UVM_UNREGISTER_CHANNEL/12", "rmStatus", 8, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x2a, 40, ct_driver_version("535.288.01"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x2a, 40, ct_driver_version("535.288.01"));
 	ok(l && !field(l, "preferredCpuNumaNode"), "UVM_SET_PREFERRED_LOCATION/40 at 535: no preferredCpuNumaNode");
 	expect(l, "UVM_SET_PREFERRED_LOCATION@535", "rmStatus", 32, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x2a, 40, ct_driver_version("550.40.07"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x2a, 40, ct_driver_version("550.40.07"));
 	expect(l, "UVM_SET_PREFERRED_LOCATION@550", "preferredCpuNumaNode", 32, 4, CT_FK_S);
 	expect(l, "UVM_SET_PREFERRED_LOCATION@550", "rmStatus", 36, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x33, 80, ct_driver_version("535.43.02"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x33, 80, ct_driver_version("535.43.02"));
 	expect(l, "UVM_MIGRATE@535", "cpuNumaNode", 52, 4, CT_FK_U);
-	l = ct_layout_uvm_drv(0x33, 80, ct_driver_version("580.159.04"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x33, 80, ct_driver_version("580.159.04"));
 	expect(l, "UVM_MIGRATE@580", "cpuNumaNode", 52, 4, CT_FK_S);
-	l = ct_layout_uvm_drv(0x38, 56, ct_driver_version("560.35.03"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x38, 56, ct_driver_version("560.35.03"));
 	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER@560", "version", 48, 4, CT_FK_U);
 	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER@560", "rmStatus", 52, 4, CT_FK_STATUS);
-	l = ct_layout_uvm_drv(0x38, 56, ct_driver_version("570.86.15"));
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x38, 56, ct_driver_version("570.86.15"));
 	ok(l && !field(l, "version"), "UVM_TOOLS_INIT_EVENT_TRACKER/56 at 570: no version");
-	l = ct_layout_uvm_drv(0x38, 64, 0);
+	l = ct_layout_find(CT_LAYOUT_UVM, 0x38, 64, 0);
 	ok(l && l->since == 550163001u && l->until == 550163001u,
 	   "UVM_TOOLS_INIT_EVENT_TRACKER/64 in 550.163.01 only");
 	expect(l, "UVM_TOOLS_INIT_EVENT_TRACKER/64", "grantedVersion", 56, 4, CT_FK_U);
-	ok(ct_layout_uvm(0xc9, 4) == NULL, "UVM_TEST_RNG_SANITY 0xc9/4: no layout for the UVM_TEST_* ioctls");
+	ok(ct_layout_find(CT_LAYOUT_UVM, 0xc9, 4, 0) == NULL, "UVM_TEST_RNG_SANITY 0xc9/4: no layout for the UVM_TEST_* ioctls");
 }
 
 /* The control commands with a params struct in the H100 traces
@@ -358,7 +375,7 @@ static const struct { uint32_t cls, size; const char *st; } trace_allocs[] = {
 static void test_ctrl(void)
 {
 	uint32_t drv = ct_driver_version("580.159.04");
-	const struct ct_layout *l = ct_layout_ctrl(0x205, 32, 0);
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_CTRL, 0x205, 32, 0);
 	int all = 1;
 
 	ok(l && strcmp(l->name, "NV0000_CTRL_GPU_GET_ID_INFO_V2_PARAMS") == 0 && l->nfields == 8 &&
@@ -370,79 +387,79 @@ static void test_ctrl(void)
 	expect(l, "GET_ID_INFO_V2", "subDeviceInstance", 12, 4, CT_FK_U);
 
 	/* refine.tsv: handle arrays and the rmObject member of the union. */
-	l = ct_layout_ctrl(0x3d0b, 2128, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x3d0b, 2128, drv);
 	expect(l, "EXPORT_OBJECTS_TO_FD", "objects", 76, 2048, CT_FK_HANDLES);
-	l = ct_layout_ctrl(0x3d0c, 652, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x3d0c, 652, drv);
 	expect(l, "IMPORT_OBJECTS_FROM_FD", "objects", 8, 512, CT_FK_HANDLES);
 	expect(l, "IMPORT_OBJECTS_FROM_FD", "objectTypes", 520, 128, CT_FK_BYTES);
-	l = ct_layout_ctrl(0x3d05, 24, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x3d05, 24, drv);
 	expect(l, "EXPORT_OBJECT_TO_FD", "object.data.rmObject.hObject", 12, 4, CT_FK_HANDLE);
 	expect(l, "EXPORT_OBJECT_TO_FD", "fd", 16, 4, CT_FK_FD);
-	l = ct_layout_ctrl(0x3d06, 20, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x3d06, 20, drv);
 	expect(l, "IMPORT_OBJECT_FROM_FD", "object.data.rmObject.hParent", 12, 4, CT_FK_HANDLE);
 	expect(l, "IMPORT_OBJECT_FROM_FD", "object.data.rmObject.hObject", 16, 4, CT_FK_HANDLE);
-	l = ct_layout_ctrl(0x205, 32, 0);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x205, 32, 0);
 	expect(l, "GET_ID_INFO_V2", "sliStatus", 16, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "boardId", 20, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "gpuInstance", 24, 4, CT_FK_U);
 	expect(l, "GET_ID_INFO_V2", "numaId", 28, 4, CT_FK_S);
-	ok(ct_layout_ctrl(0x205, 32, drv) == l, "GET_ID_INFO_V2 at 580.159.04 is the same layout");
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x205, 32, drv) == l, "GET_ID_INFO_V2 at 580.159.04 is the same layout");
 
-	l = ct_layout_ctrl(0x20801303, 1028, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x20801303, 1028, drv);
 	ok(l && strcmp(l->name, "NV2080_CTRL_FB_GET_INFO_V2_PARAMS") == 0 && l->nfields == 2,
 	   "NV2080_CTRL_CMD_FB_GET_INFO_V2 0x20801303/1028");
 	expect(l, "FB_GET_INFO_V2", "fbInfoListSize", 0, 4, CT_FK_U);
 	expect(l, "FB_GET_INFO_V2", "fbInfoList", 4, 1024, CT_FK_BYTES);
 
-	l = ct_layout_ctrl(0xd01, 12, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0xd01, 12, drv);
 	expect(l, "GET_ADDR_SPACE_TYPE", "hObject", 0, 4, CT_FK_HANDLE);
 	expect(l, "GET_ADDR_SPACE_TYPE", "mapFlags", 4, 4, CT_FK_U);
 	expect(l, "GET_ADDR_SPACE_TYPE", "addrSpaceType", 8, 4, CT_FK_U);
-	l = ct_layout_ctrl(0x503c0104, 32, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x503c0104, 32, drv);
 	expect(l, "NV503C_REGISTER_VIDMEM", "hMemory", 0, 4, CT_FK_HANDLE);
 	expect(l, "NV503C_REGISTER_VIDMEM", "address", 8, 8, CT_FK_U);
 	expect(l, "NV503C_REGISTER_VIDMEM", "offset", 24, 8, CT_FK_U);
-	l = ct_layout_ctrl(0x0080170d, 24, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x0080170d, 24, drv);
 	expect(l, "FIFO_GET_CHANNELLIST", "numChannels", 0, 4, CT_FK_U);
 	expect(l, "FIFO_GET_CHANNELLIST", "pChannelHandleList", 8, 8, CT_FK_PTR);
 	expect(l, "FIFO_GET_CHANNELLIST", "pChannelList", 16, 8, CT_FK_PTR);
-	l = ct_layout_ctrl(0x101, 40, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x101, 40, drv);
 	expect(l, "GET_BUILD_VERSION", "pVersionBuffer", 16, 8, CT_FK_PTR);
 	/* Nested struct members are flattened. */
-	l = ct_layout_ctrl(0x2080122b, 24, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x2080122b, 24, drv);
 	expect(l, "GR_GET_TPC_MASK", "grRouteInfo.flags", 0, 4, CT_FK_U);
 	expect(l, "GR_GET_TPC_MASK", "grRouteInfo.route", 8, 8, CT_FK_U);
 	expect(l, "GR_GET_TPC_MASK", "tpcMask", 20, 4, CT_FK_U);
-	l = ct_layout_ctrl(0xa06c0101, 3, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0xa06c0101, 3, drv);
 	expect(l, "GPFIFO_SCHEDULE", "bEnable", 0, 1, CT_FK_BOOL);
 	expect(l, "GPFIFO_SCHEDULE", "bSkipEnable", 2, 1, CT_FK_BOOL);
 
 	/* Sizes and fields that changed between drivers. */
-	l = ct_layout_ctrl(0x20800102, 564, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x20800102, 564, drv);
 	expect(l, "GPU_GET_INFO_V2/564", "gpuInfoList", 4, 560, CT_FK_BYTES);
-	l = ct_layout_ctrl(0x20800102, 500, 0);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x20800102, 500, 0);
 	ok(l && l->since == 515043004u && l->until == 525060011u,
 	   "GPU_GET_INFO_V2 at its 515/525 size (500) is known too");
-	l = ct_layout_ctrl(0x102, 104, ct_driver_version("535.288.01"));
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x102, 104, ct_driver_version("535.288.01"));
 	ok(l && field(l, "bSEVEnabled") && !field(l, "bCCEnabled"), "GET_CPU_INFO/104 at 535: bSEVEnabled");
-	l = ct_layout_ctrl(0x102, 104, ct_driver_version("560.35.03"));
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x102, 104, ct_driver_version("560.35.03"));
 	ok(l && field(l, "bCCEnabled") && !field(l, "bSEVEnabled"), "GET_CPU_INFO/104 at 560: bCCEnabled");
-	ok(ct_layout_ctrl(0x102, 104, 0) == l, "GET_CPU_INFO/104, driver unknown: the newest");
-	l = ct_layout_ctrl(0x0073029a, 16, ct_driver_version("580.65.06"));
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x102, 104, 0) == l, "GET_CPU_INFO/104, driver unknown: the newest");
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x0073029a, 16, ct_driver_version("580.65.06"));
 	ok(l && !field(l, "bDoNotSkipLt"), "HDMI_FRL_LINK_CONFIG/16 at 580.65.06: no bDoNotSkipLt");
 	expect(l, "HDMI_FRL_LINK_CONFIG@580.65", "bLtSkipped", 13, 1, CT_FK_BOOL);
-	l = ct_layout_ctrl(0x0073029a, 16, drv);
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x0073029a, 16, drv);
 	expect(l, "HDMI_FRL_LINK_CONFIG@580.159", "bDoNotSkipLt", 13, 1, CT_FK_BOOL);
 	expect(l, "HDMI_FRL_LINK_CONFIG@580.159", "bLtSkipped", 14, 1, CT_FK_BOOL);
 
-	ok(ct_layout_ctrl(0x205, 40, drv) == NULL, "GET_ID_INFO_V2 of a wrong size -> NULL");
-	ok(ct_layout_ctrl(0x20808159, 332, drv) == NULL, "a GSS legacy command (bit 15) -> NULL");
-	ok(ct_layout_ctrl(0x20810108, 992, drv) == NULL, "an NV2081 command (no public struct) -> NULL");
-	ok(ct_layout_ctrl(0x2a, 32, 0) == NULL && ct_layout_escape(0x205, 32) == NULL,
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x205, 40, drv) == NULL, "GET_ID_INFO_V2 of a wrong size -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x20808159, 332, drv) == NULL, "a GSS legacy command (bit 15) -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x20810108, 992, drv) == NULL, "an NV2081 command (no public struct) -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_CTRL, 0x2a, 32, 0) == NULL && ct_layout_find(CT_LAYOUT_ESCAPE, 0x205, 32, 0) == NULL,
 	   "control 0x2a/32 is not the escape 0x2a/32, nor escape 0x205 the control");
 
 	for (size_t i = 0; i < sizeof(trace_ctrls) / sizeof(trace_ctrls[0]); i++) {
-		l = ct_layout_ctrl(trace_ctrls[i].cmd, trace_ctrls[i].size, drv);
+		l = ct_layout_find(CT_LAYOUT_CTRL, trace_ctrls[i].cmd, trace_ctrls[i].size, drv);
 		if (!l || strcmp(l->name, trace_ctrls[i].st) != 0 || l->size != trace_ctrls[i].size) {
 			all = 0;
 			printf("# control 0x%08x/%u: want %s, got %s\n", trace_ctrls[i].cmd, trace_ctrls[i].size,
@@ -456,7 +473,7 @@ static void test_ctrl(void)
 static void test_alloc(void)
 {
 	uint32_t drv = ct_driver_version("580.159.04");
-	const struct ct_layout *l = ct_layout_alloc(0x80, 56, 0);
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_ALLOC, 0x80, 56, 0);
 	int all = 1;
 
 	ok(l && strcmp(l->name, "NV0080_ALLOC_PARAMETERS") == 0 && l->family == CT_LAYOUT_ALLOC &&
@@ -471,7 +488,7 @@ static void test_alloc(void)
 	expect(l, "NV0080_ALLOC", "vaLimitInternal", 40, 8, CT_FK_U);
 	expect(l, "NV0080_ALLOC", "vaMode", 48, 4, CT_FK_U);
 
-	l = ct_layout_alloc(0xc86f, 368, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xc86f, 368, drv);
 	ok(l && strcmp(l->name, "NV_CHANNEL_ALLOC_PARAMS") == 0, "HOPPER_CHANNEL_GPFIFO_A 0xc86f/368");
 	expect(l, "NV_CHANNEL_ALLOC", "hObjectError", 0, 4, CT_FK_HANDLE);
 	expect(l, "NV_CHANNEL_ALLOC", "gpFifoOffset", 8, 8, CT_FK_U);
@@ -488,10 +505,10 @@ static void test_alloc(void)
 	expect(l, "NV_CHANNEL_ALLOC", "eccErrorNotifierMem.cacheAttrib", 292, 4, CT_FK_U);
 	expect(l, "NV_CHANNEL_ALLOC", "hmacNonce[7]", 356, 4, CT_FK_U);
 	expect(l, "NV_CHANNEL_ALLOC", "tpcConfigID", 360, 4, CT_FK_U);
-	ok(ct_layout_alloc(0xc56f, 368, drv) && ct_layout_alloc(0xc56f, 368, drv)->fields == l->fields,
+	ok(ct_layout_find(CT_LAYOUT_ALLOC, 0xc56f, 368, drv) && ct_layout_find(CT_LAYOUT_ALLOC, 0xc56f, 368, drv)->fields == l->fields,
 	   "AMPERE_CHANNEL_GPFIFO_A 0xc56f/368 shares the field array");
 
-	l = ct_layout_alloc(0x40, 128, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0x40, 128, drv);
 	ok(l && strcmp(l->name, "NV_MEMORY_ALLOCATION_PARAMS") == 0, "NV01_MEMORY_LOCAL_USER 0x40/128");
 	/* An NvU32 in the header that holds a client: refine.tsv makes it a handle. */
 	expect(l, "NV_MEMORY_ALLOCATION", "owner", 0, 4, CT_FK_HANDLE);
@@ -500,31 +517,31 @@ static void test_alloc(void)
 	expect(l, "NV_MEMORY_ALLOCATION", "address", 96, 8, CT_FK_PTR);
 	expect(l, "NV_MEMORY_ALLOCATION", "hVASpace", 108, 4, CT_FK_HANDLE);
 	expect(l, "NV_MEMORY_ALLOCATION", "numaNode", 120, 4, CT_FK_S);
-	l = ct_layout_alloc(0xcbc0, 16, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xcbc0, 16, drv);
 	expect(l, "NV_GR_ALLOCATION", "version", 0, 4, CT_FK_U);
 	expect(l, "NV_GR_ALLOCATION", "caps", 12, 4, CT_FK_U);
-	l = ct_layout_alloc(0xc8b5, 8, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xc8b5, 8, drv);
 	expect(l, "NVB0B5_ALLOCATION", "engineType", 4, 4, CT_FK_U);
-	l = ct_layout_alloc(0x79, 24, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0x79, 24, drv);
 	expect(l, "NV0005_ALLOC", "hSrcResource", 4, 4, CT_FK_HANDLE);
 	expect(l, "NV0005_ALLOC", "hClass", 8, 4, CT_FK_CLASS);
 	expect(l, "NV0005_ALLOC", "data", 16, 8, CT_FK_PTR);
-	l = ct_layout_alloc(0x90f1, 56, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0x90f1, 56, drv);
 	expect(l, "NV_VASPACE_ALLOCATION", "vaSize", 8, 8, CT_FK_U);
 	expect(l, "NV_VASPACE_ALLOCATION", "pasid", 48, 4, CT_FK_U);
-	l = ct_layout_alloc(0xa06c, 20, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xa06c, 20, drv);
 	expect(l, "NV_CHANNEL_GROUP_ALLOCATION", "engineType", 12, 4, CT_FK_U);
 	expect(l, "NV_CHANNEL_GROUP_ALLOCATION", "bIsCallingContextVgpuPlugin", 16, 1, CT_FK_BOOL);
-	l = ct_layout_alloc(0x41, 4, drv);
+	l = ct_layout_find(CT_LAYOUT_ALLOC, 0x41, 4, drv);
 	ok(l && strcmp(l->name, "NvHandle") == 0 && l->nfields == 1, "NV01_ROOT_CLIENT 0x41/4 is an NvHandle");
 	expect(l, "NV01_ROOT_CLIENT", "hClient", 0, 4, CT_FK_HANDLE);
 
-	ok(ct_layout_alloc(0xc86f, 0, drv) == NULL, "alloc params of size 0 -> NULL");
-	ok(ct_layout_alloc(0x90e6, 4, drv) == NULL, "GF100_SUBDEVICE_MASTER (no params) -> NULL");
-	ok(ct_layout_alloc(0x80, 56, 0) != ct_layout_ctrl(0x80, 56, 0), "alloc 0x80 is not control 0x80");
+	ok(ct_layout_find(CT_LAYOUT_ALLOC, 0xc86f, 0, drv) == NULL, "alloc params of size 0 -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ALLOC, 0x90e6, 4, drv) == NULL, "GF100_SUBDEVICE_MASTER (no params) -> NULL");
+	ok(ct_layout_find(CT_LAYOUT_ALLOC, 0x80, 56, 0) != ct_layout_find(CT_LAYOUT_CTRL, 0x80, 56, 0), "alloc 0x80 is not control 0x80");
 
 	for (size_t i = 0; i < sizeof(trace_allocs) / sizeof(trace_allocs[0]); i++) {
-		l = ct_layout_alloc(trace_allocs[i].cls, trace_allocs[i].size, drv);
+		l = ct_layout_find(CT_LAYOUT_ALLOC, trace_allocs[i].cls, trace_allocs[i].size, drv);
 		if (!l || strcmp(l->name, trace_allocs[i].st) != 0) {
 			all = 0;
 			printf("# class 0x%04x/%u: want %s, got %s\n", trace_allocs[i].cls, trace_allocs[i].size,
@@ -654,7 +671,7 @@ static void test_nvabi(void)
 	snprintf(path, sizeof(path), "%s/alloc_classes.tsv", dir);
 	na = read_nv(path, 4, 5, nva);
 	for (int i = 0; i < nc; i++) {
-		const struct ct_layout *l = ct_layout_ctrl(nvc[i].key, nvc[i].size, 580142000u);
+		const struct ct_layout *l = ct_layout_find(CT_LAYOUT_CTRL, nvc[i].key, nvc[i].size, 580142000u);
 
 		if (!l || strcmp(l->name, nvc[i].st) != 0) {
 			missing++;
@@ -662,7 +679,7 @@ static void test_nvabi(void)
 		}
 	}
 	for (int i = 0; i < na; i++) {
-		const struct ct_layout *l = ct_layout_alloc(nva[i].key, nva[i].size, 580142000u);
+		const struct ct_layout *l = ct_layout_find(CT_LAYOUT_ALLOC, nva[i].key, nva[i].size, 580142000u);
 
 		if (!l || strcmp(l->name, nva[i].st) != 0) {
 			missing++;
@@ -675,7 +692,7 @@ static void test_nvabi(void)
 	nu = read_uvm(path, nvu);
 	missing = 0;
 	for (int i = 0; i < nu; i++) {
-		const struct ct_layout *l = ct_layout_uvm_drv(nvu[i].key, nvu[i].size, 580142000u);
+		const struct ct_layout *l = ct_layout_find(CT_LAYOUT_UVM, nvu[i].key, nvu[i].size, 580142000u);
 
 		if (!l || strcmp(l->name, nvu[i].st) != 0) {
 			missing++;
@@ -764,13 +781,13 @@ static const struct ct_layout *lookup(const struct ct_layout *l, uint32_t drv)
 {
 	switch (l->family) {
 	case CT_LAYOUT_ESCAPE:
-		return ct_layout_escape_drv(l->req, l->size, drv);
+		return ct_layout_find(CT_LAYOUT_ESCAPE, l->req, l->size, drv);
 	case CT_LAYOUT_UVM:
-		return ct_layout_uvm_drv(l->req, l->size, drv);
+		return ct_layout_find(CT_LAYOUT_UVM, l->req, l->size, drv);
 	case CT_LAYOUT_CTRL:
-		return ct_layout_ctrl(l->req, l->size, drv);
+		return ct_layout_find(CT_LAYOUT_CTRL, l->req, l->size, drv);
 	case CT_LAYOUT_ALLOC:
-		return ct_layout_alloc(l->req, l->size, drv);
+		return ct_layout_find(CT_LAYOUT_ALLOC, l->req, l->size, drv);
 	}
 	return NULL;
 }
