@@ -3,15 +3,7 @@
 #include <string.h>
 
 #include "gpus.h"
-
-/* nv_ioctl_card_info_t, 580 (decoders/layouts/escape_fields.tsv). */
-#define CI_VALID         0
-#define CI_DOMAIN        4
-#define CI_BUS           8
-#define CI_SLOT          9
-#define CI_FUNCTION      10
-#define CI_GPU_ID        16
-#define CI_MINOR         56
+#include "nvfacts.h"
 
 static int hexval(int c)
 {
@@ -61,25 +53,36 @@ void ct_gpus_meta(struct ct_gpus *g, const char *val)
 	g->n++;
 }
 
+const struct ct_layout *ct_gpus_card_info_layout(uint32_t drv)
+{
+	const struct ct_layout *l = NULL;
+
+	/* One size per driver: the escape's size is that of the array. */
+	ct_layout_sizes(CT_LAYOUT_ESCAPE, NV_ESC_CARD_INFO, drv, &l, 1);
+	return l;
+}
+
 void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len)
 {
-	uint32_t off, domain, minor, gpu_id;
+	static const char *const names[] = { "valid", "pci_info.domain", "pci_info.bus",
+					     "pci_info.slot", "pci_info.function", "gpu_id",
+					     "minor_number" };
+	const struct ct_layout *l = ct_gpus_card_info_layout(g->driver);
+	uint32_t off, f[7];
+	size_t k;
 	int i;
 
-	for (off = 0; off + CT_CARD_INFO_SIZE <= len; off += CT_CARD_INFO_SIZE) {
-		const unsigned char *c = arg + off;
-
-		if (!c[CI_VALID])
+	for (off = 0; l && off < len && l->size <= len - off; off += l->size) {
+		for (k = 0; k < 7; k++)
+			if (!ct_read_u32(l, arg + off, l->size, names[k], &f[k]))
+				return;
+		if (!f[0])
 			continue;
-		memcpy(&domain, c + CI_DOMAIN, 4);
-		memcpy(&minor, c + CI_MINOR, 4);
-		memcpy(&gpu_id, c + CI_GPU_ID, 4);
 		for (i = 0; i < g->n; i++)
-			if (g->gpu[i].domain == domain && g->gpu[i].bus == c[CI_BUS] &&
-			    g->gpu[i].slot == c[CI_SLOT] && g->gpu[i].function == c[CI_FUNCTION] &&
-			    minor < 4096) {
-				g->gpu[i].minor = (int)minor;
-				g->gpu[i].gpu_id = gpu_id;
+			if (g->gpu[i].domain == f[1] && g->gpu[i].bus == f[2] &&
+			    g->gpu[i].slot == f[3] && g->gpu[i].function == f[4] && f[6] < 4096) {
+				g->gpu[i].minor = (int)f[6];
+				g->gpu[i].gpu_id = f[5];
 			}
 	}
 }

@@ -11,11 +11,15 @@
 
 #include <stdint.h>
 
+#include "layouts.h"
+
 #define CT_GPUS_MAX 64
-/* sizeof(nv_ioctl_card_info_t), 580: NV_ESC_CARD_INFO's argument is an array of them. */
+/* sizeof(nv_ioctl_card_info_t), 580: NV_ESC_CARD_INFO's argument is an array of them.
+ * TODO(lead): remove once decode.c uses ct_gpus_card_info_layout(drv)->size. */
 #define CT_CARD_INFO_SIZE 72
 
 struct ct_gpus {
+	uint32_t driver;                  /* ct_driver_version() of the trace, 0 unknown */
 	int n;
 	struct {
 		uint32_t domain, bus, slot, function;
@@ -27,7 +31,11 @@ struct ct_gpus {
 
 /* A META gpu= value: "0000:00:07.0 GPU-3a888b0d-5608-... NVIDIA H200". */
 void ct_gpus_meta(struct ct_gpus *g, const char *val);
-/* The argument of a successful NV_ESC_CARD_INFO (nv_ioctl_card_info_t[]). */
+/* nv_ioctl_card_info_t at driver drv (0: the newest): NV_ESC_CARD_INFO's
+ * argument is an array of them, of l->size bytes each. */
+const struct ct_layout *ct_gpus_card_info_layout(uint32_t drv);
+/* The argument of a successful NV_ESC_CARD_INFO, read through the layout
+ * at g->driver. */
 void ct_gpus_card_info(struct ct_gpus *g, const unsigned char *arg, uint32_t len);
 /* The minor number of the GPU with this UUID, or -1. */
 int ct_gpus_by_uuid(const struct ct_gpus *g, const unsigned char *uuid);

@@ -5,40 +5,24 @@
 #include <string.h>
 
 #include "idmap.h"
+#include "layouts.h"
+#include "nvfacts.h"
 #include "nvtables.h"
 #include "objects.h"
 #include "record.h"
 
 
-/* Escapes and the 580 offsets read here (decoders/layouts/escape_fields.tsv). */
-enum {
-	ESC_ALLOC_MEMORY = 0x27, ESC_ALLOC_OBJECT = 0x28, ESC_FREE = 0x29,
-	ESC_CONTROL = 0x2a, ESC_ALLOC = 0x2b, ESC_DUP = 0x34, ESC_MAP_MEMORY = 0x4e,
-};
-
 /*
- * RM controls that move objects through an export fd (ctrl0000unix.h, 580
- * offsets; decoders/layouts/ctrl_fields.tsv).  The exporter puts handles
- * into numbered slots of the fd; the importer, holding the same open file
- * (often under another fd number, in another process), makes new handles
- * of its own client for a range of slots.
+ * Every NVIDIA number here comes by name from nvfacts.h, and every struct
+ * field by name through the layout of the trace's driver (layouts.h), so
+ * that a 515 trace (NVOS64 of 40 bytes, status at 32) is read as right as
+ * a 580 one.
+ *
+ * The RM controls that move objects through an export fd (ctrl0000unix.h):
+ * the exporter puts handles into numbered slots of the fd; the importer,
+ * holding the same open file (often under another fd number, in another
+ * process), makes new handles of its own client for a range of slots.
  */
-enum {
-	CTRL_EXPORT_OBJECT_TO_FD   = 0x3d05, /* one object into slot 0 */
-	CTRL_IMPORT_OBJECT_FROM_FD = 0x3d06, /* slot 0 as one new handle */
-	CTRL_EXPORT_OBJECTS_TO_FD  = 0x3d0b, /* objects[i] into slot index+i */
-	CTRL_IMPORT_OBJECTS_FROM_FD = 0x3d0c, /* slot index+i as objects[i] */
-};
-#define EXPORT1_SIZE  24   /* NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TO_FD_PARAMS */
-#define IMPORT1_SIZE  20   /* NV0000_CTRL_OS_UNIX_IMPORT_OBJECT_FROM_FD_PARAMS */
-#define EXPORTN_SIZE  2128 /* ..._EXPORT_OBJECTS_TO_FD_PARAMS: fd@0 objects@76 num@2124 index@2126 */
-#define EXPORTN_MAX   512
-#define IMPORTN_SIZE  652  /* ..._IMPORT_OBJECTS_FROM_FD_PARAMS: fd@0 hParent@4 objects@8 num@648 index@650 */
-#define IMPORTN_MAX   128
-#define EXPORT_TYPE_RM 1   /* NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TYPE_RM */
-#define EXPORT_FLAGS_EMPTY_FD 1
-#define CLASS_DEVICE    0x0080  /* NV01_DEVICE_0: NV0080_ALLOC_PARAMETERS.deviceId @0 */
-#define CLASS_SUBDEVICE 0x2080  /* NV20_SUBDEVICE_0: NV2080_ALLOC_PARAMETERS.subDeviceId @0 */
 
 struct object {
 	uint32_t client, handle, parent, cls;
@@ -61,6 +45,7 @@ struct slot {
 };
 
 struct ct_objects {
+	uint32_t driver;           /* ct_driver_version() of the trace, 0 unknown */
 	struct idmap objs;         /* client << 32 | handle -> struct object */
 	struct idmap maps;         /* pid << 32 | fd -> struct mapping */
 	struct idmap files;        /* pid << 32 | fd -> file id (from CT_REC_FILEREF) */
@@ -70,14 +55,6 @@ struct ct_objects {
 static uint64_t key(uint32_t hi, uint32_t lo)
 {
 	return (uint64_t)hi << 32 | lo;
-}
-
-static uint32_t u32_at(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
 }
 
 struct ct_objects *ct_objects_new(void)
@@ -122,32 +99,69 @@ static struct object *add(struct ct_objects *o, uint32_t pid, uint32_t client, u
 	return ob;
 }
 
-/* Did the call succeed: ret 0 and the struct's NV_STATUS NV_OK. */
-static bool succeeded(const struct ct_ioctl *ex, size_t status_off)
+/* A struct as copied from the traced process, with its layout at the
+ * trace's driver; l is NULL when no layout has its size. */
+struct params {
+	const struct ct_layout *l;
+	const unsigned char *p;
+	uint32_t len;
+};
+
+static struct params escape_params(const struct ct_objects *o, const struct ct_ioctl *ex)
 {
-	return ex->ret == 0 && ex->arg_size >= status_off + 4 &&
-	       u32_at(ct_ioctl_arg(ex), status_off) == 0;
+	return (struct params){ ct_layout_find(CT_LAYOUT_ESCAPE, IOC_NR(ex->cmd), ex->arg_size,
+					       o->driver),
+				ct_ioctl_arg(ex), ex->arg_size };
 }
 
+/* Reads the n fields named into out; false if any is missing or cut short. */
+static bool read_fields(const struct params *pa, const char *const *names, size_t n,
+			uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ct_read_u32(pa->l, pa->p, pa->len, names[i], &out[i]))
+			return false;
+	return true;
+}
+
+/* Did the call succeed: ret 0 and the struct's NV_STATUS (field status) NV_OK. */
+static bool succeeded(const struct ct_ioctl *ex, const struct params *pa, const char *status)
+{
+	uint32_t st;
+
+	return ex->ret == 0 && ct_read_u32(pa->l, pa->p, pa->len, status, &st) && st == NV_OK;
+}
+
+/* The device or subdevice number an RM_ALLOC of cls gives, from its alloc
+ * params (nested, nest_size bytes); -1 if none.  The capture copies the
+ * size the class table gives, which need not be this driver's. */
+static int32_t alloc_instance(const struct ct_objects *o, const struct ct_ioctl *ex, uint32_t cls)
+{
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_ALLOC, cls, ex->nest_size, o->driver);
+	const char *field = cls == NV01_DEVICE_0 ? "deviceId" :
+			    cls == NV20_SUBDEVICE_0 ? "subDeviceId" : NULL;
+	uint32_t v;
+
+	if (!field)
+		return -1;
+	if (!l)
+		ct_layout_sizes(CT_LAYOUT_ALLOC, cls, o->driver, &l, 1);
+	return ct_read_u32(l, ct_ioctl_nested(ex), ex->nest_size, field, &v) ? (int32_t)v : -1;
+}
+
+/* NVOS21 or NVOS64, as the driver and size say. */
 static void learn_alloc(struct ct_objects *o, const struct ct_ioctl *ex)
 {
-	const unsigned char *a = ct_ioctl_arg(ex);
-	size_t status_off = ex->arg_size == 48 ? 40 : 28;  /* NVOS64 : NVOS21 */
-	uint32_t client, parent, h, cls;
-	int32_t instance = -1;
+	static const char *const names[] = { "hRoot", "hObjectParent", "hObjectNew", "hClass" };
+	struct params pa = escape_params(o, ex);
+	uint32_t f[4];
 
-	if ((ex->arg_size != 48 && ex->arg_size != 32) || !succeeded(ex, status_off))
+	if (!succeeded(ex, &pa, "status") || !read_fields(&pa, names, 4, f))
 		return;
-	client = u32_at(a, 0);
-	parent = u32_at(a, 4);
-	h = u32_at(a, 8);
-	cls = u32_at(a, 12);
-	if ((cls == CLASS_DEVICE || cls == CLASS_SUBDEVICE) && ex->nest_size >= 4)
-		instance = (int32_t)u32_at(ct_ioctl_nested(ex), 0);
 	/* A root allocation names the new client itself. */
-	if (client == 0 && parent == 0)
-		client = h;
-	add(o, ex->h.pid, client, h, parent, cls, instance);
+	if (f[0] == 0 && f[1] == 0)
+		f[0] = f[2];
+	add(o, ex->h.pid, f[0], f[2], f[1], f[3], alloc_instance(o, ex, f[3]));
 }
 
 /*
@@ -207,56 +221,80 @@ static void import_slot(struct ct_objects *o, uint32_t pid, uint64_t file, uint3
 	}
 }
 
-static void learn_control(struct ct_objects *o, const struct ct_ioctl *ex)
+/* One object through slot 0 of an export fd (NV0000_CTRL_CMD_OS_UNIX_
+ * EXPORT_OBJECT_TO_FD / IMPORT_OBJECT_FROM_FD). */
+static void control_one(struct ct_objects *o, const struct ct_ioctl *ex, uint32_t client,
+			uint32_t cmd, const struct params *pa)
 {
-	const unsigned char *a = ct_ioctl_arg(ex), *p = ct_ioctl_nested(ex);
-	uint32_t client, cmd, size = ex->nest_size, n, index, i;
+	static const char *const exp[] = { "object.type", "flags", "fd",
+					   "object.data.rmObject.hObject" };
+	static const char *const imp[] = { "object.type", "fd", "object.data.rmObject.hParent",
+					   "object.data.rmObject.hObject" };
+	uint32_t f[4];
+
+	if (cmd == NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECT_TO_FD) {
+		if (!read_fields(pa, exp, 4, f) || f[0] != NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TYPE_RM ||
+		    (f[1] & NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TO_FD_FLAGS_EMPTY_FD_TRUE))
+			return;
+		export_slot(o, ex->h.pid, file_key(o, ex->h.pid, (int32_t)f[2]), 0, client, f[3]);
+	} else {
+		if (!read_fields(pa, imp, 4, f) || f[0] != NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TYPE_RM)
+			return;
+		import_slot(o, ex->h.pid, file_key(o, ex->h.pid, (int32_t)f[1]), 0, client, f[2],
+			    f[3]);
+	}
+}
+
+/* objects[i] through slot index+i (..._EXPORT_OBJECTS_TO_FD /
+ * IMPORT_OBJECTS_FROM_FD); 0 in objects[] skips a slot. */
+static void control_many(struct ct_objects *o, const struct ct_ioctl *ex, uint32_t client,
+			 uint32_t cmd, const struct params *pa)
+{
+	static const char *const names[] = { "fd", "numObjects", "index" };
+	bool exporting = cmd == NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD;
+	const struct ct_field *objs = ct_layout_field(pa->l, "objects");
+	uint32_t f[3], parent = 0, h, i;
 	uint64_t file;
 
-	if (ex->arg_size != 32 || !succeeded(ex, 28))
+	if (!objs || !read_fields(pa, names, 3, f) ||
+	    (!exporting && !ct_read_u32(pa->l, pa->p, pa->len, "hParent", &parent)))
 		return;
-	client = u32_at(a, 0);
-	cmd = u32_at(a, 8);
-	if (u32_at(a, 24) != size)
+	if (f[1] > objs->size / 4)
+		return;   /* the RM refuses it and changes nothing */
+	file = file_key(o, ex->h.pid, (int32_t)f[0]);
+	for (i = 0; i < f[1]; i++) {
+		if (!ct_read_u32_elem(pa->l, pa->p, pa->len, "objects", i, &h) || !h)
+			continue;
+		if (exporting)
+			export_slot(o, ex->h.pid, file, f[2] + i, client, h);
+		else
+			import_slot(o, ex->h.pid, file, f[2] + i, client, parent, h);
+	}
+}
+
+/* NVOS54: the controls that carry objects through an export fd. */
+static void learn_control(struct ct_objects *o, const struct ct_ioctl *ex)
+{
+	static const char *const names[] = { "hClient", "cmd", "paramsSize" };
+	struct params pa = escape_params(o, ex), params;
+	uint32_t f[3];
+
+	if (!succeeded(ex, &pa, "status") || !read_fields(&pa, names, 3, f))
+		return;
+	if (f[2] != ex->nest_size)
 		return;   /* params cut short by -s, or not what the command takes */
-	switch (cmd) {
-	case CTRL_EXPORT_OBJECT_TO_FD:   /* object{type, hDevice, hParent, hObject}, fd, flags */
-		if (size != EXPORT1_SIZE || u32_at(p, 0) != EXPORT_TYPE_RM ||
-		    (u32_at(p, 20) & EXPORT_FLAGS_EMPTY_FD))
-			return;
-		file = file_key(o, ex->h.pid, (int32_t)u32_at(p, 16));
-		export_slot(o, ex->h.pid, file, 0, client, u32_at(p, 12));
+	params = (struct params){ ct_layout_find(CT_LAYOUT_CTRL, f[1], ex->nest_size, o->driver),
+				  ct_ioctl_nested(ex), ex->nest_size };
+	if (!params.l)
+		return;
+	switch (f[1]) {
+	case NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECT_TO_FD:
+	case NV0000_CTRL_CMD_OS_UNIX_IMPORT_OBJECT_FROM_FD:
+		control_one(o, ex, f[0], f[1], &params);
 		break;
-	case CTRL_IMPORT_OBJECT_FROM_FD: /* fd, object{type, hDevice, hParent, hObject} */
-		if (size != IMPORT1_SIZE || u32_at(p, 4) != EXPORT_TYPE_RM)
-			return;
-		file = file_key(o, ex->h.pid, (int32_t)u32_at(p, 0));
-		import_slot(o, ex->h.pid, file, 0, client, u32_at(p, 12), u32_at(p, 16));
-		break;
-	case CTRL_EXPORT_OBJECTS_TO_FD:
-		if (size != EXPORTN_SIZE)
-			return;
-		n = u32_at(p, 2124) & 0xffff;
-		index = u32_at(p, 2124) >> 16;
-		if (n > EXPORTN_MAX)
-			return;   /* the RM refuses it and changes nothing */
-		file = file_key(o, ex->h.pid, (int32_t)u32_at(p, 0));
-		for (i = 0; i < n; i++)
-			if (u32_at(p, 76 + 4 * i))
-				export_slot(o, ex->h.pid, file, index + i, client, u32_at(p, 76 + 4 * i));
-		break;
-	case CTRL_IMPORT_OBJECTS_FROM_FD:
-		if (size != IMPORTN_SIZE)
-			return;
-		n = u32_at(p, 648) & 0xffff;
-		index = u32_at(p, 648) >> 16;
-		if (n > IMPORTN_MAX)
-			return;
-		file = file_key(o, ex->h.pid, (int32_t)u32_at(p, 0));
-		for (i = 0; i < n; i++)
-			if (u32_at(p, 8 + 4 * i))   /* 0: slot skipped */
-				import_slot(o, ex->h.pid, file, index + i, client, u32_at(p, 4),
-					    u32_at(p, 8 + 4 * i));
+	case NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD:
+	case NV0000_CTRL_CMD_OS_UNIX_IMPORT_OBJECTS_FROM_FD:
+		control_many(o, ex, f[0], f[1], &params);
 		break;
 	}
 }
@@ -305,52 +343,87 @@ void ct_objects_forget_pid(struct ct_objects *o, uint32_t pid)
 	forget_pid_in(&o->files, pid);
 }
 
-void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex)
+/* NV_ESC_RM_ALLOC_MEMORY (NVOS02 with fd) and NV_ESC_RM_ALLOC_OBJECT (NVOS05). */
+static void learn_alloc_old(struct ct_objects *o, const struct ct_ioctl *ex, bool memory)
 {
-	const unsigned char *a = ct_ioctl_arg(ex);
+	static const char *const nvos02[] = { "params.hRoot", "params.hObjectParent",
+					      "params.hObjectNew", "params.hClass" };
+	static const char *const nvos05[] = { "hRoot", "hObjectParent", "hObjectNew", "hClass" };
+	struct params pa = escape_params(o, ex);
+	uint32_t f[4];
+
+	if (succeeded(ex, &pa, memory ? "params.status" : "status") &&
+	    read_fields(&pa, memory ? nvos02 : nvos05, 4, f))
+		add(o, ex->h.pid, f[0], f[2], f[1], f[3], -1);
+}
+
+/* NVOS55: the new handle is the source object. */
+static void learn_dup(struct ct_objects *o, const struct ct_ioctl *ex)
+{
+	static const char *const names[] = { "hClient", "hParent", "hObject", "hClientSrc",
+					     "hObjectSrc" };
+	struct params pa = escape_params(o, ex);
 	const struct object *src;
 	struct object *dup;
-	struct mapping *m;
+	uint32_t f[5];
 
-	if (IOC_TYPE(ex->cmd) != 'F')
+	if (!succeeded(ex, &pa, "status") || !read_fields(&pa, names, 5, f))
+		return;
+	src = idmap_get(&o->objs, key(f[3], f[4]));
+	dup = add(o, ex->h.pid, f[0], f[2], f[1], src ? src->cls : 0, src ? src->instance : -1);
+	/* Another process's object: say whose (the RM allows it when the
+	 * source client's share policy does). */
+	if (dup && src && src->pid != ex->h.pid) {
+		dup->from_pid = src->pid;
+		dup->from_handle = src->handle;
+	}
+}
+
+/* NVOS33 with fd: the mmap of that fd that follows maps hMemory. */
+static void learn_map(struct ct_objects *o, const struct ct_ioctl *ex)
+{
+	static const char *const names[] = { "params.hClient", "params.hMemory", "fd" };
+	struct params pa = escape_params(o, ex);
+	struct mapping *m;
+	uint32_t f[3];
+
+	if (!succeeded(ex, &pa, "params.status") || !read_fields(&pa, names, 3, f))
+		return;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return;
+	m->client = f[0];
+	m->hmemory = f[1];
+	free(idmap_put(&o->maps, key(ex->h.pid, f[2]), m));
+}
+
+void ct_objects_set_driver(struct ct_objects *o, uint32_t drv)
+{
+	o->driver = drv;
+}
+
+void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex)
+{
+	if (IOC_TYPE(ex->cmd) != NV_IOCTL_MAGIC)
 		return;
 	switch (IOC_NR(ex->cmd)) {
-	case ESC_ALLOC:
+	case NV_ESC_RM_ALLOC:
 		learn_alloc(o, ex);
 		break;
-	case ESC_ALLOC_MEMORY:   /* nv_ioctl_nvos02_parameters_with_fd */
-		if (ex->arg_size == 56 && succeeded(ex, 40))
-			add(o, ex->h.pid, u32_at(a, 0), u32_at(a, 8), u32_at(a, 4), u32_at(a, 12), -1);
+	case NV_ESC_RM_ALLOC_MEMORY:
+		learn_alloc_old(o, ex, true);
 		break;
-	case ESC_ALLOC_OBJECT:   /* NVOS05 */
-		if (ex->arg_size == 20 && succeeded(ex, 16))
-			add(o, ex->h.pid, u32_at(a, 0), u32_at(a, 8), u32_at(a, 4), u32_at(a, 12), -1);
+	case NV_ESC_RM_ALLOC_OBJECT:
+		learn_alloc_old(o, ex, false);
 		break;
-	case ESC_CONTROL:        /* NVOS54 */
+	case NV_ESC_RM_CONTROL:
 		learn_control(o, ex);
 		break;
-	case ESC_DUP:            /* NVOS55: the new handle is the source object */
-		if (ex->arg_size != 28 || !succeeded(ex, 24))
-			break;
-		src = idmap_get(&o->objs, key(u32_at(a, 12), u32_at(a, 16)));
-		dup = add(o, ex->h.pid, u32_at(a, 0), u32_at(a, 8), u32_at(a, 4),
-			  src ? src->cls : 0, src ? src->instance : -1);
-		/* Another process's object: say whose (the RM allows it when the
-		 * source client's share policy does). */
-		if (dup && src && src->pid != ex->h.pid) {
-			dup->from_pid = src->pid;
-			dup->from_handle = src->handle;
-		}
+	case NV_ESC_RM_DUP_OBJECT:
+		learn_dup(o, ex);
 		break;
-	case ESC_MAP_MEMORY:     /* nv_ioctl_nvos33_parameters_with_fd */
-		if (ex->arg_size != 56 || !succeeded(ex, 40))
-			break;
-		m = malloc(sizeof(*m));
-		if (!m)
-			break;
-		m->client = u32_at(a, 0);
-		m->hmemory = u32_at(a, 8);
-		free(idmap_put(&o->maps, key(ex->h.pid, u32_at(a, 48)), m));
+	case NV_ESC_RM_MAP_MEMORY:
+		learn_map(o, ex);
 		break;
 	}
 }
@@ -384,14 +457,18 @@ static void free_tree(struct ct_objects *o, uint32_t client, uint32_t h, int dep
 	free(idmap_del(&o->objs, key(client, h)));
 }
 
+/* NVOS00: frees hObjectOld and all below it. */
 void ct_objects_learn_freed(struct ct_objects *o, const struct ct_ioctl *ex)
 {
-	const unsigned char *a = ct_ioctl_arg(ex);
+	static const char *const names[] = { "hRoot", "hObjectOld" };
+	struct params pa;
+	uint32_t f[2];
 
-	if (IOC_TYPE(ex->cmd) != 'F' || IOC_NR(ex->cmd) != ESC_FREE || ex->arg_size != 16 ||
-	    !succeeded(ex, 12))
+	if (IOC_TYPE(ex->cmd) != NV_IOCTL_MAGIC || IOC_NR(ex->cmd) != NV_ESC_RM_FREE)
 		return;
-	free_tree(o, u32_at(a, 0), u32_at(a, 8), 0);
+	pa = escape_params(o, ex);
+	if (succeeded(ex, &pa, "status") && read_fields(&pa, names, 2, f))
+		free_tree(o, f[0], f[1], 0);
 }
 
 static int describe_one(const struct object *ob, char *buf, size_t len)
@@ -454,7 +531,7 @@ int ct_objects_gpu(struct ct_objects *o, uint32_t client, uint32_t h)
 
 		if (!ob)
 			return -1;
-		if (ob->cls == CLASS_DEVICE)
+		if (ob->cls == NV01_DEVICE_0)
 			return ob->instance;
 		if (ob->parent == h)
 			return -1;

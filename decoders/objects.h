@@ -20,6 +20,10 @@ struct ct_objects;
 struct ct_objects *ct_objects_new(void);
 void ct_objects_free(struct ct_objects *o);
 
+/* The driver that made the trace (ct_driver_version() of META driver=; 0
+ * unknown, the newest layouts): the structs are read through its layouts. */
+void ct_objects_set_driver(struct ct_objects *o, uint32_t drv);
+
 /* From a completed call: creations (call before printing it) ... */
 void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex);
 /* ... and destructions (call after printing it). */
