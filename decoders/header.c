@@ -46,8 +46,12 @@ static void meta_line(const char *key, const char *val, void *ctx)
 
 	if (strcmp(key, "gpu") == 0)
 		ct_gpus_meta(&d->gpus, val);
-	else if (strcmp(key, "driver") == 0)
+	else if (strcmp(key, "driver") == 0) {
 		d->driver = ct_driver_version(val);
+		/* The structs are read through the layouts of this driver. */
+		ct_objects_set_driver(d->objs, d->driver);
+		d->gpus.driver = d->driver;
+	}
 	else if (strcmp(key, "start_monotonic_ns") == 0)
 		d->start_mono = strtoull(val, NULL, 10);
 	else if (strcmp(key, "start_realtime_ns") == 0)
