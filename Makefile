@@ -60,7 +60,7 @@ vpath %.c user decoders format $(OUTPUT)
 all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
-$(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c bpf/cudatrace.h bpf/kernel_types.h
+$(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c $(wildcard bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@

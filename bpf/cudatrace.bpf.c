@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "cudatrace.h"
+#include "nvlayout.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -21,6 +22,8 @@ const volatile bool filter_comm = false; /* --comm: only threads named in traced
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
 const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
 const volatile __u64 file_id_key = 0;    /* random per capture: file ids are not addresses */
+/* The running driver's struct offsets (bpf/nvlayout.h); all slots unused until filled. */
+const volatile struct ct_bpf_layout nvl = {};
 
 /* Stops clang from re-reading a bounded value from memory, which would
  * lose the bound the verifier needs. */
@@ -333,35 +336,49 @@ static __always_inline __u32 arg_size(__u32 cmd, __u32 *src)
 	return 0;
 }
 
+/* A field of the argument copy at a table offset, bounded for the verifier
+ * (the capture only gives offsets inside the struct, whose size len has). */
+static __always_inline __u64 field_u64(const __u8 *arg, __u32 len, __u32 off)
+{
+	off &= CT_ARG_MAX - 1;
+	return off + 8 <= len ? *(__u64 *)(arg + off) : 0;
+}
+
+static __always_inline __u32 field_u32(const __u8 *arg, __u32 len, __u32 off)
+{
+	off &= CT_ARG_MAX - 1;
+	return off + 4 <= len ? *(__u32 *)(arg + off) : 0;
+}
+
 /*
- * The buffer an NVIDIA escape points to, read from the copy of its argument
- * (offsets from the 580 ABI: NVOS54, NVOS64/NVOS21, nv_ioctl_xfer_t).
+ * The buffer an NVIDIA escape points to, read from the copy of its
+ * argument through the running driver's layouts (nvl.nested: NVOS54,
+ * NVOS21/NVOS64, nv_ioctl_xfer_t, each at its exact size).
  */
 static __always_inline void find_nested(__u32 cmd, const __u8 *arg, __u32 len,
 					__u64 *ptr, __u32 *want)
 {
-	__u32 nr = IOC_NR(cmd);
+	__u32 nr = IOC_NR(cmd), i;
 
 	*ptr = 0;
 	*want = 0;
-	if (IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
+	if (IOC_TYPE(cmd) != NV_IOCTL_MAGIC || len > CT_ARG_MAX - 1)
 		return;
-	if (nr == 0x2a && len == 32) {          /* NV_ESC_RM_CONTROL */
-		*ptr = *(__u64 *)(arg + 16);
-		*want = *(__u32 *)(arg + 24);
-	} else if (nr == 0x2b && (len == 48 || len == 32)) { /* NV_ESC_RM_ALLOC */
-		__u32 hclass = *(__u32 *)(arg + 12);
+	for (i = 0; i < CT_NESTED_MAX; i++) {
+		const volatile struct ct_nested_at *n = &nvl.nested[i];
+		__u32 len_off = n->len_off, class_off = n->class_off;
 
-		*ptr = *(__u64 *)(arg + 16);
-		*want = len == 48 ? *(__u32 *)(arg + 32) : *(__u32 *)(arg + 24);
-		if (*want == 0 && *ptr) {
+		if (!n->size || n->nr != nr || n->size != len)
+			continue;
+		*ptr = field_u64(arg, len, n->ptr_off);
+		*want = len_off == CT_NO_FIELD ? 0 : field_u32(arg, len, len_off);
+		if (*want == 0 && *ptr && class_off != CT_NO_FIELD) {
+			__u32 hclass = field_u32(arg, len, class_off);
 			__u32 *sz = bpf_map_lookup_elem(&class_sizes, &hclass);
 
 			*want = sz ? *sz : 0;
 		}
-	} else if (nr == 0xd3 && len == 16) {   /* NV_ESC_IOCTL_XFER_CMD */
-		*ptr = *(__u64 *)(arg + 8);
-		*want = *(__u32 *)(arg + 4);
+		break;
 	}
 	if (!*ptr)
 		*want = 0;
@@ -419,18 +436,18 @@ static __always_inline void send_ioctl(struct scratch *s, bool at_entry)
 
 /*
  * Where the params of an RM control name another fd: the export fd that
- * carries RM objects from one client to another (ctrl0000unix.h, 580;
- * decoders/layouts/ctrl_fields.tsv).  -1: the command names none.
+ * carries RM objects from one client to another (ctrl0000unix.h, at the
+ * running driver: nvl.fd_ctrl).  -1: the command names none.
  */
 static __always_inline int ctrl_fd_offset(__u32 ctrl_cmd)
 {
-	switch (ctrl_cmd) {
-	case 0x3d05: return 16;  /* EXPORT_OBJECT_TO_FD_PARAMS.fd */
-	case 0x3d06: return 0;   /* IMPORT_OBJECT_FROM_FD_PARAMS.fd */
-	case 0x3d08: return 0;   /* GET_EXPORT_OBJECT_INFO_PARAMS.fd */
-	case 0x3d0a: return 72;  /* CREATE_EXPORT_OBJECT_FD_PARAMS.fd */
-	case 0x3d0b: return 0;   /* EXPORT_OBJECTS_TO_FD_PARAMS.fd */
-	case 0x3d0c: return 0;   /* IMPORT_OBJECTS_FROM_FD_PARAMS.fd */
+	__u32 i;
+
+	for (i = 0; i < CT_FD_CTRL_MAX; i++) {
+		__u32 off = nvl.fd_ctrl[i].off;
+
+		if (off != CT_NO_FIELD && nvl.fd_ctrl[i].cmd == ctrl_cmd)
+			return off < CT_FD_OFF_MAX ? (int)off : -1;
 	}
 	return -1;
 }
@@ -440,22 +457,24 @@ static __always_inline int ctrl_fd_offset(__u32 ctrl_cmd)
  * open file that fd is.  The export fd travels to the importing process
  * over a unix socket under another number; the file is the same, so the
  * decoder can pair an import with its export.  Reads the copy of the
- * params that send_ioctl just made (NVOS54: 32 bytes, cmd at 8).
+ * struct (NVOS54) and of the params after it that send_ioctl just made.
  */
 static __noinline void send_fileref(struct scratch *s)
 {
 	struct ct_ioctl *r = &s->rec;
 	struct ct_fileref fr = {};
+	__u32 size = nvl.ctrl_size;
 	__u64 file;
 	int off;
 
-	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || IOC_NR(r->cmd) != 0x2a || r->arg_size != 32)
+	if (IOC_TYPE(r->cmd) != NV_IOCTL_MAGIC || IOC_NR(r->cmd) != nvl.ctrl_nr || !size ||
+	    r->arg_size != size || size > CT_ARG_MAX - 1)
 		return;
-	fr.ctrl_cmd = *(__u32 *)(s->data + 8);
+	fr.ctrl_cmd = field_u32(s->data, size, nvl.ctrl_cmd_off);
 	off = ctrl_fd_offset(fr.ctrl_cmd);
-	if (off < 0 || off > 72 || r->nest_size < (__u32)off + 4)
+	if (off < 0 || off >= CT_FD_OFF_MAX || r->nest_size < (__u32)off + 4)
 		return;
-	fr.fd = *(__s32 *)(s->data + 32 + off);
+	fr.fd = *(__s32 *)(s->data + (size & (CT_ARG_MAX - 1)) + off);
 	file = fd_file_addr(fr.fd);
 	/* Keyed and multiplied, so that the trace does not carry kernel addresses. */
 	if (file)

@@ -25,6 +25,8 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
+/* The skeleton names struct ct_bpf_layout: its header first. */
+#include "bpf_layout.h"
 #include "cudatrace.skel.h"
 #include "decode.h"
 #include "devices.h"
@@ -243,6 +245,24 @@ static int open_cgroup(const char *path)
 	return fd;
 }
 
+/* The running driver's struct offsets into the program's read-only data,
+ * by field name from the layout tables (no driver: the newest layouts). */
+static int set_layout(struct cudatrace_bpf *s, const struct ct_options *o)
+{
+	struct ct_bpf_layout l;
+	uint32_t drv = ct_running_driver(o->proc_root);
+	char err[200];
+
+	if (ct_bpf_layout_fill(&l, drv, err, sizeof(err))) {
+		fprintf(stderr, "cudatrace: the layout tables cannot serve driver %u: %s "
+				"(rebuild with decoders/layouts imported for it, docs/LAYOUTS.md)\n",
+			drv, err);
+		return -1;
+	}
+	memcpy((void *)&s->rodata->nvl, &l, sizeof(l));
+	return 0;
+}
+
 static int load_bpf(struct capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -271,6 +291,8 @@ static int load_bpf(struct capture *c)
 	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
 	s->rodata->filter_cgroup = o->cgroup != NULL;
 	s->rodata->filter_comm = ct_filter_kernel_comms(o->filter, NULL) > 0;
+	if (set_layout(s, o))
+		return -1;
 	err = cudatrace_bpf__load(s);
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
