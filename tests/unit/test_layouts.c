@@ -862,6 +862,60 @@ static void test_all(void)
 	       nfields, ct_layouts_tag);
 }
 
+/* ct_layout_find is the one lookup; the by-name reads go through it. */
+static void test_by_name(void)
+{
+	uint32_t d515 = ct_driver_version("515.43.04"), d525 = ct_driver_version("525.60.11");
+	uint32_t d580 = ct_driver_version("580.142"), v = 0;
+	const struct ct_layout *ls[8], *l;
+	unsigned char buf[48] = { 0 };
+	uint64_t w = 0;
+	size_t n;
+
+	/* RM_ALLOC at 580: NVOS21 (32), and NVOS64 at 40 (the 525 one: a size
+	 * match is evidence) and 48, smallest first. */
+	n = ct_layout_sizes(CT_LAYOUT_ESCAPE, 0x2b, d580, ls, 8);
+	ok(n == 3 && ls[0]->size == 32 && ls[1]->size == 40 && ls[2]->size == 48,
+	   "ct_layout_sizes(RM_ALLOC, 580): 32, 40, 48 (got %zu)", n);
+	ok(ct_layout_sizes(CT_LAYOUT_ESCAPE, 0x2b, d580, ls, 1) == 3 && ls[0]->size == 32,
+	   "ct_layout_sizes counts past max and fills only max");
+	ok(ct_layout_sizes(CT_LAYOUT_ESCAPE, 0xff, 0, ls, 8) == 0, "ct_layout_sizes of no escape: 0");
+
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 40, d515);
+	ok(l && field(l, "status") && field(l, "status")->offset == 32 && !field(l, "flags"),
+	   "NVOS64 at 515: 40 bytes, status at 32");
+	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x2b, 40, d525);
+	ok(ct_layout_field(l, "status") && ct_layout_field(l, "status")->offset == 36,
+	   "ct_layout_field: NVOS64 at 525 has status at 36");
+	ok(!ct_layout_field(l, "nosuch") && !ct_layout_field(NULL, "status"),
+	   "ct_layout_field: unknown field or no layout -> NULL");
+
+	ok(ct_write_u64(l, buf, 40, "status", 0x1a) && ct_read_u32(l, buf, 40, "status", &v) &&
+	   v == 0x1a && buf[36] == 0x1a, "ct_write_u64 / ct_read_u32 by name, at the driver's offset");
+	ok(!ct_read_u32(l, buf, 39, "status", &v), "ct_read_u32: a field cut short by len -> false");
+	ok(!ct_read_u32(l, buf, 40, "pAllocParms", &v), "ct_read_u32: an 8-byte field -> false");
+	ok(ct_write_u64(l, buf, 40, "pAllocParms", 0x7ffd00002000) &&
+	   ct_read_u64(l, buf, 40, "pAllocParms", &w) && w == 0x7ffd00002000,
+	   "ct_read_u64 of a pointer");
+	ok(!ct_write_u64(l, buf, 40, "status", 1ull << 32), "ct_write_u64: a value too wide -> false");
+	ok(!ct_read_u32(NULL, buf, 40, "status", &v), "ct_read_u32 with no layout -> false");
+
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x3d0c, 652, d580);
+	memset(buf, 0, sizeof(buf));
+	{
+		static unsigned char p[652];
+
+		memset(p, 0, sizeof(p));
+		ok(ct_write_u64(l, p, 652, "objects", 0) == false,
+		   "ct_write_u64 refuses an array field");
+		p[8 + 4 * 127] = 0x77;
+		ok(ct_read_u32_elem(l, p, 652, "objects", 127, &v) && v == 0x77,
+		   "ct_read_u32_elem: objects[127] of IMPORT_OBJECTS_FROM_FD");
+		ok(!ct_read_u32_elem(l, p, 652, "objects", 128, &v),
+		   "ct_read_u32_elem: past the array -> false");
+	}
+}
+
 int main(void)
 {
 	test_escapes();
@@ -870,6 +924,7 @@ int main(void)
 	test_alloc();
 	test_nvabi();
 	test_driver_version();
+	test_by_name();
 	test_all();
 	printf("1..%d\n", n_test);
 	if (n_fail)

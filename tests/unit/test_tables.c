@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvfacts.h"
 #include "nvtables.h"
 
 #define TABLES_DIR "decoders/tables/"
@@ -370,6 +371,43 @@ static void check_uvm(const struct tsv *t)
 	   "unknown UVM 0 and 0xffffffff give NULL");
 }
 
+/* nv_esc and nv_status iterate like the other tables: every row, in key order. */
+static void check_iteration(const struct tsv *esc, const struct tsv *status)
+{
+	size_t i;
+	int sorted = 1;
+
+	ok(nv_esc_count() == esc->n, "nv_esc_count() %zu == %zu rows", nv_esc_count(), esc->n);
+	for (i = 1; i < nv_esc_count(); i++)
+		sorted &= nv_esc_at(i - 1)->nr < nv_esc_at(i)->nr;
+	ok(sorted && !nv_esc_at(i), "nv_esc_at() is strictly sorted and NULL past the end");
+	ok(nv_status_count() == status->n, "nv_status_count() %zu == %zu rows",
+	   nv_status_count(), status->n);
+	sorted = 1;
+	for (i = 1; i < nv_status_count(); i++)
+		sorted &= nv_status_at(i - 1)->code < nv_status_at(i)->code;
+	ok(sorted && !nv_status_at(i), "nv_status_at() is strictly sorted and NULL past the end");
+}
+
+/* The facts header (gen-facts.awk) names the same numbers as the tables. */
+static void check_facts(void)
+{
+	const struct nv_esc_info *e = nv_esc_lookup(NV_ESC_RM_CONTROL);
+	const struct nv_ctrl_info *c = nv_ctrl_lookup(NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD);
+	const struct nv_class_info *k = nv_class_lookup(NV20_SUBDEVICE_0);
+	const struct nv_status_info *st = nv_status_lookup(NV_ERR_INVALID_ARGUMENT);
+	const struct uvm_ioctl_info *u = uvm_ioctl_lookup(UVM_INITIALIZE);
+
+	ok(e && !strcmp(e->name, "NV_ESC_RM_CONTROL"), "nvfacts.h: NV_ESC_RM_CONTROL");
+	ok(c && !strcmp(c->name, "NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD"),
+	   "nvfacts.h: NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD");
+	ok(k && !strcmp(k->name, "NV20_SUBDEVICE_0"), "nvfacts.h: NV20_SUBDEVICE_0");
+	ok(st && !strcmp(st->name, "NV_ERR_INVALID_ARGUMENT"), "nvfacts.h: NV_ERR_INVALID_ARGUMENT");
+	ok(u && !strcmp(u->name, "UVM_INITIALIZE"), "nvfacts.h: UVM_INITIALIZE");
+	ok(NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TYPE_RM == 1,
+	   "nvfacts.h: nv_defs.tsv's NV0000_CTRL_OS_UNIX_EXPORT_OBJECT_TYPE_RM");
+}
+
 int main(void)
 {
 	struct tsv esc, ctrl, cls, status, uvm;
@@ -387,6 +425,8 @@ int main(void)
 	check_class(&cls);
 	check_status(&status);
 	check_uvm(&uvm);
+	check_iteration(&esc, &status);
+	check_facts();
 
 	tsv_free(&esc);
 	tsv_free(&ctrl);
