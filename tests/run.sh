@@ -35,7 +35,8 @@ done
 for t in "$B"/tests/asan/test_*; do
 	[ -x "$t" ] && run_one "asan/$(basename "$t")" "$t"
 done
-for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py tests/views/*.py tests/docs/*.py; do
+for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py tests/views/*.py \
+	 tests/docs/*.py tests/source/*.py; do
 	[ -f "$t" ] && run_one "${t#tests/}" python3 "$t"
 done
 
