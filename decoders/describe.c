@@ -31,8 +31,8 @@ static const struct ct_layout *arg_layout(const struct ct_decoder *d, uint32_t c
 					  uint32_t size)
 {
 	if (IOC_TYPE(cmd) == NV_IOCTL_MAGIC)
-		return ct_layout_escape_drv(IOC_NR(cmd), size, d->driver);
-	return ct_layout_uvm_drv(cmd, size, d->driver);
+		return ct_layout_find(CT_LAYOUT_ESCAPE, IOC_NR(cmd), size, d->driver);
+	return ct_layout_find(CT_LAYOUT_UVM, cmd, size, d->driver);
 }
 
 /* The NV_STATUS the driver wrote back: the first status field of the struct. */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvids.h"
+#include "nvfacts.h"
 #include "fields.h"
 #include "nvtables.h"
 
@@ -184,22 +184,6 @@ uint32_t ct_first_handle(const struct ct_layout *l, const unsigned char *buf, ui
 		if (l->fields[i].kind == CT_FK_HANDLE && l->fields[i].offset + 4 <= len)
 			return (uint32_t)ct_field_u(buf + l->fields[i].offset, 4);
 	return 0;
-}
-
-bool ct_struct_u32(const struct ct_layout *l, const unsigned char *buf, uint32_t len,
-		   const char *name, uint32_t *out)
-{
-	uint32_t i;
-
-	for (i = 0; l && i < l->nfields; i++) {
-		const struct ct_field *f = &l->fields[i];
-
-		if (f->size == 4 && f->offset + 4 <= len && strcmp(f->name, name) == 0) {
-			*out = (uint32_t)ct_field_u(buf + f->offset, 4);
-			return true;
-		}
-	}
-	return false;
 }
 
 /* Every field by name when the layout of exactly this size is known. */

@@ -38,10 +38,6 @@ void ct_print_uuid(struct emit *e, const char *key, const unsigned char *u);
 uint64_t ct_field_u(const unsigned char *p, uint32_t size);
 /* The first handle of an RM struct is its client (hClient, hRoot); 0 if none. */
 uint32_t ct_first_handle(const struct ct_layout *l, const unsigned char *buf, uint32_t len);
-/* The u32 field called name, if the layout has it and buf (len bytes)
- * holds it: the way to read one NVIDIA struct member by name. */
-bool ct_struct_u32(const struct ct_layout *l, const unsigned char *buf, uint32_t len,
-		   const char *name, uint32_t *out);
 /* How many u32 entries of an n-entry array are in use: up to the last
  * non-zero one (handle and GPU id arrays leave the rest 0). */
 uint32_t ct_u32s_used(const unsigned char *p, uint32_t n);

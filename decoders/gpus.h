@@ -14,9 +14,6 @@
 #include "layouts.h"
 
 #define CT_GPUS_MAX 64
-/* sizeof(nv_ioctl_card_info_t), 580: NV_ESC_CARD_INFO's argument is an array of them.
- * TODO(lead): remove once decode.c uses ct_gpus_card_info_layout(drv)->size. */
-#define CT_CARD_INFO_SIZE 72
 
 struct ct_gpus {
 	uint32_t driver;                  /* ct_driver_version() of the trace, 0 unknown */

@@ -176,37 +176,6 @@ bool ct_write_u64(const struct ct_layout *l, void *buf, uint32_t len,
 	return true;
 }
 
-/* TODO(lead): remove these six once decode.c uses ct_layout_find. */
-const struct ct_layout *ct_layout_escape(uint32_t nr, uint32_t size)
-{
-	return ct_layout_find(CT_LAYOUT_ESCAPE, nr, size, 0);
-}
-
-const struct ct_layout *ct_layout_uvm(uint32_t cmd, uint32_t size)
-{
-	return ct_layout_find(CT_LAYOUT_UVM, cmd, size, 0);
-}
-
-const struct ct_layout *ct_layout_escape_drv(uint32_t nr, uint32_t size, uint32_t drv)
-{
-	return ct_layout_find(CT_LAYOUT_ESCAPE, nr, size, drv);
-}
-
-const struct ct_layout *ct_layout_uvm_drv(uint32_t cmd, uint32_t size, uint32_t drv)
-{
-	return ct_layout_find(CT_LAYOUT_UVM, cmd, size, drv);
-}
-
-const struct ct_layout *ct_layout_ctrl(uint32_t cmd, uint32_t size, uint32_t drv)
-{
-	return ct_layout_find(CT_LAYOUT_CTRL, cmd, size, drv);
-}
-
-const struct ct_layout *ct_layout_alloc(uint32_t hclass, uint32_t size, uint32_t drv)
-{
-	return ct_layout_find(CT_LAYOUT_ALLOC, hclass, size, drv);
-}
-
 uint32_t ct_driver_version(const char *s)
 {
 	while (s && *s) {

@@ -108,15 +108,6 @@ bool ct_read_u32_elem(const struct ct_layout *l, const void *buf, uint32_t len,
 bool ct_write_u64(const struct ct_layout *l, void *buf, uint32_t len,
 		  const char *field, uint64_t v);
 
-/* TODO(lead): remove once decode.c uses ct_layout_find.  The old entry
- * points, each one call of ct_layout_find (drv 0 where none is taken). */
-const struct ct_layout *ct_layout_escape(uint32_t nr, uint32_t size);
-const struct ct_layout *ct_layout_uvm(uint32_t cmd, uint32_t size);
-const struct ct_layout *ct_layout_escape_drv(uint32_t nr, uint32_t size, uint32_t drv);
-const struct ct_layout *ct_layout_uvm_drv(uint32_t cmd, uint32_t size, uint32_t drv);
-const struct ct_layout *ct_layout_ctrl(uint32_t cmd, uint32_t size, uint32_t drv);
-const struct ct_layout *ct_layout_alloc(uint32_t hclass, uint32_t size, uint32_t drv);
-
 /* "580.159.04" -> 580159004 (major * 1000000 + minor * 1000 + patch).
  * Takes a bare version or a whole /proc/driver/nvidia/version line (the
  * first blank-separated token of the form N.N or N.N.N); 0 if none. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "decoder.h"
-#include "nvids.h"
+#include "nvfacts.h"
 #include "nvtables.h"
 #include "special.h"
 
@@ -17,14 +17,14 @@ static void describe_control(const struct ct_decoder *d, struct ct_call *c)
 	const struct ct_ioctl *r = c->rec;
 	const struct nv_ctrl_info *ci;
 
-	if (!ct_struct_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "cmd", &c->ctrl))
+	if (!ct_read_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "cmd", &c->ctrl))
 		return;
 	c->has_ctrl = true;
 	ci = nv_ctrl_lookup(c->ctrl);
 	c->ctrl_name = ci ? ci->name : NULL;
 	c->nested_name = "*params";
 	if (r->nest_ptr && r->nest_want)
-		c->nested_layout = ct_layout_ctrl(c->ctrl, r->nest_want, d->driver);
+		c->nested_layout = ct_layout_find(CT_LAYOUT_CTRL, c->ctrl, r->nest_want, d->driver);
 }
 
 /* NV_ESC_RM_ALLOC: NVOS21/NVOS64.hClass names the class and its alloc params.
@@ -34,14 +34,15 @@ static void describe_alloc(const struct ct_decoder *d, struct ct_call *c)
 	const struct ct_ioctl *r = c->rec;
 	const struct nv_class_info *cl;
 
-	if (!ct_struct_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "hClass", &c->hclass))
+	if (!ct_read_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "hClass", &c->hclass))
 		return;
 	c->has_class = true;
 	cl = nv_class_lookup(c->hclass);
 	c->class_name = cl ? cl->name : NULL;
 	c->nested_name = "*pAllocParms";
 	if (r->nest_ptr && r->nest_want)
-		c->nested_layout = ct_layout_alloc(c->hclass, r->nest_want, d->driver);
+		c->nested_layout = ct_layout_find(CT_LAYOUT_ALLOC, c->hclass, r->nest_want,
+						    d->driver);
 }
 
 /* NV_ESC_IOCTL_XFER_CMD wraps another escape: nv_ioctl_xfer_t.cmd is its
@@ -51,36 +52,37 @@ static void describe_xfer(const struct ct_decoder *d, struct ct_call *c)
 	const struct ct_ioctl *r = c->rec;
 	uint32_t cmd;
 
-	if (!ct_struct_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "cmd", &cmd))
+	if (!ct_read_u32(c->layout, ct_ioctl_arg(r), r->arg_size, "cmd", &cmd))
 		return;
 	c->xfer_nr = cmd & 0xff;
 	c->nested_name = "*ptr";
 	if (c->xfer_nr && r->nest_ptr && r->nest_want)
-		c->nested_layout = ct_layout_escape_drv(c->xfer_nr, r->nest_want, d->driver);
+		c->nested_layout = ct_layout_find(CT_LAYOUT_ESCAPE, c->xfer_nr, r->nest_want,
+						    d->driver);
 }
 
-/* NV_ESC_CARD_INFO: an array of nv_ioctl_card_info_t, one per card; the
- * unused slots have valid = 0 (the first byte) and are skipped. */
+/* NV_ESC_CARD_INFO: an array of nv_ioctl_card_info_t (at the trace's
+ * driver), one per card; the unused slots have valid = 0 and are skipped. */
 static bool print_card_info(struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_ioctl *r = c->rec;
 	const unsigned char *arg = ct_ioctl_arg(r);
 	const struct ct_field_ctx fc = { .esc_nr = c->esc_nr, .client = c->client };
-	const struct ct_layout *l = ct_layout_escape(c->esc_nr, CT_CARD_INFO_SIZE);
-	uint32_t i, shown = 0;
+	const struct ct_layout *l = ct_gpus_card_info_layout(d->driver);
+	uint32_t i, shown = 0, valid;
 
-	if (!l || !r->arg_size || r->arg_size % CT_CARD_INFO_SIZE)
+	if (!l || !r->arg_size || r->arg_size % l->size)
 		return false;
 	if (d->o.json)
 		em_str_list_begin(&d->em, "args");
 	else
 		fputc('[', d->o.out);
-	for (i = 0; i + CT_CARD_INFO_SIZE <= r->arg_size; i += CT_CARD_INFO_SIZE) {
-		if (!arg[i])
+	for (i = 0; i + l->size <= r->arg_size; i += l->size) {
+		if (!ct_read_u32(l, arg + i, l->size, "valid", &valid) || !valid)
 			continue;
 		if (!d->o.json)
 			fputs(shown ? ", {" : "{", d->o.out);
-		ct_print_struct(&d->fp, NULL, l, arg + i, CT_CARD_INFO_SIZE, &fc);
+		ct_print_struct(&d->fp, NULL, l, arg + i, l->size, &fc);
 		if (!d->o.json)
 			fputc('}', d->o.out);
 		shown++;
@@ -88,8 +90,7 @@ static bool print_card_info(struct ct_decoder *d, const struct ct_call *c)
 	if (d->o.json)
 		em_str_list_end(&d->em);
 	else
-		fprintf(d->o.out, "] /* %u of %u slots valid */", shown,
-			r->arg_size / CT_CARD_INFO_SIZE);
+		fprintf(d->o.out, "] /* %u of %u slots valid */", shown, r->arg_size / l->size);
 	return true;
 }
 

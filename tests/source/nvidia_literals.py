@@ -22,9 +22,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import ROOT, Tap  # noqa: E402
 
-# TODO(lead): remove decoders/decode.c from this list once it uses nvfacts.h
-# and ct_layout_find (issue 11); until then its own literal #defines stay.
-EXEMPT = {"decoders/decode.c"}
+# Files allowed their literals (none: decode.c's went with issue 11).
+EXEMPT = set()
 DIRS = ["decoders", "user", "bpf"]
 
 
@@ -106,7 +105,7 @@ def main():
          "\n".join(g for g in good if scan_text(g)))
     for rel in files:
         if rel in EXEMPT:
-            t.skip(rel, "decode.c keeps its literals until the lead switches it (issue 11)")
+            t.skip(rel, "exempt")
             continue
         found = scan(os.path.join(ROOT, rel))
         t.ok(not found, "%s: no NVIDIA number or struct offset as a literal" % rel,
