@@ -22,7 +22,7 @@
 
 static const struct ct_layout *esc(uint32_t nr, uint32_t size)
 {
-	return ct_layout_escape(nr, size);
+	return ct_layout_find(CT_LAYOUT_ESCAPE, nr, size, 0);
 }
 
 /* Decodes the calls that fill() makes, -v text or JSON; returns line i. */
@@ -61,7 +61,7 @@ static void fill_control(struct ct_decoder *d)
 	put_field(l, a, "cmd", 0x111);           /* NV0000_CTRL_CMD_SYSTEM_GET_PLATFORM_TYPE */
 	put_field(l, a, "params", 0x7ffd00002000);
 	put_field(l, a, "paramsSize", sizeof(params));
-	put_field(ct_layout_ctrl(0x111, sizeof(params), 0), params, "systemType", 2);
+	put_field(ct_layout_find(CT_LAYOUT_CTRL, 0x111, sizeof(params), 0), params, "systemType", 2);
 	call(d, 1000001000, REQ(NR_CONTROL, 32), a, sizeof(a), params, sizeof(params));
 }
 
@@ -76,7 +76,7 @@ static void fill_alloc(struct ct_decoder *d)
 	put_field(l, a, "hObjectNew", 0x5c000002);
 	put_field(l, a, "hClass", 0x80);          /* NV01_DEVICE_0 */
 	put_field(l, a, "pAllocParms", 0x7ffd00002000);
-	put_field(ct_layout_alloc(0x80, sizeof(params), 0), params, "deviceId", 0);
+	put_field(ct_layout_find(CT_LAYOUT_ALLOC, 0x80, sizeof(params), 0), params, "deviceId", 0);
 	call(d, 1000001000, REQ(NR_ALLOC, 48), a, sizeof(a), params, sizeof(params));
 }
 
