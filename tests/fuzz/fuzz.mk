@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Fuzzing and sanitizer builds.  Included by the top-level Makefile, which
-# sets OUTPUT, CC, INCLUDES, LIB_SRCS (with the generated nvtables.c and
+# sets OUTPUT, CC, INCLUDES, LIB_SRCS (with the generated nvtables_data.c and
 # layouts_data.c), LDLIBS, HEADERS, Q and msg.  See docs/RELIABILITY.md.
 #
 #   make fuzz [FUZZ_SECONDS=60]   fuzz for that long, starting from

@@ -48,6 +48,8 @@ __attribute__((unused))
 static int tap_done(void)
 {
 	printf("1..%d\n", tap_count);
+	if (tap_failed)
+		printf("# %d of %d failed\n", tap_failed, tap_count);
 	return tap_failed ? 1 : 0;
 }
 

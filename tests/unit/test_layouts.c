@@ -17,25 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include "tap.h"
 #include "layouts.h"
 
-static int n_test, n_fail;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %d - ", cond ? "" : "not ", n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* A scan by struct name: newest wins; where several classes share a
  * struct (NV_MEMORY_ALLOCATION_PARAMS), the first. */
@@ -926,8 +910,5 @@ int main(void)
 	test_driver_version();
 	test_by_name();
 	test_all();
-	printf("1..%d\n", n_test);
-	if (n_fail)
-		printf("# %d of %d failed\n", n_fail, n_test);
-	return n_fail ? 1 : 0;
+	return tap_done();
 }

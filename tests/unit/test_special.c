@@ -9,15 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvfacts.h"
 #include "tap.h"
 #include "records.h"
 
-#define NR_CONTROL 0x2a
-#define NR_ALLOC   0x2b
-#define NR_CARD    0xc8
-#define NR_XFER    0xd3
-#define NR_ATTACH  0xd4
-#define NR_SYS     0xd6
 #define GPU_LINE "gpu=0000:c1:00.0 GPU-522785cf-a4e1-59e3-b8b3-922fa6deacce NVIDIA H100\n"
 
 static const struct ct_layout *esc(uint32_t nr, uint32_t size)
@@ -54,43 +49,45 @@ static void check_line(void (*fill)(struct ct_decoder *), bool json, int i, cons
 static void fill_control(struct ct_decoder *d)
 {
 	unsigned char a[32] = { 0 }, params[4] = { 0 };
-	const struct ct_layout *l = esc(NR_CONTROL, sizeof(a));
+	const struct ct_layout *l = esc(NV_ESC_RM_CONTROL, sizeof(a));
 
 	put_field(l, a, "hClient", 0xc1d00001);
 	put_field(l, a, "hObject", 0xc1d00001);
-	put_field(l, a, "cmd", 0x111);           /* NV0000_CTRL_CMD_SYSTEM_GET_PLATFORM_TYPE */
+	put_field(l, a, "cmd", NV0000_CTRL_CMD_SYSTEM_GET_PLATFORM_TYPE);
 	put_field(l, a, "params", 0x7ffd00002000);
 	put_field(l, a, "paramsSize", sizeof(params));
-	put_field(ct_layout_find(CT_LAYOUT_CTRL, 0x111, sizeof(params), 0), params, "systemType", 2);
-	call(d, 1000001000, REQ(NR_CONTROL, 32), a, sizeof(a), params, sizeof(params));
+	l = ct_layout_find(CT_LAYOUT_CTRL, NV0000_CTRL_CMD_SYSTEM_GET_PLATFORM_TYPE, sizeof(params), 0);
+	put_field(l, params, "systemType", 2);
+	call(d, 1000001000, REQ(NV_ESC_RM_CONTROL, 32), a, sizeof(a), params, sizeof(params));
 }
 
 /* RM_ALLOC: hClass names the class and the layout of *pAllocParms. */
 static void fill_alloc(struct ct_decoder *d)
 {
 	unsigned char a[48] = { 0 }, params[56] = { 0 };
-	const struct ct_layout *l = esc(NR_ALLOC, sizeof(a));
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
 
 	put_field(l, a, "hRoot", 0xc1d00001);
 	put_field(l, a, "hObjectParent", 0xc1d00001);
 	put_field(l, a, "hObjectNew", 0x5c000002);
-	put_field(l, a, "hClass", 0x80);          /* NV01_DEVICE_0 */
+	put_field(l, a, "hClass", NV01_DEVICE_0);
 	put_field(l, a, "pAllocParms", 0x7ffd00002000);
-	put_field(ct_layout_find(CT_LAYOUT_ALLOC, 0x80, sizeof(params), 0), params, "deviceId", 0);
-	call(d, 1000001000, REQ(NR_ALLOC, 48), a, sizeof(a), params, sizeof(params));
+	l = ct_layout_find(CT_LAYOUT_ALLOC, NV01_DEVICE_0, sizeof(params), 0);
+	put_field(l, params, "deviceId", 0);
+	call(d, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), params, sizeof(params));
 }
 
 /* IOCTL_XFER_CMD: cmd is the escape it wraps, decoded by its own layout. */
 static void fill_xfer(struct ct_decoder *d)
 {
 	unsigned char a[16] = { 0 }, inner[8] = { 0 };
-	const struct ct_layout *l = esc(NR_XFER, sizeof(a));
+	const struct ct_layout *l = esc(NV_ESC_IOCTL_XFER_CMD, sizeof(a));
 
-	put_field(l, a, "cmd", NR_SYS);
+	put_field(l, a, "cmd", NV_ESC_SYS_PARAMS);
 	put_field(l, a, "size", sizeof(inner));
 	put_field(l, a, "ptr", 0x7ffd00002000);
-	put_field(esc(NR_SYS, sizeof(inner)), inner, "memblock_size", 0x8000000);
-	call(d, 1000001000, REQ(NR_XFER, 16), a, sizeof(a), inner, sizeof(inner));
+	put_field(esc(NV_ESC_SYS_PARAMS, sizeof(inner)), inner, "memblock_size", 0x8000000);
+	call(d, 1000001000, REQ(NV_ESC_IOCTL_XFER_CMD, 16), a, sizeof(a), inner, sizeof(inner));
 }
 
 /* CARD_INFO: an array; empty slots skipped; teaches gpu_id -> minor, which
@@ -98,7 +95,7 @@ static void fill_xfer(struct ct_decoder *d)
 static void fill_cards(struct ct_decoder *d)
 {
 	unsigned char a[3 * 72] = { 0 }, *slot = a + 72;
-	const struct ct_layout *l = esc(NR_CARD, 72);
+	const struct ct_layout *l = esc(NV_ESC_CARD_INFO, 72);
 	uint32_t ids[4] = { 0xc100, 0, 0, 0 };
 
 	put_field(l, slot, "valid", 1);
@@ -108,8 +105,8 @@ static void fill_cards(struct ct_decoder *d)
 	put_field(l, slot, "gpu_id", 0xc100);
 	put_field(l, slot, "minor_number", 3);
 	memcpy(slot + 60, "nvidia3", 7);          /* dev_name, a char array */
-	call(d, 1000001000, REQ(NR_CARD, sizeof(a)), a, sizeof(a), NULL, 0);
-	call(d, 1000002000, REQ(NR_ATTACH, sizeof(ids)), ids, sizeof(ids), NULL, 0);
+	call(d, 1000001000, REQ(NV_ESC_CARD_INFO, sizeof(a)), a, sizeof(a), NULL, 0);
+	call(d, 1000002000, REQ(NV_ESC_ATTACH_GPUS_TO_FD, sizeof(ids)), ids, sizeof(ids), NULL, 0);
 }
 
 int main(int argc, char **argv)

@@ -7,8 +7,9 @@
  * shared/nvabi (driver tag 580.142), it reads the TSV files in decoders/tables/ and checks
  * that every row survived generation (counts, names, structs, sizes).
  *
- *   (generate build/nvtables.c as decoders/tables.mk does, then)
- *   cc -Wall -Wextra -O2 -Idecoders build/nvtables.c tests/unit/test_tables.c -o build/test_tables
+ *   (generate build/nvtables_data.c as decoders/tables.mk does, then)
+ *   cc -Wall -Wextra -O2 -Idecoders -Itests/lib decoders/nvtables.c build/nvtables_data.c \
+ *      tests/unit/test_tables.c -o build/test_tables
  *   ./build/test_tables
  */
 #include <stdarg.h>
@@ -17,27 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tap.h"
 #include "nvfacts.h"
 #include "nvtables.h"
 
 #define TABLES_DIR "decoders/tables/"
 
-static int ntests, nfailed;
-
-static int ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntests++;
-	if (!cond)
-		nfailed++;
-	printf("%sok %d - ", cond ? "" : "not ", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return cond;
-}
 
 /* ---- a minimal reader of our TSV files -------------------------------- */
 
@@ -434,8 +420,5 @@ int main(void)
 	tsv_free(&status);
 	tsv_free(&uvm);
 
-	printf("1..%d\n", ntests);
-	if (nfailed)
-		printf("# %d of %d failed\n", nfailed, ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }
