@@ -775,20 +775,24 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return munmap_enter(&a);
 }
 
-SEC("raw_tracepoint/sys_exit")
-int sys_exit(struct bpf_raw_tracepoint_args *ctx)
+/*
+ * Exits: the tracepoints of ioctl and mmap alone, not a raw sys_exit.  A
+ * raw sys_exit program runs at the exit of every system call on the
+ * machine, which doubled what cudatrace cost the calls it does not trace
+ * (an empty one costs as much as the sys_enter program); these cost other
+ * system calls a bit test in the kernel.  Detaching them waits for an RCU
+ * grace period each: capture.c detaches them in parallel.
+ */
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int sys_exit_ioctl(struct syscall_exit_ctx *ctx)
 {
-	struct pt_regs *regs = bpf_rdonly_cast((void *)ctx->args[0],
-					       bpf_core_type_id_kernel(struct pt_regs));
-	struct syscall_exit_ctx a;
-	long nr = regs->orig_ax;
+	return ioctl_exit(ctx);
+}
 
-	if (nr != NR_ioctl && nr != NR_mmap)
-		return 0;
-	a.common = 0;
-	a.id = nr;
-	a.ret = (long)ctx->args[1];
-	return nr == NR_ioctl ? ioctl_exit(&a) : mmap_exit(&a);
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int sys_exit_mmap(struct syscall_exit_ctx *ctx)
+{
+	return mmap_exit(ctx);
 }
 
 /* Follow children of traced processes from fork on. */
@@ -817,7 +821,8 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_process_exec")
+/* Raw tracepoints for exec and exit too: detaching them does not wait. */
+SEC("raw_tracepoint/sched_process_exec")
 int on_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -832,7 +837,7 @@ int on_exec(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_process_exit")
+SEC("raw_tracepoint/sched_process_exit")
 int on_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();

@@ -35,6 +35,7 @@
 #include "options.h"
 #include "privs.h"
 #include "procinfo.h"
+#include "detach.h"
 #include "record.h"
 #include "trace_file.h"
 #include "views.h"
@@ -44,6 +45,13 @@
 #define CAP_BPF       39
 
 static volatile sig_atomic_t stop_requested;
+
+/* Interrupts the ring buffer's poll when the command exits, so that the
+ * capture ends then rather than at the poll's 100 ms timeout. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
 
 static void on_signal(int sig)
 {
@@ -800,6 +808,9 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			c->child_done = true;
 	}
 	ring_buffer__free(c->rb);
+	if (c->skel)
+		ct_detach_links((struct bpf_link **)&c->skel->links,
+				sizeof(c->skel->links) / sizeof(struct bpf_link *));
 	cudatrace_bpf__destroy(c->skel);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
@@ -851,6 +862,11 @@ int ct_capture_run(const struct ct_options *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (o->command) {
+		struct sigaction sc = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
+
+		sigaction(SIGCHLD, &sc, NULL);
+	}
 	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
 		rc = run_loop(&c) == 0 ? 0 : 1;
 		report_counts(&c);
