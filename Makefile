@@ -49,7 +49,7 @@ USER_SRCS := $(wildcard user/*.c)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
+LIB_SRCS  := $(filter-out user/main.c user/capture.c user/detach.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
 HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h) $(NVFACTS_H)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
@@ -85,7 +85,7 @@ $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
+$(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/obj/detach.o $(OUTPUT)/libcudatrace.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
