@@ -15,7 +15,9 @@ GPU needed, and printed as one table; docs/PERFORMANCE.md explains it.
 Knobs (environment): BENCH_N (100000), BENCH_REPS (5), BENCH_RATE_SECS (10),
 BENCH_RATES ("100000 200000 400000 800000 0"; 0 = as fast as it goes),
 BENCH_BIG (1000000), BENCH_TMP (where the stand-ins and traces go; default
-/var/tmp, a disk, not tmpfs), BENCH_QUICK=1 (small sizes, for trying it out).
+/var/tmp, a disk, not tmpfs), BENCH_QUICK=1 (small sizes, for trying it out),
+BENCH_ONLY=targets (only issue 13's figures: bench/targets.py, ~1 minute),
+BENCH_CT (another cudatrace binary to measure, e.g. an older build).
 """
 import os
 import platform
@@ -28,8 +30,10 @@ import sys
 import tempfile
 import time
 
+import targets
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-CT = os.path.join(ROOT, "cudatrace")
+CT = os.environ.get("BENCH_CT") or os.path.join(ROOT, "cudatrace")
 GEN = os.path.join(ROOT, "build", "bench", "ioctl_mix")
 PRELOAD = os.path.join(ROOT, "build", "bench", "preload_logger.so")
 RUSAGE = os.path.join(ROOT, "build", "bench", "rusage_run")
@@ -427,6 +431,7 @@ def section4(base):
     tr = path("big.ctrace")
     r = Run([CT] + DEV + ["-w", tr, "--"] + gen_cmd("control", BIG), timeout=600)
     cap, lost = r.ct
+    targets.note("burst_lost", lost)
     size = os.path.getsize(tr)
     row("control %s calls, cudatrace -w FILE" % fmt_int(BIG), r.ns, r.cpu_ns,
         (r.ns / base["control"][0], r.cpu_ns / base["control"][1]), r.rate, "%s rec" % fmt_int(cap), fmt_int(lost), r.maxrss_kb,
@@ -459,6 +464,8 @@ def section5(traces):
                 cpu.append(r.cpu_s)
                 rss = max(rss, r.maxrss_kb)
             t, c = statistics.median(times), statistics.median(cpu)
+            if "control" in label:
+                targets.note("decode_text" if fmt == "text" else "decode_json", calls / c)
             row("decode %s, %s" % (label, fmt), None, None, None, calls / t, "-", "-", rss, c,
                 "%.0f MB of trace in %.2f s = %.0f MB/s, %s records/s, %.0f B/call; "
                 "by CPU time: %s calls/s, %.0f MB/s" %
@@ -505,7 +512,11 @@ def main():
         print(l, flush=True)
     progress("work folder %s; N=%d, %d runs each" % (W, N, REPS))
     # 3 runs last: it writes GBs, and the write-back would slow the decoding of 5.
+    best = None
     try:
+        targets.measure(CT, GEN, CTL, OTHER, W, N, REPS, progress)
+        if os.environ.get("BENCH_ONLY") == "targets":
+            raise StopIteration
         section(1)
         base = section1()
         section(2)
@@ -517,6 +528,8 @@ def main():
         rm(big, path("mix.ctrace"))
         section(3)
         best = section3()
+    except StopIteration:
+        pass
     finally:
         shutil.rmtree(W, ignore_errors=True)
     end = os.getloadavg()
@@ -533,11 +546,17 @@ def report(out, lines, best, end):
         for l in lines:
             p(l)
     p()
-    print_table(out)
+    if SECTIONS:
+        print_table(out)
+        p()
+    targets.table(out, BIG)
     p()
     if best:
         p("highest paced rate captured with 0 lost (one process, 64 MiB ring, %g s): "
           "%s calls/s" % (RATE_SECS, fmt_int(best)))
+    if not SECTIONS:
+        p("bench took %.0f s (table also in build/bench/results.txt)" % (time.time() - T_START))
+        return
     p("ns/call: wall clock of the generator's loop / calls; cpu ns/call: the generator's own "
       "CPU time (BPF work is charged to it) / calls; x untraced: of each")
     p("max RSS: peak RSS of the largest process in the tracer's tree (the generator alone "

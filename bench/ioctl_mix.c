@@ -6,7 +6,8 @@
  * regular file every ioctl fails with ENOTTY after the kernel has looked
  * the request up; a tracer sees and copies the same bytes as on a GPU.
  *
- * usage: ioctl_mix -f CTL [-u UVM] [--rate R --seconds S] control|mix [N]
+ * usage: ioctl_mix -f CTL [-u UVM] [--rate R --seconds S] control|mix|getppid [N]
+ *   getppid      no ioctl: a system call cudatrace does not trace (its tax on them)
  *   -f CTL       stand-in for /dev/nvidiactl (created if missing)
  *   -u UVM       stand-in for /dev/nvidia-uvm (default: the -f file)
  *   --rate R     paced: R ioctls per second (0: as fast as possible) for
@@ -43,6 +44,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,7 +71,7 @@ _Static_assert(sizeof(struct nvos64) == 48, "NVOS64");
 _Static_assert(sizeof(struct nvos00) == 16, "NVOS00");
 
 static int ctl_fd, uvm_fd;
-static int mix;
+static int mix, getppid_only;   /* getppid: a system call cudatrace does not trace */
 
 /* The calls, built once; each round only rewrites what a real caller would. */
 static unsigned char ctl_params[64], alloc_params[56];
@@ -106,6 +109,10 @@ static void setup(void)
 /* One call of the workload; ENOTTY from a stand-in is expected. */
 static inline void one(void)
 {
+	if (getppid_only) {
+		(void)syscall(SYS_getppid);
+		return;
+	}
 	if (!mix) {
 		(void)ioctl(ctl_fd, req_ctl, &ctl);
 		return;
@@ -168,7 +175,7 @@ static int open_standin(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ioctl_mix -f CTL [-u UVM] control|mix N\n"
+	fprintf(stderr, "usage: ioctl_mix -f CTL [-u UVM] control|mix|getppid N\n"
 			"       ioctl_mix -f CTL [-u UVM] --rate R --seconds S control|mix\n");
 	exit(2);
 }
@@ -186,7 +193,8 @@ int main(int argc, char **argv)
 			rate = num(argv[++i], "rate");
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = num(argv[++i], "seconds");
-		else if (!work && (!strcmp(argv[i], "control") || !strcmp(argv[i], "mix")))
+		else if (!work && (!strcmp(argv[i], "control") || !strcmp(argv[i], "mix") ||
+				  !strcmp(argv[i], "getppid")))
 			work = argv[i];
 		else if (work && n < 0)
 			n = num(argv[i], "count");
@@ -197,6 +205,7 @@ int main(int argc, char **argv)
 	if (!ctl_path || !work || (paced ? (rate < 0 || seconds <= 0 || n >= 0) : n < 0))
 		usage();
 	mix = !strcmp(work, "mix");
+	getppid_only = !strcmp(work, "getppid");
 	ctl_fd = open_standin(ctl_path);
 	uvm_fd = uvm_path ? open_standin(uvm_path) : ctl_fd;
 	setup();

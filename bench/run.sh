@@ -40,5 +40,12 @@ build() {   # build OUT SRC FLAGS...: only when SRC is newer
 build build/bench/ioctl_mix bench/ioctl_mix.c
 build build/bench/preload_logger.so bench/preload_logger.c -shared -fPIC -ldl -pthread
 build build/bench/rusage_run bench/rusage_run.c
+build build/bench/stamp bench/stamp.c
+build build/bench/floor bench/floor.c -lbpf
+if [ ! -e build/bench/floor.bpf.o ] || [ bench/floor.bpf.c -nt build/bench/floor.bpf.o ]; then
+	printf '  %-8s %s\n' BPF build/bench/floor.bpf.o
+	${CLANG:-clang} -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -c bench/floor.bpf.c \
+		-o build/bench/floor.bpf.o
+fi
 
 exec python3 bench/bench.py

@@ -24,6 +24,10 @@ const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data 
 const volatile __u64 file_id_key = 0;    /* random per capture: file ids are not addresses */
 /* The running driver's struct offsets (bpf/nvlayout.h); all slots unused until filled. */
 const volatile struct ct_bpf_layout nvl = {};
+/* Whether --device named character devices / regular files (extra_files):
+ * where none was named, the ioctls of other files skip that lookup. */
+const volatile bool user_chr_files = true;
+const volatile bool user_reg_files = true;
 
 /* Stops clang from re-reading a bounded value from memory, which would
  * lose the bound the verifier needs. */
@@ -63,11 +67,13 @@ struct {
 	__type(value, __u8);
 } traced_comms SEC(".maps");
 
+/* An array, not a hash: every ioctl and mmap on a character device looks
+ * here, and an array lookup is a bounds check and a load. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096);  /* majors are 12 bits (dev_t >> 20) */
 	__type(key, __u32);      /* char major */
-	__type(value, __u8);     /* DEV_* */
+	__type(value, __u8);     /* DEV_*, 0: not traced */
 } nv_majors SEC(".maps");
 
 struct {
@@ -77,8 +83,11 @@ struct {
 	__type(value, __u8);
 } extra_files SEC(".maps");
 
+/* Not preallocated: 65,536 entries took ~5 ms at start-up, and a capture
+ * of a command or of -p holds a few. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);      /* tgid */
 	__type(value, __u8);
@@ -295,15 +304,17 @@ static __always_inline bool fd_traced(int fd, struct fd_info *out)
 		key.dev = inode->i_rdev;
 		major = key.dev >> 20;
 		kind = bpf_map_lookup_elem(&nv_majors, &major);
-		if (!kind)
+		if ((!kind || !*kind) && user_chr_files)
 			kind = bpf_map_lookup_elem(&extra_files, &key);
+		else if (kind && !*kind)
+			kind = NULL;
 		out->flags = 0;
 		out->ino = inode->i_ino;
 	} else {
 		key.dev = inode->i_sb->s_dev;
 		key.regfile = 1;
 		key.ino = inode->i_ino;
-		kind = bpf_map_lookup_elem(&extra_files, &key);
+		kind = user_reg_files ? bpf_map_lookup_elem(&extra_files, &key) : NULL;
 		out->flags = CT_F_REGFILE;
 		out->ino = key.ino;
 	}

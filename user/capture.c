@@ -297,6 +297,13 @@ static int load_bpf(struct capture *c)
 	s->rodata->file_id_key = key;
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)rb_bytes);
 	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
+	s->rodata->user_chr_files = s->rodata->user_reg_files = false;
+	for (int j = 0; j < c->devs.ndevs; j++) {
+		if (c->devs.devs[j].user && c->devs.devs[j].regfile)
+			s->rodata->user_reg_files = true;
+		else if (c->devs.devs[j].user)
+			s->rodata->user_chr_files = true;
+	}
 	s->rodata->filter_cgroup = o->cgroup != NULL;
 	s->rodata->filter_comm = ct_filter_kernel_comms(o->filter, NULL) > 0;
 	if (set_layout(s, o))

@@ -6,7 +6,7 @@ set -eu
 out=${1:?usage: build.sh OUTDIR}
 src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-for prog in saxpy malloc_loop ctx_create; do
+for prog in saxpy malloc_loop ctx_create memgetinfo_loop; do
 	# shellcheck disable=SC2086  # NVCCFLAGS is a word list
 	nvcc ${NVCCFLAGS:-} -o "$out/$prog" "$src/$prog.cu"
 	echo "built $out/$prog"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Runs on the GPU machine (device tool): issue 13's figures for one or more
+# builds of cudatrace, alternated within one run so that they compare.
+#   CTS="name=/path/to/cudatrace ..."  builds to compare (static builds)
+#   TOOLS=DIR  static bench/ helpers: ioctl_mix, stamp, floor, floor.bpf.o
+#   REPS (7), CALLS (20000); CTARGS: more options (--device F, to try it here)
+# Prints lines "perf KIND build=NAME run=I ..." and medians at the end.
+#  memgetinfo: memgetinfo_loop's in-process ns per cudaMemGetInfo, untraced
+#              runs alternating with each build's traced run
+#  startup:    cudatrace -w F -- stamp: ms from start until the command runs,
+#              ms from its end until cudatrace has exited
+#  tax:        getppid loop, CPU ns/call: bare, under an empty raw sys_enter
+#              program (floor), under each build running system-wide
+#  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop
+set -u
+SRC=$(cd "$(dirname "$0")" && pwd)
+W=${WORK:-/tmp/ctperf}
+REPS=${REPS:-7}
+CALLS=${CALLS:-20000}
+TOOLS=${TOOLS:?TOOLS=DIR with ioctl_mix stamp floor floor.bpf.o}
+mkdir -p "$W"
+# MGI=PROGRAM instead of building memgetinfo_loop (to try the script without a GPU)
+if [ -n "${MGI:-}" ]; then
+	cp "$MGI" "$W/memgetinfo_loop"
+else
+	nvcc -O2 -o "$W/memgetinfo_loop" "$SRC/memgetinfo_loop.cu" || exit 1
+fi
+
+for i in $(seq "$REPS"); do
+	for b in $CTS; do
+		name=${b%%=*} ct=${b#*=}
+		echo "perf memgetinfo build=untraced run=$i $("$W/memgetinfo_loop" "$CALLS" | tail -n 1)"
+		echo "perf memgetinfo build=$name run=$i $("$ct" ${CTARGS:-} -w "$W/m.ctrace" -- \
+			"$W/memgetinfo_loop" "$CALLS" 2> "$W/m.err" | tail -n 1) [$(tail -n 1 "$W/m.err")]"
+	done
+done
+for i in $(seq "$REPS"); do
+	for b in $CTS; do
+		name=${b%%=*} ct=${b#*=}
+		# stamp prints CLOCK_MONOTONIC: it times the start and the end too
+		t0=$("$TOOLS/stamp"); t0=${t0#stamp }
+		st=$("$ct" ${CTARGS:-} -w "$W/s.ctrace" -- "$TOOLS/stamp" 2> /dev/null)
+		t1=$("$TOOLS/stamp"); t1=${t1#stamp }
+		st=${st#stamp }
+		echo "perf startup build=$name run=$i startup_ms=$(((st - t0) / 1000000)) exit_ms=$(((t1 - st) / 1000000))"
+	done
+done
+until_word() {   # until_word FILE WORD: wait (at most 30 s) for WORD in FILE
+	for _ in $(seq 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.1; done
+	return 1
+}
+for i in $(seq "$REPS"); do
+	echo "perf tax build=bare run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter 2> "$W/f.err" &
+	fp=$!
+	until_word "$W/f.err" attached
+	echo "perf tax build=floor run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+	kill -INT $fp; wait $fp
+	for b in $CTS; do
+		name=${b%%=*} ct=${b#*=}
+		"$ct" ${CTARGS:-} -w "$W/t.ctrace" 2> "$W/t.err" &
+		cp=$!
+		until_word "$W/t.err" tracing
+		echo "perf tax build=$name run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+		kill -INT $cp; wait $cp
+	done
+done
+# Per-program run time, read from the tracer's own fdinfo (no bpftool there).
+old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+for b in $CTS; do
+	name=${b%%=*} ct=${b#*=}
+	"$ct" ${CTARGS:-} -w "$W/b.ctrace" -- sh -c "'$W/memgetinfo_loop' $CALLS > /dev/null;
+		for f in /proc/\$PPID/fdinfo/*; do
+			grep -q '^run_cnt' \$f 2> /dev/null || continue
+			echo \"perf bpf build=$name \$(grep -E '^(prog_id|run_time_ns|run_cnt)' \$f | tr '\n\t' '  ')\"
+		done" 2> /dev/null
+done
+echo "$old" > /proc/sys/kernel/bpf_stats_enabled
