@@ -5,6 +5,36 @@
 
 #include "emit.h"
 
+/*
+ * Numbers are formatted here rather than by fprintf: decoding prints a
+ * dozen of them per call, and printf's format parsing was the largest
+ * cost of -r (callgrind: ~half the instructions of a text decode).
+ */
+static void put_hex(FILE *out, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[16];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, out);
+}
+
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[20];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, out);
+}
+
 void em_init(struct emit *e, FILE *out, bool json)
 {
 	memset(e, 0, sizeof(*e));
@@ -16,17 +46,22 @@ void em_json_string(FILE *out, const char *s, size_t n)
 {
 	size_t i;
 
+	size_t run = 0;
+
 	fputc('"', out);
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
+		if (c != '"' && c != '\\' && c >= 0x20 && c < 0x7f)
+			continue;   /* written with the run it belongs to */
+		fwrite(s + run, 1, i - run, out);
+		run = i + 1;
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fprintf(out, "\\u%04x", c);
 	}
+	fwrite(s + run, 1, n - run, out);
 	fputc('"', out);
 }
 
@@ -58,7 +93,8 @@ static void key(struct emit *e, const char *k)
 		em_json_string(e->out, k, strlen(k));
 		fputc(':', e->out);
 	} else {
-		fprintf(e->out, "%s=", k);
+		fputs(k, e->out);
+		fputc('=', e->out);
 	}
 }
 
@@ -85,7 +121,7 @@ void em_close(struct emit *e)
 void em_u64(struct emit *e, const char *k, uint64_t v)
 {
 	key(e, k);
-	fprintf(e->out, "%" PRIu64, v);
+	put_u64(e->out, v);
 }
 
 void em_i64(struct emit *e, const char *k, int64_t v)
@@ -97,7 +133,12 @@ void em_i64(struct emit *e, const char *k, int64_t v)
 void em_hex(struct emit *e, const char *k, uint64_t v)
 {
 	key(e, k);
-	fprintf(e->out, e->json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, v);
+	if (e->json)
+		fputc('"', e->out);
+	fputs("0x", e->out);
+	put_hex(e->out, v);
+	if (e->json)
+		fputc('"', e->out);
 }
 
 void em_hex_named(struct emit *e, const char *k, uint64_t v, const char *name)
@@ -115,7 +156,11 @@ void em_hex_named(struct emit *e, const char *k, uint64_t v, const char *name)
 		return;
 	}
 	key(e, k);
-	fprintf(e->out, "0x%" PRIx64 "<%s>", v, name);
+	fputs("0x", e->out);
+	put_hex(e->out, v);
+	fputc('<', e->out);
+	fputs(name, e->out);
+	fputc('>', e->out);
 }
 
 void em_str(struct emit *e, const char *k, const char *s)
