@@ -815,10 +815,6 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			c->child_done = true;
 	}
 	ring_buffer__free(c->rb);
-	if (c->skel)
-		ct_detach_links((struct bpf_link **)&c->skel->links,
-				sizeof(c->skel->links) / sizeof(struct bpf_link *));
-	cudatrace_bpf__destroy(c->skel);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);
@@ -831,6 +827,16 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			rc = 1;
 		}
 	}
+	/* Everything is written: the kernel's slow detaching need not delay
+	 * our exit (detach.c). */
+	if (c->skel) {
+		struct bpf_link **links = (struct bpf_link **)&c->skel->links;
+		int n = sizeof(c->skel->links) / sizeof(struct bpf_link *);
+
+		if (ct_detach_in_background(links, n))
+			ct_detach_links(links, n);
+	}
+	cudatrace_bpf__destroy(c->skel);
 	free(c->procbuf);
 	close_pidfds(c);
 	return c->sink_error ? 1 : rc;
