@@ -4,7 +4,10 @@
 #   CTS="name=/path/to/cudatrace ..."  builds to compare (static builds)
 #   TOOLS=DIR  static bench/ helpers: ioctl_mix, stamp, floor, floor.bpf.o
 #   REPS (7), CALLS (20000); CTARGS: more options (--device F, to try it here)
-# Prints lines "perf KIND build=NAME run=I ..." and medians at the end.
+#   PIN: runs the timed loops under it (default taskset -c 2 where there is
+#   taskset: one CPU for untraced and traced runs alike)
+# Prints lines "perf KIND build=NAME run=I ...", then their medians
+# (perf-summary.py).
 #  memgetinfo: memgetinfo_loop's in-process ns per cudaMemGetInfo, untraced
 #              runs alternating with each build's traced run
 #  startup:    cudatrace -w F -- stamp: ms from start until the command runs,
@@ -18,6 +21,7 @@ W=${WORK:-/tmp/ctperf}
 REPS=${REPS:-7}
 CALLS=${CALLS:-20000}
 TOOLS=${TOOLS:?TOOLS=DIR with ioctl_mix stamp floor floor.bpf.o}
+PIN=${PIN-$(command -v taskset > /dev/null && echo taskset -c 2)}
 mkdir -p "$W"
 # MGI=PROGRAM instead of building memgetinfo_loop (to try the script without a GPU)
 if [ -n "${MGI:-}" ]; then
@@ -26,12 +30,13 @@ else
 	nvcc -O2 -o "$W/memgetinfo_loop" "$SRC/memgetinfo_loop.cu" || exit 1
 fi
 
+measure() {
 for i in $(seq "$REPS"); do
 	for b in $CTS; do
 		name=${b%%=*} ct=${b#*=}
-		echo "perf memgetinfo build=untraced run=$i $("$W/memgetinfo_loop" "$CALLS" | tail -n 1)"
+		echo "perf memgetinfo build=untraced run=$i $($PIN "$W/memgetinfo_loop" "$CALLS" | tail -n 1)"
 		echo "perf memgetinfo build=$name run=$i $("$ct" ${CTARGS:-} -w "$W/m.ctrace" -- \
-			"$W/memgetinfo_loop" "$CALLS" 2> "$W/m.err" | tail -n 1) [$(tail -n 1 "$W/m.err")]"
+			$PIN "$W/memgetinfo_loop" "$CALLS" 2> "$W/m.err" | tail -n 1) [$(tail -n 1 "$W/m.err")]"
 	done
 done
 for i in $(seq "$REPS"); do
@@ -50,18 +55,18 @@ until_word() {   # until_word FILE WORD: wait (at most 30 s) for WORD in FILE
 	return 1
 }
 for i in $(seq "$REPS"); do
-	echo "perf tax build=bare run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+	echo "perf tax build=bare run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
 	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter 2> "$W/f.err" &
 	fp=$!
 	until_word "$W/f.err" attached
-	echo "perf tax build=floor run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+	echo "perf tax build=floor run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
 	kill -INT $fp; wait $fp
 	for b in $CTS; do
 		name=${b%%=*} ct=${b#*=}
 		"$ct" ${CTARGS:-} -w "$W/t.ctrace" 2> "$W/t.err" &
 		cp=$!
 		until_word "$W/t.err" tracing
-		echo "perf tax build=$name run=$i $("$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+		echo "perf tax build=$name run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
 		kill -INT $cp; wait $cp
 	done
 done
@@ -77,3 +82,7 @@ for b in $CTS; do
 		done" 2> /dev/null
 done
 echo "$old" > /proc/sys/kernel/bpf_stats_enabled
+}
+measure | tee "$W/perf.log"
+echo "== medians"
+python3 "$SRC/perf-summary.py" < "$W/perf.log"

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: MIT
+"""Medians of tests/gpu/device-perf.sh's lines (stdin): per build, the
+cudaMemGetInfo ns per call and the difference of each traced run from the
+untraced run just before it, start-up and exit ms, the getppid tax against
+the floor, and each BPF program's ns per run."""
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+med = statistics.median
+vals, pairs, bpf = defaultdict(list), defaultdict(list), defaultdict(list)
+last_untraced = None
+for line in sys.stdin:
+    m = re.match(r"perf (\w+) build=(\S+) (?:run=\d+ )?(.*)", line)
+    if not m:
+        continue
+    kind, build, rest = m.groups()
+    if kind == "memgetinfo":
+        ns = float(re.search(r"ns_per_call ([\d.]+)", rest).group(1))
+        vals[("memgetinfo", build)].append(ns)
+        if build == "untraced":
+            last_untraced = ns
+        elif last_untraced is not None:
+            pairs[build].append(ns - last_untraced)
+    elif kind == "startup":
+        up, down = re.search(r"startup_ms=(-?\d+) exit_ms=(-?\d+)", rest).groups()
+        vals[("startup ms", build)].append(int(up))
+        vals[("exit ms", build)].append(int(down))
+    elif kind == "tax":
+        vals[("tax cpu ns", build)].append(
+            float(re.search(r"cpu_ns_per_ioctl ([\d.]+)", rest).group(1)))
+    elif kind == "bpf":
+        f = dict(re.findall(r"(\w+): (\d+)", rest))
+        if int(f.get("run_cnt", 0)) > 0:
+            bpf[build].append((int(f["prog_id"]), int(f["run_cnt"]), int(f["run_time_ns"])))
+for (kind, build), v in sorted(vals.items()):
+    print("%-12s %-9s median %9.1f  (%d runs: %s)" % (kind, build, med(v), len(v),
+                                                     " ".join("%.0f" % x for x in v)))
+for build, d in sorted(pairs.items()):
+    print("memgetinfo   %-9s traced - untraced run before it: median %+.1f ns/call (%s)" %
+          (build, med(d), " ".join("%+.0f" % x for x in d)))
+tax = {b: med(v) for (k, b), v in vals.items() if k == "tax cpu ns"}
+if "bare" in tax and "floor" in tax and tax["floor"] > tax["bare"]:
+    floor = tax["floor"] - tax["bare"]
+    for b, v in sorted(tax.items()):
+        if b not in ("bare", "floor"):
+            print("tax          %-9s +%.1f ns/call = %.2fx the floor (+%.1f)" %
+                  (b, v - tax["bare"], (v - tax["bare"]) / floor, floor))
+for build, progs in sorted(bpf.items()):
+    print("bpf          %-9s %s" % (build, "; ".join(
+        "prog %d: %d runs, %.0f ns/run" % (i, c, t / c) for i, c, t in progs)))
