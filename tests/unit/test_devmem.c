@@ -12,19 +12,11 @@
 #include <string.h>
 
 #include "devmem.h"
+#include "tap.h"
 #include "layouts.h"
 #include "nvtables.h"
 #include "record.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, what);
-	if (!cond)
-		failed++;
-	fflush(stdout);
-}
 
 static uint32_t class_id(const char *name)
 {
@@ -135,8 +127,8 @@ int main(void)
 	nvos64 = ct_layout_by_name("NVOS64_PARAMETERS", 48);
 	nvos00 = ct_layout_by_name("NVOS00_PARAMETERS", 16);
 	if (!nvos64 || !nvos00 || !m) {
-		printf("not ok 1 - layouts NVOS64 and NVOS00 found\n1..1\n");
-		return 1;
+		ok(false, "layouts NVOS64 and NVOS00 found");
+		return tap_done();
 	}
 	/* pid 10: client 0xc1 > device 0xd0 (gpu 0) > memory */
 	alloc(m, 10, 0, 0xc1, 0xc1, 0xd0, "NV01_DEVICE_0", 0, 0);
@@ -199,6 +191,5 @@ int main(void)
 		ok(before == after && changes == ch, "a free of a handle never seen changes nothing");
 	}
 	ct_devmem_free(m);
-	printf("1..%d\n", n);
-	return failed != 0;
+	return tap_done();
 }

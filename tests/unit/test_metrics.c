@@ -11,16 +11,8 @@
 
 #include "container.h"
 #include "metrics.h"
+#include "tap.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++n, what);
-	if (!cond)
-		failed++;
-	fflush(stdout);
-}
 
 #define ID "4f8c2e0d9a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d"
 #define UID "6a1e9c42-5b7f-4d3e-9a0c-1b2d3e4f5a6b"
@@ -107,6 +99,5 @@ int main(void)
 	   "it counts since the capture began");
 	free(s);
 	ct_metrics_free(m);
-	printf("1..%d\n", n);
-	return failed != 0;
+	return tap_done();
 }
