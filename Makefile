@@ -35,10 +35,17 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
 FORMAT_INCLUDES  := -Ibpf -Iformat
 DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
 INCLUDES         := -Iuser $(DECODER_INCLUDES)
-LDLIBS  := -lbpf -lelf -lz -lzstd
+# sqlite3 for --sqlite, libmicrohttpd for --metrics.  Debian's static
+# libmicrohttpd needs GnuTLS, and GnuTLS p11-kit, which Debian ships no
+# static archive of: the static build serves no metrics (it says so).
 ifeq ($(STATIC),1)
 LDFLAGS += -static
+CFLAGS  += -DCT_NO_MICROHTTPD
+VIEW_LIBS := -lsqlite3 -lpthread -lm
+else
+VIEW_LIBS := -lsqlite3 -lmicrohttpd -lpthread -lm
 endif
+LDLIBS  := -lbpf -lelf -lz -lzstd $(VIEW_LIBS)
 
 .DEFAULT_GOAL := all
 

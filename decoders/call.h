@@ -60,6 +60,10 @@ struct ct_view {
 	bool (*filter)(void *ctx, const struct ct_call *c);
 	void (*call)(void *ctx, const struct ct_call *c);
 	void (*finish)(void *ctx);
+	/* Optional: every checked record, before the decoder acts on it
+	 * (the header, processes, exits, the trailer ...), for views that
+	 * keep more than calls (device memory, SQLite). */
+	void (*record)(void *ctx, const struct ct_rec *r);
 	void *ctx;
 };
 

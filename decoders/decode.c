@@ -183,7 +183,12 @@ static void on_trailer(struct ct_decoder *d, const struct ct_trailer *t)
 
 void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 {
+	int i;
+
 	d->st.records++;
+	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].record)
+			d->views[i].record(d->views[i].ctx, r);
 	switch (r->type) {
 	case CT_REC_META:
 		ct_on_meta(d, r);

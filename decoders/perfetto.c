@@ -10,7 +10,9 @@
  * exit never came is held back: it becomes a slice when its thread's next
  * call begins (a thread makes one system call at a time) or, at the end,
  * when the trace ends.  Times are microseconds (with the nanoseconds as
- * decimals) since the first call handed over.
+ * decimals) since the first call handed over.  A second counter per
+ * process, "device memory", follows what it holds (devmem.h), one series
+ * per GPU and kind, written at each allocation and free.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devmem.h"
 #include "emit.h"
 #include "idmap.h"
 #include "labels.h"
@@ -52,8 +55,11 @@ struct ct_perfetto {
 	uint64_t last;                /* latest absolute time seen */
 	struct idmap threads;         /* pid << 32 | tid -> struct thr */
 	struct idmap procs;           /* 1 << 32 | pid -> struct proc */
+	struct ct_devmem *mem;        /* device memory held, per process */
 	bool oom;
 };
+
+static void memory_counter(void *ctx, const struct ct_devmem_total *t, uint64_t ts_ns);
 
 struct ct_perfetto *ct_perfetto_open(const char *path)
 {
@@ -63,9 +69,11 @@ struct ct_perfetto *ct_perfetto_open(const char *path)
 	if (!p)
 		return NULL;
 	p->path = strdup(path);
-	p->f = p->path ? fopen(path, "we") : NULL;
+	p->mem = ct_devmem_new(memory_counter, p);
+	p->f = p->path && p->mem ? fopen(path, "we") : NULL;
 	if (!p->f) {
-		err = errno;
+		err = p->mem ? errno : ENOMEM;
+		ct_devmem_free(p->mem);
 		free(p->path);
 		free(p);
 		errno = err;
@@ -104,6 +112,33 @@ static void meta_event(struct ct_perfetto *p, const char *what, uint32_t pid, ui
 	em_u64(e, "tid", tid);
 	em_open(e, "args");
 	em_str(e, "name", name);
+	em_close(e);
+	em_close(e);
+}
+
+/* The process's memory now: every (GPU, kind) it has, as one counter. */
+static void memory_counter(void *ctx, const struct ct_devmem_total *t, uint64_t ts_ns)
+{
+	struct ct_perfetto *p = ctx;
+	size_t i, n;
+	const struct ct_devmem_total *all = ct_devmem_totals(p->mem, &n);
+	struct emit *e = begin_event(p);
+	char key[48];
+
+	em_str(e, "name", "device memory");
+	em_str(e, "cat", "memory");
+	em_str(e, "ph", "C");
+	em_us(e, "ts", rel(p, ts_ns));
+	em_u64(e, "pid", t->pid);
+	em_u64(e, "tid", t->pid);
+	em_open(e, "args");
+	for (i = 0; i < n; i++) {
+		if (all[i].pid != t->pid)
+			continue;
+		snprintf(key, sizeof(key), "gpu%d %s bytes", all[i].gpu,
+			 ct_mem_kind_names[all[i].kind]);
+		em_u64(e, key, all[i].held);
+	}
 	em_close(e);
 	em_close(e);
 }
@@ -345,6 +380,7 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 	}
 	if (end > p->last)
 		p->last = end;
+	ct_devmem_call(p->mem, c);   /* may write a memory counter */
 	pr = get_proc(p, c->pid);
 	t = get_thr(p, c->pid, c->tid);
 	if (!pr || !t) {
@@ -416,6 +452,7 @@ int ct_perfetto_close(struct ct_perfetto *p)
 	idmap_drain(&p->procs, end_proc, p);
 	idmap_free(&p->threads);
 	idmap_free(&p->procs);
+	ct_devmem_free(p->mem);
 	fprintf(p->f, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatrace\","
 		"\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64 ",\"events\":%" PRIu64 "}}\n",
 		p->base, p->nevents);
@@ -446,7 +483,15 @@ static void view_finish(void *ctx)
 	ct_perfetto_close(ctx);
 }
 
+static void view_record(void *ctx, const struct ct_rec *r)
+{
+	struct ct_perfetto *p = ctx;
+
+	ct_devmem_record(p->mem, r);   /* a process's exit frees: the counter drops */
+}
+
 struct ct_view ct_perfetto_view(struct ct_perfetto *p)
 {
-	return (struct ct_view){ .call = view_call, .finish = view_finish, .ctx = p };
+	return (struct ct_view){ .call = view_call, .record = view_record,
+				 .finish = view_finish, .ctx = p };
 }

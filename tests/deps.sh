@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev \
-      python3 libclang-rt-14-dev zstd"
+      python3 libclang-rt-14-dev zstd libsqlite3-dev libmicrohttpd-dev prometheus python3-yaml"
 
 missing=""
 for p in $PKGS; do

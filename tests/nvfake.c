@@ -11,7 +11,8 @@
  *   --expect FILE  script mode only: JSON Lines of every syscall sent
  * modes:
  *   script               one of each request below, then mmap+munmap
- *   burst N              N RM_CONTROL back to back; "sent N ns_per_ioctl X"
+ *   burst N [CMD]        N RM_CONTROL back to back; "sent N ns_per_ioctl X"
+ *                        (CMD: the control command, 0xHEX, instead of 0xcafe0200)
  *   threads T N          T threads x N RM_CONTROL each
  *   fork K               K children do one RM_CONTROL each, parent one too
  *   export               objects through an export fd, across processes (below)
@@ -292,11 +293,11 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void burst(long n)
+static void burst(long n, uint32_t cmd)
 {
 	unsigned char params[64];
 	fill(params, sizeof(params), 0xb0);
-	struct nvos54 p = { 0xc1d00000, 0x0b0b0000, 0xcafe0200, 0, ptr64(params), sizeof(params), 0 };
+	struct nvos54 p = { 0xc1d00000, 0x0b0b0000, cmd, 0, ptr64(params), sizeof(params), 0 };
 	unsigned long req = NV_REQ(NV_ESC_RM_CONTROL, p);
 	double t0 = now_ns();
 	for (long i = 0; i < n; i++)
@@ -469,8 +470,8 @@ static void run_mode(char **a, int n)
 		goto usage;
 	if (!strcmp(a[0], "script") && n == 1) {
 		script();
-	} else if (!strcmp(a[0], "burst") && n == 2) {
-		burst(num_arg(a[1]));
+	} else if (!strcmp(a[0], "burst") && (n == 2 || n == 3)) {
+		burst(num_arg(a[1]), n == 3 ? (uint32_t)strtoul(a[2], NULL, 16) : 0xcafe0200);
 	} else if (!strcmp(a[0], "threads") && n == 3) {
 		threads(num_arg(a[1]), num_arg(a[2]));
 	} else if (!strcmp(a[0], "fork") && n == 2) {
@@ -495,7 +496,7 @@ static void run_mode(char **a, int n)
 	return;
 usage:
 	fprintf(stderr, "usage: nvfake -f PATH [-u UVMPATH] [--expect FILE] "
-		"script | burst N | threads T N | fork K | export | first | wait-then SECS MODE...\n");
+		"script | burst N [CMD] | threads T N | fork K | export | first | wait-then SECS MODE...\n");
 	exit(2);
 }
 

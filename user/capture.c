@@ -32,6 +32,7 @@
 #include "devices.h"
 #include "meta_build.h"
 #include "nvtables.h"
+#include "metrics.h"
 #include "options.h"
 #include "privs.h"
 #include "procinfo.h"
@@ -76,6 +77,9 @@ struct capture {
 	int pidfds[CT_MAX_PIDS];     /* -p: each process itself, or -1 (no pidfd_open) */
 	unsigned file_index;         /* --rotate: number of the file being written */
 	uint64_t status_ns, status_events;  /* the status line's last update */
+	struct ct_metrics *metrics;  /* --metrics: fed by the decoder, even with -w */
+	struct ct_metrics_http *http;
+	uint64_t lost_read_ns;       /* when the lost count was last given to it */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -97,9 +101,9 @@ static void sink(struct capture *c, const struct ct_rec *r)
 			fprintf(stderr, "cudatrace: writing %s failed: %s; stopping capture\n",
 				c->o->write_path, strerror(-err));
 		}
-	} else {
-		ct_decoder_feed(c->decoder, r);
 	}
+	if (c->decoder)   /* no -w, or -w with --metrics */
+		ct_decoder_feed(c->decoder, r);
 }
 
 /* Effective capabilities from /proc/self/status, no libcap needed. */
@@ -631,14 +635,58 @@ static void emit_attach_records(struct capture *c)
 			sink(c, (struct ct_rec *)c->procbuf);
 }
 
+/* --metrics: the series and the HTTP server, started while we still may
+ * bind any port. */
+static int start_metrics(struct capture *c)
+{
+	const struct ct_options *o = c->o;
+	struct ct_metrics_opts mo = { .proc_root = o->proc_root, .no_pid = o->metrics_no_pid,
+				      .max_series = o->metrics_max_series };
+
+	c->metrics = ct_metrics_new(&mo);
+	if (!c->metrics) {
+		fprintf(stderr, "cudatrace: out of memory\n");
+		return -1;
+	}
+	c->http = ct_metrics_http_start(c->metrics, o->metrics_addr);
+	if (!c->http)
+		return -1;
+	return 0;
+}
+
+/* Gives the kernel's lost count to the metrics, at most 5 times a second. */
+static void update_lost(struct capture *c, bool now)
+{
+	uint64_t t = now_ns(CLOCK_MONOTONIC), scratch[1024];
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!c->metrics || ncpu > 1024 || (!now && t - c->lost_read_ns < 200000000ull))
+		return;
+	c->lost_read_ns = t;
+	ct_metrics_set_lost(c->metrics, read_counter(c, CT_CNT_LOST, scratch, ncpu) +
+			    read_counter(c, CT_CNT_INFLIGHT_FULL, scratch, ncpu));
+}
+
 static int open_sink(struct capture *c)
 {
-	if (c->o->write_path)
-		return open_trace_file(c);
-	c->decoder = ct_views_decoder_new(c->o);
+	const struct ct_options *o = c->o;
+	struct ct_view mv;
+
+	if (!o->metrics_addr) {
+		if (o->write_path)
+			return open_trace_file(c);
+		c->decoder = ct_views_decoder_new(o);
+		return c->decoder ? sink_meta(c) : -1;
+	}
+	/* --metrics: its view first, so it counts every call whatever the
+	 * filters keep; with -w it is the decoder's only view. */
+	if (start_metrics(c))
+		return -1;
+	mv = ct_metrics_view(c->metrics);
+	c->decoder = ct_views_decoder_new_with(o, &mv);
 	if (!c->decoder)
 		return -1;
-	return sink_meta(c);
+	return o->write_path ? open_trace_file(c) : sink_meta(c);
 }
 
 static void reap_child(struct capture *c)
@@ -694,6 +742,11 @@ static int run_loop(struct capture *c)
 
 	while (!stop_requested && !c->sink_error) {
 		err = ring_buffer__poll(c->rb, 100);
+		/* The kernel wakes us only when a quarter of the buffer is
+		 * full: a poll that timed out takes what is there, so live
+		 * output and --metrics lag by at most its 100 ms. */
+		if (err == 0)
+			err = ring_buffer__consume(c->rb);
 		if (err < 0 && err != -EINTR && err != FILE_FULL) {
 			fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
 				strerror(-err));
@@ -706,6 +759,7 @@ static int run_loop(struct capture *c)
 		    file_full(c))
 			break;
 		status_line(c, false);
+		update_lost(c, false);
 		reap_child(c);
 		if (c->child_done || (o->npids && !any_pid_alive(c)))
 			break;
@@ -776,6 +830,9 @@ static int announce_and_go(struct capture *c, int *go_fd)
 			o->npids, o->npids > 1 ? "es" : "");
 	else if (!o->command)
 		fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
+	if (c->http)   /* after the line scripts wait for */
+		fprintf(stderr, "cudatrace: serving Prometheus metrics at http://%s/metrics\n",
+			o->metrics_addr);
 	if (*go_fd >= 0) {
 		if (write(*go_fd, "g", 1) != 1)
 			return -1;
@@ -790,6 +847,7 @@ static void report_counts(struct capture *c)
 {
 	uint64_t lost = 0, lost_inflight = 0;
 
+	update_lost(c, true);
 	if (c->writer || c->decoder)
 		write_trailer(c, &lost, &lost_inflight);
 	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
@@ -819,6 +877,8 @@ static int teardown(struct capture *c, int go_fd, int rc)
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);
 	}
+	ct_metrics_http_stop(c->http);   /* before the series it reads go */
+	ct_metrics_free(c->metrics);
 	if (c->writer) {
 		err = ct_writer_close(c->writer);
 		if (err && !c->sink_error) {

@@ -60,6 +60,16 @@ static int check_args(const struct ct_options *o)
 				"-w, -p or a command\n");
 		return -1;
 	}
+	if (o->read_path && o->metrics_addr) {
+		fprintf(stderr, "cudatrace: --metrics serves a live capture; for a saved "
+				"trace use -c or --sqlite\n");
+		return -1;
+	}
+	if ((o->metrics_no_pid || o->metrics_max_series) && !o->metrics_addr) {
+		fprintf(stderr, "cudatrace: --metrics-no-pid and --metrics-max-series go with "
+				"--metrics ADDR:PORT\n");
+		return -1;
+	}
 	if ((o->max_size || o->rotate) && !o->write_path) {
 		fprintf(stderr, "cudatrace: --max-size and --rotate go with -w FILE\n");
 		return -1;

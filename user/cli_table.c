@@ -20,11 +20,12 @@
 #include "version.h"
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
-       OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM };
+       OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
+       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
-"       cudatrace -r FILE [--json] [-v] [-c|-C] [--perfetto OUT.json]\n";
+"       cudatrace -r FILE [--json] [-v] [-c|-C] [--perfetto OUT.json] [--sqlite OUT.db]\n";
 
 const char ct_cli_intro[] =
 "Trace the ioctl and mmap calls that processes make on NVIDIA device nodes\n"
@@ -46,6 +47,7 @@ const char *const ct_opt_group_titles[G_COUNT] = {
 	[G_OUTPUT] = "Output",
 	[G_FILTER] = "Filters (with -r or live; all must match; docs/VIEWS.md)",
 	[G_VIEW] = "Views (with -r or live; docs/VIEWS.md)",
+	[G_METRICS] = "Metrics (live capture, with or without -w; docs/CONTAINERS.md)",
 	[G_CAPTURE] = "Capture",
 	[G_OTHER] = "Other",
 };
@@ -241,6 +243,14 @@ static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, cons
 	return 0;
 }
 
+static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_u32(arg, 1, 10000000, &o->metrics_max_series))
+		return bad_arg("Invalid --metrics-max-series (1 to 10000000)", arg);
+	return 0;
+}
+
 /* -e, --failed, --tid, --comm: filter.c parses them, by their spelling. */
 static int apply_filter(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
@@ -354,8 +364,10 @@ const struct ct_opt ct_opts[] = {
 
 	{ NULL, 'c', NO, NULL, NULL, G_VIEW,
 	  "only a table, as strace -c: calls, errors, latency (total, mean, p50, p99, max) "
-	  "per escape, RM control and UVM request, and mmap/munmap (JSON rows with -j)",
-	  C_NONE, NULL, apply_summary },
+	  "per escape, RM control and UVM request, and mmap/munmap (JSON rows with -j); "
+	  "then the device memory each process held per GPU and kind (video, system, "
+	  "virtual): at the end, its peak and when, the largest allocations and the RM "
+	  "objects that hold them", C_NONE, NULL, apply_summary },
 	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
 	  C_NONE, NULL, apply_summary },
 	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu", "--summary-by=pid|gpu", G_VIEW,
@@ -363,8 +375,27 @@ const struct ct_opt ct_opts[] = {
 	  "RM objects a call names)", C_WORDS, "pid gpu", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
-	  "ui.perfetto.dev or chrome://tracing)", C_FILE, NULL, apply_str,
-	  FIELD(perfetto_path) },
+	  "ui.perfetto.dev or chrome://tracing), with a calls/s and a device memory counter "
+	  "per process", C_FILE, NULL, apply_str, FIELD(perfetto_path) },
+	{ "sqlite", OPT_SQLITE, REQ, "FILE", NULL, G_VIEW,
+	  "also add every call, process, RM object, mmap and the trace header to the SQLite "
+	  "database FILE (created, or appended to: each trace gets a new traces.id, every "
+	  "row a trace_id and a host)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
+	{ "host", OPT_HOST, REQ, "NAME", NULL, G_VIEW,
+	  "the host column of --sqlite (default: the host name in the trace header)",
+	  C_NONE, NULL, apply_str, FIELD(host) },
+
+	{ "metrics", OPT_METRICS, REQ, "ADDR:PORT", NULL, G_METRICS,
+	  "serve Prometheus metrics at http://ADDR:PORT/metrics (:9400 every IPv4 address, "
+	  "[::1]:9400 IPv6): calls, errors, latency, device memory held since the capture "
+	  "began, events lost; by request, GPU, process name, container and pod (from the "
+	  "cgroup). Not in the static build", C_NONE, NULL, apply_str, FIELD(metrics_addr) },
+	{ "metrics-no-pid", OPT_METRICS_NO_PID, NO, NULL, NULL, G_METRICS,
+	  "leave the pid label out of the device memory series",
+	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid) },
+	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
+	  "at most N series (default 10000); updates beyond are counted in "
+	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series },
 
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "

@@ -44,6 +44,11 @@ struct ct_options {
 	bool summary_by_gpu;     /* --summary-by=gpu */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
+	const char *sqlite_path;    /* --sqlite OUT.db */
+	const char *host;           /* --host NAME: the host column of --sqlite */
+	const char *metrics_addr;   /* --metrics ADDR:PORT */
+	bool metrics_no_pid;        /* --metrics-no-pid */
+	uint32_t metrics_max_series;   /* --metrics-max-series N */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

@@ -3,16 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "devmem_view.h"
 #include "filter.h"
 #include "perfetto.h"
+#include "sqlite_view.h"
 #include "summary.h"
 #include "views.h"
 
 int ct_views_check(const struct ct_options *o)
 {
-	if (o->write_path && (o->summary || o->perfetto_path)) {
-		fprintf(stderr, "cudatrace: -w writes the raw trace; -c, -C and --perfetto "
-				"decode it: run them with -r FILE afterwards\n");
+	if (o->write_path && (o->summary || o->perfetto_path || o->sqlite_path)) {
+		fprintf(stderr, "cudatrace: -w writes the raw trace; -c, -C, --perfetto and "
+				"--sqlite decode it: run them with -r FILE afterwards\n");
 		return -1;
 	}
 	if (o->write_path && ct_filter_needs_decoder(o->filter)) {
@@ -20,6 +22,10 @@ int ct_views_check(const struct ct_options *o)
 				"--comm pattern filter the decoded calls: give them with -r FILE "
 				"afterwards (an exact --comm NAME works with -w: the kernel "
 				"checks it)\n");
+		return -1;
+	}
+	if (o->host && !o->sqlite_path) {
+		fprintf(stderr, "cudatrace: --host names the host column of --sqlite\n");
 		return -1;
 	}
 	if ((o->summary_by_pid || o->summary_by_gpu) && !o->summary) {
@@ -35,75 +41,111 @@ void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options 
 		dopts->quiet = true;   /* -c: the table alone */
 }
 
-int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
+/* What setup opened, until the decoder owns it. */
+struct opened {
+	struct ct_perfetto *pf;
+	struct ct_summary *sum;
+	struct ct_devmem_view *mem;
+	struct ct_sqlite *db;
+};
+
+static void close_opened(struct opened *op, const struct ct_options *o)
 {
-	struct ct_perfetto *pf = NULL;
-	struct ct_summary *sum = NULL;
-	struct ct_view v;
-
-	/* Filters first: a call they drop reaches no view after them. */
-	if (o->filter) {
-		v = ct_filter_view(o->filter);
-		if (ct_decoder_add_view(d, &v))
-			goto full;
+	ct_summary_free(op->sum);
+	ct_devmem_view_free(op->mem);
+	ct_sqlite_close(op->db);
+	if (op->pf) {
+		ct_perfetto_close(op->pf);
+		remove(o->perfetto_path);
 	}
+}
 
+/* Creates every view's state first: nothing to undo in the decoder. */
+static int open_all(struct opened *op, const struct ct_options *o)
+{
 	if (o->perfetto_path) {
-		pf = ct_perfetto_open(o->perfetto_path);
-		if (!pf) {
+		op->pf = ct_perfetto_open(o->perfetto_path);
+		if (!op->pf) {
 			fprintf(stderr, "cudatrace: cannot write %s: %s\n", o->perfetto_path,
 				strerror(errno));
 			return -1;
 		}
 	}
+	if (o->sqlite_path && !(op->db = ct_sqlite_open(o->sqlite_path, o->host)))
+		return -1;
 	if (o->summary) {
 		struct ct_summary_opts so = {
 			.out = o->out, .json = o->json, .by_pid = o->summary_by_pid,
 			.by_gpu = o->summary_by_gpu,
 		};
 
-		sum = ct_summary_new(&so);
-		if (!sum)
-			goto oom;
-		v = ct_summary_view(sum);
-		if (ct_decoder_add_view(d, &v))
-			goto full;
-		sum = NULL;   /* the decoder's now: its finish frees it */
-	}
-	if (pf) {
-		v = ct_perfetto_view(pf);
-		if (ct_decoder_add_view(d, &v))
-			goto full;
+		op->sum = ct_summary_new(&so);
+		op->mem = ct_devmem_view_new(o->out, o->json);
+		if (!op->sum || !op->mem) {
+			fprintf(stderr, "cudatrace: out of memory\n");
+			return -1;
+		}
 	}
 	return 0;
-full:
-	fprintf(stderr, "cudatrace: too many views (at most %d)\n", CT_MAX_VIEWS);
-	goto fail;
-oom:
-	fprintf(stderr, "cudatrace: out of memory\n");
-fail:
-	ct_summary_free(sum);
-	if (pf) {
-		ct_perfetto_close(pf);
-		remove(o->perfetto_path);
-	}
-	return -1;
 }
 
-struct ct_decoder *ct_views_decoder_new(const struct ct_options *o)
+int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
+{
+	struct opened op = { 0 };
+	struct ct_view v[CT_MAX_VIEWS];
+	int n = 0, i;
+
+	if (open_all(&op, o)) {
+		close_opened(&op, o);
+		return -1;
+	}
+	/* Memory held is a state: it is fed every call, before the filters
+	 * (they do not apply to the memory table), and printed last. */
+	if (op.mem)
+		v[n++] = ct_devmem_view_feed(op.mem);
+	/* Filters next: a call they drop reaches no view after them. */
+	if (o->filter)
+		v[n++] = ct_filter_view(o->filter);
+	if (op.sum)
+		v[n++] = ct_summary_view(op.sum);
+	if (op.mem)
+		v[n++] = ct_devmem_view_print(op.mem);
+	if (op.pf)
+		v[n++] = ct_perfetto_view(op.pf);
+	if (op.db)
+		v[n++] = ct_sqlite_view(op.db);
+	for (i = 0; i < n; i++)
+		if (ct_decoder_add_view(d, &v[i])) {
+			/* No view has run: the decoder is freed unfinished. */
+			fprintf(stderr, "cudatrace: too many views (at most %d)\n", CT_MAX_VIEWS);
+			close_opened(&op, o);
+			return -1;
+		}
+	return 0;
+}
+
+struct ct_decoder *ct_views_decoder_new_with(const struct ct_options *o,
+					     const struct ct_view *first)
 {
 	struct ct_decode_opts dopts = ct_decode_opts_from(o);
 	struct ct_decoder *d;
 
 	ct_views_decode_opts(&dopts, o);
+	if (o->write_path)
+		dopts.quiet = true;   /* -w: the file is the output; first is the only view */
 	d = ct_decoder_new(&dopts);
 	if (!d) {
 		fprintf(stderr, "cudatrace: out of memory\n");
 		return NULL;
 	}
-	if (ct_views_setup(d, o)) {
+	if ((first && ct_decoder_add_view(d, first)) || (!o->write_path && ct_views_setup(d, o))) {
 		ct_decoder_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+struct ct_decoder *ct_views_decoder_new(const struct ct_options *o)
+{
+	return ct_views_decoder_new_with(o, NULL);
 }

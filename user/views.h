@@ -22,5 +22,10 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o);
 /* The decoder the command line asks for, with its views: what -r and live
  * decoding both start with.  NULL after saying why on stderr. */
 struct ct_decoder *ct_views_decoder_new(const struct ct_options *o);
+/* The same with first added before every other view (--metrics: it sees
+ * every call whatever the filters keep); with -w, a quiet decoder with
+ * first as its only view. */
+struct ct_decoder *ct_views_decoder_new_with(const struct ct_options *o,
+					     const struct ct_view *first);
 
 #endif

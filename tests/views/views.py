@@ -188,7 +188,7 @@ def check_perfetto(t, name, trace, events, tmp):
     main_comm = {o["pid"]: o["comm"] for o in calls if o["tid"] == o["pid"] and o.get("comm")}
     t.ok(all(pnames.get(p) == c for p, c in main_comm.items()),
          "%s: processes are named after their main thread" % name, (pnames, main_comm))
-    cs = [e for e in ev if e.get("ph") == "C"]
+    cs = [e for e in ev if e.get("ph") == "C" and e["name"] == "calls/s"]
     per_pid = collections.Counter()
     for e in cs:
         per_pid[e["pid"]] += e["args"]["calls"]
@@ -237,10 +237,12 @@ def main():
         events = decode_json(trace)
         calls = [o for o in events if o["type"] in EVENT_TYPES]
 
-        # -c with JSON: only summary rows (and the trace's own records).
+        # -c with JSON: only summary rows, then the device memory rows.
         objs, rows = summary_rows(["-r", trace, "-c", "--json"])
-        t.ok(rows and len(rows) == len(objs),
-             "%s: -c --json prints summary rows and nothing else" % name,
+        mem = [o for o in objs if o.get("type") == "device_memory"]
+        t.ok(rows and mem and len(rows) + len(mem) == len(objs) and
+             objs[len(rows)].get("type") == "device_memory",
+             "%s: -c --json prints summary rows, then device memory rows, nothing else" % name,
              sorted({o.get("type") for o in objs}))
         t.ok(all(all(k in r for k in ROW_KEYS) and r["group"] == "all" and
                  r["kind"] in ("escape", "ctrl", "uvm", "other") and

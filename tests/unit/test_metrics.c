@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * user/container.c and user/metrics.c: container ids and pod uids from the
+ * cgroup paths of docker, containerd, CRI-O and Kubernetes (both cgroup
+ * drivers); label values escaped as the Prometheus text format wants; the
+ * series cap and its counter; the histogram's buckets add up to its count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container.h"
+#include "metrics.h"
+#include "tap.h"
+
+
+#define ID "4f8c2e0d9a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d"
+#define UID "6a1e9c42-5b7f-4d3e-9a0c-1b2d3e4f5a6b"
+#define UID_ "6a1e9c42_5b7f_4d3e_9a0c_1b2d3e4f5a6b"
+
+static void check_path(const char *path, const char *id, const char *pod, const char *what)
+{
+	struct ct_container c;
+
+	ct_container_from_path(path, &c);
+	ok(!strcmp(c.id, id) && !strcmp(c.pod, pod), what);
+	if (strcmp(c.id, id) || strcmp(c.pod, pod))
+		printf("#   got id '%s' pod '%s'\n", c.id, c.pod);
+}
+
+static char *render(struct ct_metrics *m)
+{
+	size_t len;
+	char *s = ct_metrics_render(m, &len);
+
+	return s && strlen(s) == len ? s : NULL;
+}
+
+static void call(struct ct_view *v, const char *comm, uint32_t ctrl, uint64_t ns)
+{
+	struct ct_call c = { .kind = CT_CALL_IOCTL, .pid = 1, .tid = 1, .gpu = 0,
+			     .name = "NV_ESC_RM_CONTROL", .has_ctrl = true, .ctrl = ctrl,
+			     .finished = true, .duration_ns = ns, .request = 0xc020462a };
+
+	snprintf(c.comm, sizeof(c.comm), "%s", comm);
+	v->call(v->ctx, &c);
+}
+
+int main(void)
+{
+	struct ct_metrics_opts mo = { .proc_root = "/nonexistent", .max_series = 3 };
+	struct ct_metrics *m;
+	struct ct_view v;
+	char buf[64], *s;
+	size_t pos = 0;
+
+	check_path("/system.slice/docker-" ID ".scope", ID, "", "docker (systemd driver)");
+	check_path("/docker/" ID, ID, "", "docker (cgroupfs driver)");
+	check_path("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+		   ".slice/cri-containerd-" ID ".scope", ID, UID, "Kubernetes, containerd, systemd");
+	check_path("/kubepods/besteffort/pod" UID "/" ID, ID, UID, "Kubernetes, cgroupfs");
+	check_path("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", ID, UID,
+		   "Kubernetes, CRI-O");
+	check_path("/user.slice/user-1000.slice/session-3.scope", "", "", "a host process: none");
+	check_path("/docker/" ID "0", "", "", "65 hex digits are not an id");
+	check_path("/kubepods/pod6a1e9c42-5b7f-4d3e-9a0c", "", "", "a cut pod uid is none");
+
+	ok(ct_metrics_escape(buf, sizeof(buf), &pos, "a\"b\\c\nd") &&
+	   !strcmp(buf, "a\\\"b\\\\c\\nd"), "label values: \\ \" and newline escaped");
+	pos = 60;
+	ok(!ct_metrics_escape(buf, sizeof(buf), &pos, "\"\"\"\""), "an escape that does not fit "
+	   "is refused");
+
+	m = ct_metrics_new(&mo);
+	v = ct_metrics_view(m);
+	call(&v, "py\"thon", 0x20800110, 3000);   /* 1 calls series + 1 histogram */
+	call(&v, "py\"thon", 0x20800110, 2000000);
+	call(&v, "other", 0x20800110, 1000);      /* a third series: the cap */
+	call(&v, "third", 0x20800110, 1000);      /* dropped */
+	s = render(m);
+	ok(s && strstr(s, "comm=\"py\\\"thon\"") != NULL, "comm escaped in the exposition");
+	ok(s && strstr(s, ",comm=\"py\\\"thon\",container=\"\",pod=\"\"} 2\n") != NULL,
+	   "two calls of one series count 2");
+	ok(s && !strstr(s, "comm=\"third\"") &&
+	   strstr(s, "cudatrace_metrics_series_dropped_total 1\n") != NULL,
+	   "past --metrics-max-series: not a new series, counted as dropped");
+	/* 1 us, 1 us (le is inclusive), 3 us, 2 ms; the histogram series is
+	 * per request only, so the fourth call (dropped from calls) is in it. */
+	ok(s && strstr(s, "cudatrace_call_duration_seconds_bucket{request=\"NV_ESC_RM_CONTROL\","
+		       "le=\"1e-06\"} 2\n") &&
+	   strstr(s, "le=\"5e-06\"} 3\n") && strstr(s, "le=\"0.001\"} 3\n") &&
+	   strstr(s, "le=\"0.0025\"} 4\n") && strstr(s, "le=\"+Inf\"} 4\n") &&
+	   strstr(s, "cudatrace_call_duration_seconds_count{request=\"NV_ESC_RM_CONTROL\"} 4\n") &&
+	   strstr(s, "cudatrace_call_duration_seconds_sum{request=\"NV_ESC_RM_CONTROL\"} "
+		  "0.002005000\n"),
+	   "histogram: cumulative buckets (le inclusive), +Inf equals the count, sum in seconds");
+	ok(s && strstr(s, "# TYPE cudatrace_device_memory_bytes gauge") &&
+	   strstr(s, "since the capture began"), "device memory: a gauge whose HELP says "
+	   "it counts since the capture began");
+	free(s);
+	ct_metrics_free(m);
+	return tap_done();
+}

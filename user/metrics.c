@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Prometheus series for --metrics (metrics.h).  Families and their labels:
+ *   cudatrace_calls_total{request,gpu,comm,container,pod}
+ *   cudatrace_call_errors_total{request,gpu,comm,container,pod,status}
+ *   cudatrace_call_duration_seconds{request}      histogram, per escape / UVM request
+ *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
+ *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container.h"
+#include "call_name.h"
+#include "devmem.h"
+#include "idmap.h"
+#include "metrics.h"
+#include "labels.h"
+
+enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_FAMS };
+
+static const struct {
+	const char *name, *type, *help;
+} fams[F_FAMS] = {
+	[F_CALLS] = { "cudatrace_calls_total", "counter",
+		      "Calls to the NVIDIA driver (ioctl, mmap, munmap) by the most specific "
+		      "request name: RM control, RM class, UVM request or escape." },
+	[F_ERRORS] = { "cudatrace_call_errors_total", "counter",
+		       "Calls that failed: a non-zero return or an NV_STATUS other than NV_OK." },
+	[F_DURATION] = { "cudatrace_call_duration_seconds", "histogram",
+			 "Time spent in the call, per escape and per UVM request." },
+	[F_MEMORY] = { "cudatrace_device_memory_bytes", "gauge",
+		       "Memory the driver allocated for the process and has not freed, from RM "
+		       "allocations of memory classes, counted since the capture began "
+		       "(memory held before it is not seen)." },
+};
+
+/* Upper bounds of the duration buckets, in seconds. */
+static const double bounds[] = {
+	1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
+	1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+#define NB (sizeof(bounds) / sizeof(bounds[0]))
+
+struct series {
+	enum fam fam;
+	char *labels;                 /* name="value",... : fixed once published */
+	_Atomic uint64_t value;       /* counter, or gauge (two's complement) */
+	_Atomic uint64_t *buckets;    /* histogram: NB + 1 (the last: above all), then sum ns */
+};
+
+struct pinfo {
+	struct ct_container ct;
+};
+
+struct ct_metrics {
+	struct ct_metrics_opts o;
+	struct series **slots;
+	_Atomic size_t n;             /* published series */
+	size_t cap;
+	size_t *index;                /* writer only: open addressing, slot + 1 */
+	size_t nindex;
+	_Atomic uint64_t lost, dropped;
+	struct idmap procs;           /* pid -> struct pinfo */
+	struct ct_devmem *mem;
+	uint64_t *mem_seen;           /* per devmem total: the held last added */
+	size_t nmem_seen;
+};
+
+/* --- the store ----------------------------------------------------------- */
+
+static uint64_t hash_str(enum fam f, const char *s)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)f;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static struct series *get_series(struct ct_metrics *m, enum fam f, const char *labels)
+{
+	size_t n = atomic_load_explicit(&m->n, memory_order_relaxed);
+	size_t j = hash_str(f, labels) & (m->nindex - 1);
+	struct series *s;
+
+	for (; m->index[j]; j = (j + 1) & (m->nindex - 1)) {
+		s = m->slots[m->index[j] - 1];
+		if (s->fam == f && strcmp(s->labels, labels) == 0)
+			return s;
+	}
+	if (n == m->cap) {
+		atomic_fetch_add_explicit(&m->dropped, 1, memory_order_relaxed);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->labels = strdup(labels)) ||
+	    (f == F_DURATION && !(s->buckets = calloc(NB + 2, sizeof(*s->buckets))))) {
+		if (s)
+			free(s->labels);
+		free(s);
+		atomic_fetch_add_explicit(&m->dropped, 1, memory_order_relaxed);
+		return NULL;
+	}
+	s->fam = f;
+	m->slots[n] = s;
+	m->index[j] = n + 1;
+	/* Readers see the series only once it is whole. */
+	atomic_store_explicit(&m->n, n + 1, memory_order_release);
+	return s;
+}
+
+bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
+{
+	size_t p = *pos;
+
+	for (; *v; v++) {
+		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
+		size_t k = rep ? 2 : 1;
+
+		if (p + k >= n)
+			return false;
+		if (rep)
+			memcpy(buf + p, rep, 2);
+		else
+			buf[p] = *v;
+		p += k;
+	}
+	buf[p] = 0;
+	*pos = p;
+	return true;
+}
+
+/* Appends name="value" (value escaped) with a comma before it if needed. */
+static bool label(char *buf, size_t n, size_t *pos, const char *name, const char *v)
+{
+	int k = snprintf(buf + *pos, n - *pos, "%s%s=\"", *pos ? "," : "", name);
+
+	if (k < 0 || (size_t)k >= n - *pos)
+		return false;
+	*pos += (size_t)k;
+	if (!ct_metrics_escape(buf, n, pos, v) || *pos + 2 > n)
+		return false;
+	buf[(*pos)++] = '"';
+	buf[*pos] = 0;
+	return true;
+}
+
+static void mem_changed(void *ctx, const struct ct_devmem_total *t, uint64_t ts_ns);
+
+struct ct_metrics *ct_metrics_new(const struct ct_metrics_opts *o)
+{
+	struct ct_metrics *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->o = *o;
+	m->cap = o->max_series ? o->max_series : 10000;
+	for (m->nindex = 16; m->nindex < 2 * m->cap; m->nindex *= 2)
+		;
+	m->slots = calloc(m->cap, sizeof(*m->slots));
+	m->index = calloc(m->nindex, sizeof(*m->index));
+	m->mem = ct_devmem_new(mem_changed, m);
+	if (!m->slots || !m->index || !m->mem) {
+		ct_metrics_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void free_pinfo(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void ct_metrics_free(struct ct_metrics *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < atomic_load(&m->n); i++) {
+		free(m->slots[i]->labels);
+		free(m->slots[i]->buckets);
+		free(m->slots[i]);
+	}
+	free(m->slots);
+	free(m->index);
+	idmap_drain(&m->procs, free_pinfo, NULL);
+	idmap_free(&m->procs);
+	ct_devmem_free(m->mem);
+	free(m->mem_seen);
+	free(m);
+}
+
+void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost)
+{
+	atomic_store_explicit(&m->lost, lost, memory_order_relaxed);
+}
+
+/* --- the view ------------------------------------------------------------ */
+
+static const struct pinfo *proc_info(struct ct_metrics *m, uint32_t pid)
+{
+	struct pinfo *p = idmap_get(&m->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	/* Read once, at the process's first call (it stays in its cgroup). */
+	ct_container_of_pid(m->o.proc_root, pid, &p->ct);
+	idmap_put(&m->procs, pid, p);
+	return p;
+}
+
+/* gpu, comm, container, pod: the labels every per-process series has. */
+static bool proc_labels(struct ct_metrics *m, char *buf, size_t n, size_t *pos, int gpu,
+			uint32_t pid, const char *comm)
+{
+	const struct pinfo *p = proc_info(m, pid);
+	char g[16];
+
+	if (gpu >= 0)
+		snprintf(g, sizeof(g), "%d", gpu);
+	else
+		snprintf(g, sizeof(g), "unknown");
+	return label(buf, n, pos, "gpu", g) && label(buf, n, pos, "comm", comm) &&
+	       label(buf, n, pos, "container", p ? p->ct.id : "") &&
+	       label(buf, n, pos, "pod", p ? p->ct.pod : "");
+}
+
+static const char *status_label(const struct ct_call *c, char *buf, size_t n)
+{
+	if (c->has_status && c->status)
+		return c->status_name ? c->status_name : (snprintf(buf, n, "0x%x", c->status), buf);
+	if (c->ret < 0 && c->ret > -4096 && strerrorname_np((int)-c->ret))
+		return strerrorname_np((int)-c->ret);
+	snprintf(buf, n, "ret=%" PRId64, c->ret);
+	return buf;
+}
+
+static void count_duration(struct ct_metrics *m, const struct ct_call *c)
+{
+	char name[96], lb[160];
+	size_t pos = 0, i;
+	struct series *s;
+	double secs = (double)c->duration_ns / 1e9;
+
+	if (!c->finished || c->kind == CT_CALL_MUNMAP)
+		return;   /* no latency */
+	if (!label(lb, sizeof(lb), &pos, "request", c->kind == CT_CALL_IOCTL ?
+		   ct_request_label(c->request, c->name, name, sizeof(name)) : c->name))
+		return;
+	s = get_series(m, F_DURATION, lb);
+	if (!s)
+		return;
+	for (i = 0; i < NB && secs > bounds[i]; i++)
+		;
+	atomic_fetch_add_explicit(&s->buckets[i], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->buckets[NB + 1], c->duration_ns, memory_order_relaxed);
+}
+
+static void view_call(void *ctx, const struct ct_call *c)
+{
+	struct ct_metrics *m = ctx;
+	char name[96], st[48], lb[1024];
+	size_t pos = 0;
+	struct series *s;
+
+	ct_devmem_call(m->mem, c);
+	if (!label(lb, sizeof(lb), &pos, "request",
+		   ct_call_specific_name(c, name, sizeof(name))) ||
+	    !proc_labels(m, lb, sizeof(lb), &pos, c->gpu, c->pid, c->comm))
+		return;
+	s = get_series(m, F_CALLS, lb);
+	if (s)
+		atomic_fetch_add_explicit(&s->value, 1, memory_order_relaxed);
+	if (c->failed && label(lb, sizeof(lb), &pos, "status", status_label(c, st, sizeof(st)))) {
+		s = get_series(m, F_ERRORS, lb);
+		if (s)
+			atomic_fetch_add_explicit(&s->value, 1, memory_order_relaxed);
+	}
+	count_duration(m, c);
+}
+
+/* A total of devmem changed: add the difference to its series (with
+ * --metrics-no-pid several processes add into one). */
+static void mem_changed(void *ctx, const struct ct_devmem_total *t, uint64_t ts_ns)
+{
+	struct ct_metrics *m = ctx;
+	size_t n, k, pos = 0;
+	const struct ct_devmem_total *all = ct_devmem_totals(m->mem, &n);
+	char lb[1024], pid[16];
+	struct series *s;
+
+	(void)ts_ns;
+	k = (size_t)(t - all);
+	if (k >= m->nmem_seen) {
+		size_t cap = n > 2 * m->nmem_seen ? n : 2 * m->nmem_seen;
+		uint64_t *ns = realloc(m->mem_seen, cap * sizeof(*ns));
+
+		if (!ns)
+			return;
+		memset(ns + m->nmem_seen, 0, (cap - m->nmem_seen) * sizeof(*ns));
+		m->mem_seen = ns;
+		m->nmem_seen = cap;
+	}
+	snprintf(pid, sizeof(pid), "%u", t->pid);
+	if (!proc_labels(m, lb, sizeof(lb), &pos, t->gpu, t->pid, t->comm) ||
+	    (!m->o.no_pid && !label(lb, sizeof(lb), &pos, "pid", pid)) ||
+	    !label(lb, sizeof(lb), &pos, "kind", ct_mem_kind_names[t->kind]))
+		return;
+	s = get_series(m, F_MEMORY, lb);
+	if (!s)
+		return;
+	atomic_fetch_add_explicit(&s->value, t->held - m->mem_seen[k], memory_order_relaxed);
+	m->mem_seen[k] = t->held;
+}
+
+static void view_record(void *ctx, const struct ct_rec *r)
+{
+	struct ct_metrics *m = ctx;
+
+	ct_devmem_record(m->mem, r);
+	if (r->type == CT_REC_PROC_EXIT)   /* the pid may come back as another process */
+		free(idmap_del(&m->procs, r->pid));
+}
+
+struct ct_view ct_metrics_view(struct ct_metrics *m)
+{
+	return (struct ct_view){ .call = view_call, .record = view_record, .ctx = m };
+}
+
+/* --- rendering ----------------------------------------------------------- */
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	for (;;) {
+		if (o->oom)
+			return;
+		va_start(ap, fmt);
+		k = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+		if (k >= 0 && (size_t)k < o->cap - o->len) {
+			o->len += (size_t)k;
+			return;
+		}
+		o->cap = o->cap * 2 + (size_t)(k > 0 ? k : 0) + 4096;
+		char *nb = realloc(o->buf, o->cap);
+
+		if (!nb) {
+			o->oom = true;
+			return;
+		}
+		o->buf = nb;
+	}
+}
+
+static void put_histogram(struct out *o, const struct series *s)
+{
+	uint64_t cum = 0;
+	size_t i;
+
+	for (i = 0; i < NB; i++) {
+		cum += atomic_load_explicit(&s->buckets[i], memory_order_relaxed);
+		put(o, "%s_bucket{%s,le=\"%g\"} %" PRIu64 "\n", "cudatrace_call_duration_seconds",
+		    s->labels, bounds[i], cum);
+	}
+	cum += atomic_load_explicit(&s->buckets[NB], memory_order_relaxed);
+	put(o, "cudatrace_call_duration_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n",
+	    s->labels, cum);
+	put(o, "cudatrace_call_duration_seconds_sum{%s} %.9f\n", s->labels,
+	    (double)atomic_load_explicit(&s->buckets[NB + 1], memory_order_relaxed) / 1e9);
+	put(o, "cudatrace_call_duration_seconds_count{%s} %" PRIu64 "\n", s->labels, cum);
+}
+
+char *ct_metrics_render(struct ct_metrics *m, size_t *len)
+{
+	size_t n = atomic_load_explicit(&m->n, memory_order_acquire), i;
+	struct out o = { 0 };
+	int f;
+
+	put(&o, "# HELP cudatrace_events_lost_total Events the kernel could not put in the "
+		"ring buffer (a larger -b helps).\n# TYPE cudatrace_events_lost_total counter\n"
+		"cudatrace_events_lost_total %" PRIu64 "\n", atomic_load(&m->lost));
+	put(&o, "# HELP cudatrace_metrics_series_dropped_total Updates not counted because "
+		"the number of series reached --metrics-max-series.\n"
+		"# TYPE cudatrace_metrics_series_dropped_total counter\n"
+		"cudatrace_metrics_series_dropped_total %" PRIu64 "\n", atomic_load(&m->dropped));
+	for (f = 0; f < F_FAMS; f++) {
+		put(&o, "# HELP %s %s\n# TYPE %s %s\n", fams[f].name, fams[f].help, fams[f].name,
+		    fams[f].type);
+		for (i = 0; i < n; i++) {
+			const struct series *s = m->slots[i];
+			uint64_t v;
+
+			if (s->fam != (enum fam)f)
+				continue;
+			if (f == F_DURATION) {
+				put_histogram(&o, s);
+				continue;
+			}
+			v = atomic_load_explicit(&s->value, memory_order_relaxed);
+			if (f == F_MEMORY)
+				put(&o, "%s{%s} %" PRId64 "\n", fams[f].name, s->labels, (int64_t)v);
+			else
+				put(&o, "%s{%s} %" PRIu64 "\n", fams[f].name, s->labels, v);
+		}
+	}
+	if (o.oom) {
+		free(o.buf);
+		return NULL;
+	}
+	*len = o.len;
+	return o.buf;
+}
