@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "devmem.h"
-#include "field_get.h"
+#include "nvfacts.h"
 #include "idmap.h"
 #include "layouts.h"
 #include "meta.h"
@@ -29,7 +29,6 @@ struct dobj {
 struct ct_devmem {
 	ct_devmem_changed_fn changed;
 	void *ctx;
-	uint32_t driver;
 	uint64_t start_ns;
 	struct idmap objs;        /* client << 32 | handle -> struct dobj */
 	struct idmap started;     /* pids whose start the capture saw */
@@ -247,8 +246,8 @@ static void on_free(struct ct_devmem *m, const struct ct_call *c, const struct c
 	uint64_t client, h;
 	struct dobj *o;
 
-	if (!ct_field_u64(l, arg, len, "hRoot", &client) ||
-	    !ct_field_u64(l, arg, len, "hObjectOld", &h))
+	if (!ct_read_u64(l, arg, len, "hRoot", &client) ||
+	    !ct_read_u64(l, arg, len, "hObjectOld", &h))
 		return;
 	if (h == client) {
 		drop_where(m, (uint32_t)client, 0, 0, c->ts_ns + c->duration_ns);
@@ -263,21 +262,17 @@ static void on_free(struct ct_devmem *m, const struct ct_call *c, const struct c
 
 /* The size an allocation's params give: NV_MEMORY_ALLOCATION_PARAMS.size,
  * or limit + 1 (NVOS02, the older ALLOC_MEMORY). */
-bool ct_mem_alloc_size(const struct ct_call *c, uint32_t drv, uint64_t *size)
+bool ct_mem_alloc_size(const struct ct_call *c, uint64_t *size)
 {
 	const struct ct_ioctl *r = c->ex;
-	const struct ct_layout *l;
 	uint64_t limit;
 
 	if (!r)
 		return false;
-	l = ct_call_arg_layout(c, drv);
-	if (c->has_class) {
-		const struct ct_layout *nl = ct_call_nested_layout(c, drv);
-
-		return ct_field_u64(nl, ct_ioctl_nested(r), r->nest_size, "size", size) && *size;
-	}
-	if (ct_field_u64(l, ct_ioctl_arg(r), r->arg_size, "limit", &limit) &&
+	if (c->has_class)
+		return ct_read_u64(c->nested_layout, ct_ioctl_nested(r), r->nest_size, "size",
+				   size) && *size;
+	if (ct_read_u64(c->layout, ct_ioctl_arg(r), r->arg_size, "limit", &limit) &&
 	    limit != UINT64_MAX) {
 		*size = limit + 1;
 		return true;
@@ -293,10 +288,10 @@ static void on_alloc(struct ct_devmem *m, const struct ct_call *c, const struct 
 	enum ct_mem_kind kind;
 	struct ct_devmem_total *t;
 
-	if (!ct_field_u64(l, arg, len, "hRoot", &client) ||
-	    !ct_field_u64(l, arg, len, "hObjectParent", &parent) ||
-	    !ct_field_u64(l, arg, len, "hObjectNew", &h) ||
-	    !ct_field_u64(l, arg, len, "hClass", &cls) || !h)
+	if (!ct_read_u64(l, arg, len, "hRoot", &client) ||
+	    !ct_read_u64(l, arg, len, "hObjectParent", &parent) ||
+	    !ct_read_u64(l, arg, len, "hObjectNew", &h) ||
+	    !ct_read_u64(l, arg, len, "hClass", &cls) || !h)
 		return;
 	o = calloc(1, sizeof(*o));
 	if (!o)
@@ -315,7 +310,7 @@ static void on_alloc(struct ct_devmem *m, const struct ct_call *c, const struct 
 		return;
 	o->is_mem = true;
 	t->allocs++;
-	if (!ct_mem_alloc_size(c, m->driver, &o->size)) {
+	if (!ct_mem_alloc_size(c, &o->size)) {
 		t->unsized++;
 		o->size = 0;
 	}
@@ -339,16 +334,16 @@ static char marker;
  */
 static void judge_start(struct ct_devmem *m, const struct ct_call *c)
 {
-	static const char *const openers[] = {
-		"NV_ESC_SYS_PARAMS", "NV_ESC_CHECK_VERSION_STR", "NV_ESC_CARD_INFO",
+	static const uint32_t openers[] = {
+		NV_ESC_SYS_PARAMS, NV_ESC_CHECK_VERSION_STR, NV_ESC_CARD_INFO,
 	};
 	size_t i;
 
 	if (idmap_get(&m->judged, c->pid))
 		return;
 	idmap_put(&m->judged, c->pid, &marker);
-	for (i = 0; c->name && i < sizeof(openers) / sizeof(openers[0]); i++)
-		if (strcmp(c->name, openers[i]) == 0)
+	for (i = 0; c->esc_nr && i < sizeof(openers) / sizeof(openers[0]); i++)
+		if (c->esc_nr == openers[i])
 			idmap_put(&m->started, c->pid, &marker);
 	if (c->has_class) {
 		const struct nv_class_info *ci = nv_class_lookup(c->hclass);
@@ -368,15 +363,15 @@ void ct_devmem_call(struct ct_devmem *m, const struct ct_call *c)
 		judge_start(m, c);
 
 	/* Only calls that completed and succeeded change what is held. */
-	if (c->kind != CT_CALL_IOCTL || !c->ex || c->failed || !c->name)
+	if (c->kind != CT_CALL_IOCTL || !c->ex || c->failed)
 		return;
-	if (strcmp(c->name, "NV_ESC_RM_ALLOC") && strcmp(c->name, "NV_ESC_RM_ALLOC_MEMORY") &&
-	    strcmp(c->name, "NV_ESC_RM_FREE"))
+	if (c->esc_nr != NV_ESC_RM_ALLOC && c->esc_nr != NV_ESC_RM_ALLOC_MEMORY &&
+	    c->esc_nr != NV_ESC_RM_FREE)
 		return;
-	l = ct_call_arg_layout(c, m->driver);
+	l = c->layout;
 	arg = ct_ioctl_arg(c->ex);
 	len = c->ex->arg_size;
-	if (strcmp(c->name, "NV_ESC_RM_FREE") == 0)
+	if (c->esc_nr == NV_ESC_RM_FREE)
 		on_free(m, c, l, arg, len);
 	else
 		on_alloc(m, c, l, arg, len);
@@ -386,9 +381,7 @@ static void meta_line(const char *key, const char *val, void *ctx)
 {
 	struct ct_devmem *m = ctx;
 
-	if (strcmp(key, "driver") == 0)
-		m->driver = ct_driver_version(val);
-	else if (strcmp(key, "start_monotonic_ns") == 0)
+	if (strcmp(key, "start_monotonic_ns") == 0)
 		m->start_ns = strtoull(val, NULL, 10);
 }
 

@@ -60,8 +60,9 @@ const struct ct_devmem_total *ct_devmem_totals(const struct ct_devmem *m, size_t
 /* The capture's start (META start_monotonic_ns), 0 if unknown. */
 uint64_t ct_devmem_start_ns(const struct ct_devmem *m);
 /* The size an allocation call's params give (NV_MEMORY_ALLOCATION_PARAMS
- * size, or NVOS02 limit + 1), read by field name; false if unknown. */
-bool ct_mem_alloc_size(const struct ct_call *c, uint32_t drv, uint64_t *size);
+ * size, or NVOS02 limit + 1), read by field name through the layouts the
+ * decoder chose for the call (the trace's driver); false if unknown. */
+bool ct_mem_alloc_size(const struct ct_call *c, uint64_t *size);
 /* Memory class -> kind; false if hclass is not a memory class. */
 bool ct_mem_kind_of(uint32_t hclass, enum ct_mem_kind *kind);
 

@@ -86,8 +86,9 @@ const struct ct_layout *ct_layout_find(enum ct_layout_family fam, uint32_t req,
 size_t ct_layout_sizes(enum ct_layout_family fam, uint32_t req, uint32_t drv,
 		       const struct ct_layout **out, size_t max);
 
-/* The field called name ("status", "params.hMemory", "objects"), NULL if
- * l is NULL or has none. */
+/* The field called name ("status", "params.hMemory", "objects"), else the
+ * first member whose last component is name ("hRoot" finds "params.hRoot"
+ * of a wrapper struct); NULL if l is NULL or has none. */
 const struct ct_field *ct_layout_field(const struct ct_layout *l, const char *name);
 
 /*

@@ -34,11 +34,12 @@ static void find_id(const char *path, char *id)
 static void find_pod(const char *path, char *pod)
 {
 	static const int groups[] = { 8, 4, 4, 4, 12 };
+	static const char prefix[] = "pod";
 	const char *p = path;
 	char buf[37];
 
-	while ((p = strstr(p, "pod")) != NULL) {
-		const char *q = p + 3;
+	while ((p = strstr(p, prefix)) != NULL) {
+		const char *q = p + sizeof(prefix) - 1;
 		size_t k = 0;
 		int g;
 

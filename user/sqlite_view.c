@@ -11,9 +11,9 @@
 #include <time.h>
 #include <sqlite3.h>
 
+#include "nvfacts.h"
 #include "call_name.h"
 #include "devmem.h"
-#include "field_get.h"
 #include "meta.h"
 #include "nvtables.h"
 #include "record.h"
@@ -68,7 +68,6 @@ struct ct_sqlite {
 	bool host_fixed;          /* given on the command line */
 	sqlite3_stmt *st[S_MAX];
 	sqlite3_int64 trace_id;   /* 0 until the header (or the first row) */
-	uint32_t driver;
 	uint64_t rows;            /* in the open transaction */
 	uint64_t batch_start_ns;
 	bool in_tx, failed;
@@ -238,8 +237,6 @@ static void meta_collect(const char *key, const char *val, void *ctx)
 
 	if (strcmp(key, "host") == 0 && !m->s->host_fixed)
 		snprintf(m->s->host, sizeof(m->s->host), "%s", val);
-	if (strcmp(key, "driver") == 0)
-		m->s->driver = ct_driver_version(val);
 	for (i = 0; i < N_TRACE_COLS; i++)
 		if (strcmp(key, trace_cols[i]) == 0 && !m->vals[i])
 			m->vals[i] = strdup(val);
@@ -340,7 +337,7 @@ static void view_record(void *ctx, const struct ct_rec *r)
  * it names (objects under it are freed too, but keep freed_ns NULL). */
 static void on_object(struct ct_sqlite *s, const struct ct_call *c)
 {
-	const struct ct_layout *l = ct_call_arg_layout(c, s->driver);
+	const struct ct_layout *l = c->layout;
 	const unsigned char *arg = ct_ioctl_arg(c->ex);
 	uint32_t len = c->ex->arg_size;
 	uint64_t client, h, parent, cls, size;
@@ -348,10 +345,10 @@ static void on_object(struct ct_sqlite *s, const struct ct_call *c)
 	enum ct_mem_kind kind;
 	sqlite3_stmt *st;
 
-	if (!ct_field_u64(l, arg, len, "hRoot", &client))
+	if (!ct_read_u64(l, arg, len, "hRoot", &client))
 		return;
-	if (strcmp(c->name, "NV_ESC_RM_FREE") == 0) {
-		if (!ct_field_u64(l, arg, len, "hObjectOld", &h))
+	if (c->esc_nr == NV_ESC_RM_FREE) {
+		if (!ct_read_u64(l, arg, len, "hObjectOld", &h))
 			return;
 		st = s->st[S_FREE];
 		batch(s);
@@ -362,9 +359,9 @@ static void on_object(struct ct_sqlite *s, const struct ct_call *c)
 		step(s, st);
 		return;
 	}
-	if (!ct_field_u64(l, arg, len, "hObjectNew", &h) ||
-	    !ct_field_u64(l, arg, len, "hObjectParent", &parent) ||
-	    !ct_field_u64(l, arg, len, "hClass", &cls))
+	if (!ct_read_u64(l, arg, len, "hObjectNew", &h) ||
+	    !ct_read_u64(l, arg, len, "hObjectParent", &parent) ||
+	    !ct_read_u64(l, arg, len, "hClass", &cls))
 		return;
 	st = row(s, S_OBJ);
 	bind_u64(st, 3, c->ts_ns + c->duration_ns);
@@ -378,7 +375,7 @@ static void on_object(struct ct_sqlite *s, const struct ct_call *c)
 	if (c->gpu >= 0)
 		sqlite3_bind_int(st, 10, c->gpu);
 	if (ct_mem_kind_of((uint32_t)cls, &kind)) {
-		if (ct_mem_alloc_size(c, s->driver, &size))
+		if (ct_mem_alloc_size(c, &size))
 			bind_u64(st, 11, size);
 		bind_str(st, 12, ct_mem_kind_names[kind]);
 	}
@@ -447,9 +444,9 @@ static void view_call(void *ctx, const struct ct_call *c)
 	step(s, st);
 	if (c->kind == CT_CALL_MMAP)
 		on_mmap(s, c);
-	else if (c->kind == CT_CALL_IOCTL && c->ex && !c->failed && c->name &&
-		 (!strcmp(c->name, "NV_ESC_RM_ALLOC") || !strcmp(c->name, "NV_ESC_RM_ALLOC_MEMORY") ||
-		  !strcmp(c->name, "NV_ESC_RM_FREE")))
+	else if (c->kind == CT_CALL_IOCTL && c->ex && !c->failed &&
+		 (c->esc_nr == NV_ESC_RM_ALLOC || c->esc_nr == NV_ESC_RM_ALLOC_MEMORY ||
+		  c->esc_nr == NV_ESC_RM_FREE))
 		on_object(s, c);
 }
 

@@ -14,6 +14,7 @@
 #include "devmem.h"
 #include "tap.h"
 #include "layouts.h"
+#include "nvfacts.h"
 #include "nvtables.h"
 #include "record.h"
 
@@ -66,13 +67,17 @@ static void alloc(struct ct_devmem *m, uint32_t pid, int gpu, uint32_t client, u
 	put(nvos64, (unsigned char *)(r + 1), "hObjectNew", h);
 	put(nvos64, (unsigned char *)(r + 1), "hClass", hc);
 	put(nvos64, (unsigned char *)(r + 1), "status", (uint64_t)status);
-	pl = ct_layout_alloc(hc, 128, 0);
+	pl = ct_layout_sizes(CT_LAYOUT_ALLOC, hc, 0, &pl, 1) ? pl : NULL;
 	if (pl && size) {
 		r->nest_ptr = 0x1000;
 		r->nest_want = r->nest_size = pl->size;
 		put(pl, (unsigned char *)(r + 1) + r->arg_size, "size", size);
 	}
 	c.ex = r;
+	c.rec = r;
+	c.esc_nr = nvos64->req;
+	c.layout = nvos64;
+	c.nested_layout = size ? pl : NULL;
 	c.ts_ns = clock_ns;
 	c.duration_ns = 10;
 	clock_ns += 1000;
@@ -91,6 +96,9 @@ static void rm_free(struct ct_devmem *m, uint32_t pid, uint32_t client, uint32_t
 	put(nvos00, (unsigned char *)(r + 1), "hRoot", client);
 	put(nvos00, (unsigned char *)(r + 1), "hObjectOld", h);
 	c.ex = r;
+	c.rec = r;
+	c.esc_nr = nvos00->req;
+	c.layout = nvos00;
 	c.ts_ns = clock_ns;
 	clock_ns += 1000;
 	ct_devmem_call(m, &c);
@@ -124,8 +132,8 @@ int main(void)
 	struct ct_rec ex = { .type = CT_REC_PROC_EXIT, .size = sizeof(ex), .pid = 10 };
 	const uint64_t MiB = 1 << 20;
 
-	nvos64 = ct_layout_by_name("NVOS64_PARAMETERS", 48);
-	nvos00 = ct_layout_by_name("NVOS00_PARAMETERS", 16);
+	nvos64 = ct_layout_find(CT_LAYOUT_ESCAPE, NV_ESC_RM_ALLOC, 48, 0);
+	nvos00 = ct_layout_find(CT_LAYOUT_ESCAPE, NV_ESC_RM_FREE, 16, 0);
 	if (!nvos64 || !nvos00 || !m) {
 		ok(false, "layouts NVOS64 and NVOS00 found");
 		return tap_done();
