@@ -35,7 +35,11 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
 FORMAT_INCLUDES  := -Ibpf -Iformat
 DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
 INCLUDES         := -Iuser $(DECODER_INCLUDES)
-LDLIBS  := -lbpf -lelf -lz -lzstd
+LDLIBS  := -lbpf -ldw -lelf -liberty -lz -lzstd
+ifeq ($(STATIC),1)
+# static libdw pulls in every decompressor elfutils was built with
+LDLIBS  += -llzma -lbz2 -lpthread -ldl
+endif
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
@@ -48,8 +52,11 @@ include decoders/layouts.mk
 USER_SRCS := $(wildcard user/*.c)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
+# The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
+CAPTURE_SRCS := user/capture.c user/unwind.c user/symbolize.c user/codemaps.c
+CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c user/capture.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
+LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
 HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
@@ -60,7 +67,7 @@ vpath %.c user decoders format $(OUTPUT)
 all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
-$(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c bpf/cudatrace.h bpf/kernel_types.h
+$(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c $(wildcard bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
@@ -85,7 +92,7 @@ $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/libcudatrace.a
+$(BIN): $(OUTPUT)/obj/main.o $(CAPTURE_OBJS) $(OUTPUT)/libcudatrace.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

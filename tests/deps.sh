@@ -3,7 +3,8 @@
 # when something is missing.  Run by `make deps` (and so by `make test`).
 set -eu
 
-PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev \
+PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev zlib1g-dev libzstd-dev \
+      liblzma-dev libbz2-dev \
       python3 libclang-rt-14-dev zstd"
 
 missing=""

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apisum.h"
 #include "filter.h"
 #include "perfetto.h"
 #include "summary.h"
@@ -22,7 +23,7 @@ int ct_views_check(const struct ct_options *o)
 				"checks it)\n");
 		return -1;
 	}
-	if ((o->summary_by_pid || o->summary_by_gpu) && !o->summary) {
+	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api) && !o->summary) {
 		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
 		return -1;
 	}
@@ -56,7 +57,17 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 			return -1;
 		}
 	}
-	if (o->summary) {
+	if (o->summary && o->summary_by_api) {
+		struct ct_apisum *as = ct_apisum_new(o->out, o->json, o->summary_by_api == 2);
+
+		if (!as)
+			goto oom;
+		v = ct_apisum_view(as);
+		if (ct_decoder_add_view(d, &v)) {
+			ct_apisum_free(as);
+			goto full;
+		}
+	} else if (o->summary) {
 		struct ct_summary_opts so = {
 			.out = o->out, .json = o->json, .by_pid = o->summary_by_pid,
 			.by_gpu = o->summary_by_gpu,
