@@ -126,11 +126,16 @@ static bool is_thread_start(const char *sym)
 static const char *named_in_module(const struct ct_frames *f, uint32_t i)
 {
 	const struct ct_frame *fr = ct_frames_at(f);
+	const char *m = ct_frame_str(f, fr[i].module), *mj;
 	uint32_t j;
 
-	for (j = i; j < f->nframes && fr[j].module == fr[i].module; j++)
+	for (j = i; j < f->nframes; j++) {
+		mj = ct_frame_str(f, fr[j].module);
+		if (j > i && (!m || !mj || strcmp(m, mj) != 0))
+			break;
 		if (fr[j].sym != CT_NOSTR)
 			return ct_frame_str(f, fr[j].sym);
+	}
 	return NULL;
 }
 

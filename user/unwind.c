@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -353,10 +352,6 @@ static uint32_t walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struc
 	p->read_past = false;
 	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
 	p->cur = NULL;
-	if (getenv("CT_UNWIND_DEBUG"))
-		fprintf(stderr, "unwind tid %u: rc %d (%s), %u frames, %u stack bytes (flags %x), sp %llx, read_past %d\n",
-			s->h.tid, rc, dwfl_errmsg(-1), u->fb.nframes, s->size, s->flags,
-			(unsigned long long)s->regs[CT_REG_RSP], p->read_past);
 	if (u->fb.nframes >= UNWIND_MAX_FRAMES)
 		return CT_UNWIND_MAX_FRAMES;
 	if (rc == 0)
@@ -384,8 +379,6 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.stacks++;
 	u->st.frames += u->fb.nframes;
 	u->st.cpu_ns += thread_cpu_ns() - t0;
-	if (getenv("CT_UNWIND_DEBUG"))
-		fprintf(stderr, "stack of %u: %.3f ms\n", s->h.tid, (thread_cpu_ns() - t0) / 1e6);
 }
 
 struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx)
