@@ -56,6 +56,7 @@ struct ct_call {
 	const struct ct_frames *stack;    /* -k: its call stack, NULL if none (stack.h) */
 	const char *api;                  /* driver entry point it came through, or NULL */
 	const char *caller;               /* first frame outside the driver library */
+	uint64_t caller_pc;               /* that frame's pc (0: none) */
 };
 
 /* Views run in order; a filter that returns false drops the call for the

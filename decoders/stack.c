@@ -175,6 +175,8 @@ static void attribute(struct ct_stacks *s, const struct ct_frames *f, struct ct_
 		name_by_offset(s->caller, f, &fr[last + 1]);
 	}
 	c->caller = s->caller;
+	if (last + 1 < f->nframes)
+		c->caller_pc = fr[last + 1].pc;
 }
 
 void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
@@ -183,6 +185,7 @@ void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
 
 	c->stack = NULL;
 	c->api = c->caller = NULL;
+	c->caller_pc = 0;
 	if (!s || !(f = idmap_get(&s->by_tid, c->tid)) || f->h.ts_ns != c->ts_ns ||
 	    f->h.pid != c->pid)
 		return;

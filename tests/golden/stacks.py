@@ -58,4 +58,19 @@ t.ok(lines and all("[cuMemAlloc_v2 <- cudaMalloc]" in l for l in lines if " ioct
      "-e api=cuMemAlloc* -e caller=cudaMalloc: only those calls, tagged so", lines[:3])
 t.ok(" > libcuda.so.580.159.04(cuMemAlloc_v2+0x20) [0x" in p.stdout,
      "text frames as strace -k: module(sym+0xoff) [0xpc]")
+# Perfetto: one slice per API call, around the slices of its ioctls.
+import tempfile  # noqa: E402
+pf = os.path.join(tempfile.mkdtemp(prefix="ct-stacks-"), "t.json")
+p = run([CUDATRACE, "-r", TRACE, "-c", "--perfetto", pf])
+ev = json.load(open(pf))["traceEvents"]
+apis = [e for e in ev if e.get("cat") == "api"]
+ioc = [e for e in ev if e.get("cat") == "ioctl"]
+outside = [e for e in ioc if not any(
+    a["tid"] == e["tid"] and a["ts"] <= e["ts"] and e["ts"] + e["dur"] <= a["ts"] + a["dur"]
+    for a in apis)]
+t.ok(p.returncode == 0 and apis and not outside and
+     sum(a["args"]["calls"] for a in apis) == 590,
+     "--perfetto: %d API slices hold all 559 ioctl slices and count all 590 calls" % len(apis),
+     outside[:3])
+os.unlink(pf)
 t.done()
