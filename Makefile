@@ -45,7 +45,12 @@ VIEW_LIBS := -lsqlite3 -lpthread -lm
 else
 VIEW_LIBS := -lsqlite3 -lmicrohttpd -lpthread -lm
 endif
-LDLIBS  := -lbpf -lelf -lz -lzstd $(VIEW_LIBS)
+# libdw (and libiberty's demangler) unwind and name -k stacks; static libdw
+# pulls in every decompressor elfutils was built with.
+LDLIBS  := -lbpf -ldw -lelf -liberty -lz -lzstd $(VIEW_LIBS)
+ifeq ($(STATIC),1)
+LDLIBS  += -llzma -lbz2 -ldl
+endif
 
 .DEFAULT_GOAL := all
 
@@ -55,8 +60,11 @@ include decoders/layouts.mk
 USER_SRCS := $(wildcard user/*.c)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
+# The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
+CAPTURE_SRCS := user/capture.c user/detach.c user/unwind.c user/symbolize.c user/codemaps.c
+CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c user/capture.c user/detach.c,$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
+LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
 HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h) $(NVFACTS_H)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
@@ -92,7 +100,7 @@ $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(OUTPUT)/obj/main.o $(OUTPUT)/obj/capture.o $(OUTPUT)/obj/detach.o $(OUTPUT)/libcudatrace.a
+$(BIN): $(OUTPUT)/obj/main.o $(CAPTURE_OBJS) $(OUTPUT)/libcudatrace.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

@@ -559,6 +559,8 @@ static __always_inline void emit_proc(__u32 source)
 	emit(p, size);
 }
 
+#include "stacks.bpf.h"
+
 static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -599,6 +601,8 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->_pad = 0;
 	send_ioctl(s, true);
 	send_fileref(s);
+	if (stack_bytes)
+		send_stack(r->ts_enter);
 
 	in = bpf_task_storage_get(&inflight_ioctl, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -686,6 +690,8 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 		*slot = in;
 	else
 		count(CT_CNT_INFLIGHT_FULL);
+	if (stack_bytes)
+		send_stack(in.ts);
 	return 0;
 }
 
@@ -743,6 +749,9 @@ static __noinline int munmap_enter(struct syscall_enter_ctx *ctx)
 	r.addr = ctx->args[0];
 	r.len = ctx->args[1];
 	r.map_len = *len;
+	/* The stack first: the decoder prints a munmap as soon as it comes. */
+	if (stack_bytes)
+		send_stack(r.h.ts_ns);
 	emit(&r, sizeof(r));
 	bpf_map_delete_elem(&nv_mappings, &k);
 	return 0;
@@ -803,6 +812,12 @@ int sys_exit_ioctl(struct syscall_exit_ctx *ctx)
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int sys_exit_mmap(struct syscall_exit_ctx *ctx)
 {
+	/* -k: a file mapped executable; the user registers still hold the
+	 * mmap's arguments at its exit. */
+	if (stack_bytes)
+		send_code_map(bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+					      bpf_core_type_id_kernel(struct pt_regs)),
+			      ctx->ret);
 	return mmap_exit(ctx);
 }
 
@@ -843,8 +858,11 @@ int on_exec(void *ctx)
 		bpf_map_delete_elem(&described, &tgid);
 		return 0;
 	}
-	if (pid_traced(tgid))
+	if (pid_traced(tgid)) {
 		emit_proc(CT_PROC_EXEC);
+		if (stack_bytes)
+			send_exe_map();
+	}
 	return 0;
 }
 

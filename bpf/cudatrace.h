@@ -32,6 +32,10 @@ enum ct_rec_type {
 	CT_REC_FDPATH      = 9,  /* struct ct_fdpath + path bytes */
 	CT_REC_TRAILER     = 10, /* file only: struct ct_trailer + per-cpu lost */
 	CT_REC_FILEREF     = 11, /* struct ct_fileref */
+	CT_REC_STACK       = 12, /* -k, ring buffer only: struct ct_stack + stack bytes */
+	CT_REC_CODE_MAP    = 13, /* -k, ring buffer only: struct ct_code_map */
+	CT_REC_MAPPING     = 14, /* -k: struct ct_mapping + path bytes */
+	CT_REC_FRAMES      = 15, /* -k: struct ct_frames + frames + strings */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -169,6 +173,117 @@ struct ct_fileref {
 	__s32 fd;         /* the fd named in the parameters */
 	__u32 ctrl_cmd;   /* the RM control command that named it */
 	__u64 file_id;    /* 0: fd was not open */
+};
+
+/*
+ * -k: call stacks.  The kernel sends the user registers and the top of the
+ * user stack at the entry of each traced call (CT_REC_STACK, right after
+ * the entry record; h.ts_ns is the call's entry time).  The capture
+ * unwinds it at once and writes what it found (CT_REC_FRAMES); the stack
+ * bytes themselves never reach a trace file.
+ */
+#define CT_STACK_DEFAULT (32 * 1024)    /* -k: deepest real stack seen was 27,856 */
+#define CT_STACK_MAX     (64 * 1024)    /* -k=BYTES ceiling */
+
+/* ct_stack.regs: x86-64 user registers in DWARF register order. */
+enum ct_stack_reg {
+	CT_REG_RAX, CT_REG_RDX, CT_REG_RCX, CT_REG_RBX, CT_REG_RSI, CT_REG_RDI,
+	CT_REG_RBP, CT_REG_RSP, CT_REG_R8, CT_REG_R9, CT_REG_R10, CT_REG_R11,
+	CT_REG_R12, CT_REG_R13, CT_REG_R14, CT_REG_R15, CT_REG_RIP,
+	CT_STACK_NREGS
+};
+
+/* ct_stack.flags */
+#define CT_STACK_TRUNC  (1u << 0)   /* the stack's mapping goes on past size bytes */
+#define CT_STACK_FAULT  (1u << 1)   /* reading the stack faulted: size is 0 */
+#define CT_STACK_NO_VMA (1u << 2)   /* the stack's mapping could not be looked up */
+#define CT_STACK_HOLES  (1u << 3)   /* some pages were never touched: read as zeros */
+
+/* Followed by size bytes of user memory from regs[CT_REG_RSP] up. */
+struct ct_stack {
+	struct ct_rec h;
+	__u64 regs[CT_STACK_NREGS];
+	__u32 size;
+	__u32 flags;      /* CT_STACK_* */
+};
+
+/*
+ * A traced process mapped a file executable (ld.so loading a library,
+ * dlopen; or, at exec, the program's own text).  Followed by path_size
+ * bytes: the file's path as the kernel names it from the root of all
+ * mounts, its components leaf first, each ended by a NUL
+ * ("libc.so.6\0x86_64-linux-gnu\0lib\0usr\0"), so that the capture can
+ * open it even when the process has already gone.
+ */
+#define CT_CODE_PATH_MAX  1024
+#define CT_CODE_PATH_CUT  (1u << 0)  /* the path is incomplete: do not use it */
+struct ct_code_map {
+	struct ct_rec h;
+	__u64 addr;
+	__u64 len;
+	__u64 pgoff;      /* file offset, bytes */
+	__u64 ino;
+	__u32 dev;        /* s_dev of the file's file system */
+	__u32 prot;
+	__u32 path_size;
+	__u32 path_flags; /* CT_CODE_PATH_* */
+};
+
+/*
+ * An executable file mapping of a traced process, as /proc/PID/maps showed
+ * it when the process was first seen or mapped new code.  Followed by
+ * path_size bytes of path (no NUL).  bias: what is added to the file's ELF
+ * addresses (p_vaddr) to give run-time addresses.
+ */
+#define CT_BUILD_ID_MAX 32
+struct ct_mapping {
+	struct ct_rec h;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;
+	__u64 bias;
+	__u32 path_size;
+	__u32 build_id_size;              /* 0: the file has none (or was unreadable) */
+	__u8  build_id[CT_BUILD_ID_MAX];
+};
+
+/*
+ * A call stack, unwound and named on the capture machine.  h.ts_ns is the
+ * entry time of the call it belongs to (same pid/tid).  Followed by
+ * nframes struct ct_frame (innermost first), then strings_size bytes of
+ * NUL-terminated strings that the frames point into by offset.
+ */
+#define CT_FRAMES_MAX   256
+#define CT_STRINGS_MAX  (64 * 1024)
+#define CT_NOSTR        0xffffffffu
+
+/* ct_frames.status: why the unwinding stopped. */
+enum ct_unwind_status {
+	CT_UNWIND_END      = 0,   /* outermost frame reached (no return address) */
+	CT_UNWIND_NO_STACK = 1,   /* ran out of captured stack bytes */
+	CT_UNWIND_NO_CFI   = 2,   /* a pc with no module or no unwind info */
+	CT_UNWIND_MAX_FRAMES = 3, /* stopped at CT_FRAMES_MAX (or the step bound) */
+	CT_UNWIND_NO_MAPS  = 4,   /* the process's mappings could not be read */
+	CT_UNWIND_ERROR    = 5,   /* anything else libdw reported */
+};
+
+struct ct_frames {
+	struct ct_rec h;
+	__u32 nframes;
+	__u32 status;         /* enum ct_unwind_status */
+	__u32 stack_size;     /* stack bytes the kernel captured */
+	__u32 strings_size;
+};
+
+struct ct_frame {
+	__u64 pc;
+	__u64 offset;         /* pc - bias: the address in the module's ELF file */
+	__u64 sym_off;        /* pc - value of sym */
+	__u64 exp_off;        /* pc - value of exp */
+	__u32 module;         /* string: the file's path; CT_NOSTR when unknown */
+	__u32 sym;            /* string: best symbol (.symtab, else .dynsym), demangled */
+	__u32 exp;            /* string: exported .dynsym function that holds pc */
+	__u32 src;            /* string: "file:line" from DWARF line tables */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

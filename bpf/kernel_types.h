@@ -67,8 +67,34 @@ struct inode {
 	dev_t i_rdev;
 };
 
+struct qstr {
+	__u32 len;
+	const unsigned char *name;
+};
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+};
+
+struct vfsmount {
+	struct dentry *mnt_root;
+};
+
+struct mount {            /* fs/mount.h: the vfsmount is embedded */
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+};
+
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+};
+
 struct file {
 	struct inode *f_inode;
+	struct path f_path;
 };
 
 struct fdtable {
@@ -85,9 +111,18 @@ struct mm_struct {
 	unsigned long arg_end;
 	unsigned long env_start;
 	unsigned long env_end;
+	unsigned long start_code;
+	struct file *exe_file;
 };
 
 struct pt_regs {          /* x86-64 */
+	unsigned long r15;
+	unsigned long r14;
+	unsigned long r13;
+	unsigned long r12;
+	unsigned long bp;
+	unsigned long bx;
+	unsigned long r11;
 	unsigned long r10;
 	unsigned long r9;
 	unsigned long r8;
@@ -95,6 +130,17 @@ struct pt_regs {          /* x86-64 */
 	unsigned long si;
 	unsigned long di;
 	unsigned long orig_ax;
+	unsigned long ax;
+	unsigned long cx;
+	unsigned long ip;
+	unsigned long sp;
+};
+
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_pgoff;
+	struct file *vm_file;
 };
 
 struct task_struct {

@@ -52,6 +52,11 @@ struct ct_call {
 	uint32_t xfer_nr;                 /* NV_ESC_IOCTL_XFER_CMD: the escape it wraps */
 	uint32_t client;                  /* the argument's first handle (hClient, hRoot) */
 	const struct ct_special *special; /* its entry in special.c's table, or NULL */
+
+	const struct ct_frames *stack;    /* -k: its call stack, NULL if none (stack.h) */
+	const char *api;                  /* driver entry point it came through, or NULL */
+	const char *caller;               /* first frame outside the driver library */
+	uint64_t caller_pc;               /* that frame's pc (0: none) */
 };
 
 /* Views run in order; a filter that returns false drops the call for the

@@ -21,7 +21,11 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	d->o = *opts;
 	em_init(&d->em, opts->out, opts->json);
 	d->objs = ct_objects_new();
-	if (!d->objs) {
+	d->stacks = ct_stacks_new(opts->api_lib);
+	if (!d->objs || !d->stacks) {
+		ct_objects_free(d->objs);
+	ct_stacks_free(d->stacks);
+		ct_stacks_free(d->stacks);
 		free(d);
 		return NULL;
 	}
@@ -59,6 +63,7 @@ static void show_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	struct ct_call c;
 
 	ct_describe_ioctl(d, en, ex, &c);
+	ct_stacks_describe(d->stacks, &c);
 	if (run_views(d, &c))
 		ct_print_ioctl(d, &c);
 }
@@ -122,6 +127,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 	c.duration_ns = m->h.ts_ns - m->ts_enter;
 	c.ret = m->ret;
 	c.failed = m->ret < 0 && m->ret > -4096;
+	ct_stacks_describe(d->stacks, &c);
 	if (run_views(d, &c))
 		ct_print_mmap(d, m, &c);
 }
@@ -133,8 +139,9 @@ static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 
 	ct_describe_common(d, &c, &m->h, NULL, -1, 0, 0, 0);
 	c.ts_ns = m->h.ts_ns;
+	ct_stacks_describe(d->stacks, &c);
 	if (run_views(d, &c))
-		ct_print_munmap(d, m);
+		ct_print_munmap(d, m, &c);
 }
 
 static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
@@ -224,6 +231,13 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	case CT_REC_FILEREF:
 		on_fileref(d, (const struct ct_fileref *)r);
 		break;
+	case CT_REC_FRAMES:
+		ct_stacks_learn(d->stacks, (const struct ct_frames *)r);
+		break;
+	case CT_REC_MAPPING:
+		if (!d->o.quiet)
+			ct_print_mapping(d, (const struct ct_mapping *)r);
+		break;
 	}
 }
 
@@ -295,6 +309,7 @@ void ct_decoder_free(struct ct_decoder *d)
 	idmap_drain(&d->pending, free_pending, NULL);
 	idmap_free(&d->pending);
 	ct_objects_free(d->objs);
+	ct_stacks_free(d->stacks);
 	ct_devnames_free(&d->devs);
 	free(d);
 }

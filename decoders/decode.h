@@ -20,6 +20,7 @@ struct ct_decode_opts {
 	int timestamps;   /* text: 0 seconds since start, 1 -t, 2 -tt, 3 -ttt (strace's) */
 	bool durations;   /* text: -T, time spent in the call */
 	bool color;       /* text: ANSI colours (--color) */
+	const char *api_lib; /* --api-lib: the driver library's file name pattern (NULL: default) */
 };
 
 struct ct_decode_stats {

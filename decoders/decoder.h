@@ -24,6 +24,7 @@
 #include "idmap.h"
 #include "objects.h"
 #include "record.h"
+#include "stack.h"
 
 struct ct_decoder {
 	struct ct_decode_opts o;
@@ -31,6 +32,7 @@ struct ct_decoder {
 	struct ct_field_printer fp;  /* em, objs and o.verbose, for fields.c */
 	struct idmap pending;        /* tid -> malloc'd entry record */
 	struct ct_objects *objs;     /* handles -> objects, across the trace */
+	struct ct_stacks *stacks;    /* -k: frames records by thread (stack.h) */
 	struct ct_view views[CT_MAX_VIEWS];
 	int nviews;
 	struct ct_devnames devs;     /* (rdev, inode) -> path */
@@ -56,12 +58,13 @@ void ct_print_ioctl(struct ct_decoder *d, const struct ct_call *c);
 
 /* print_events.c */
 void ct_print_mmap(struct ct_decoder *d, const struct ct_mmap *m, const struct ct_call *c);
-void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m);
+void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m, const struct ct_call *c);
 void ct_print_proc(struct ct_decoder *d, const struct ct_proc *p);
 void ct_print_fork(struct ct_decoder *d, const struct ct_fork *f);
 void ct_print_exit(struct ct_decoder *d, const struct ct_rec *r);
 void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f);
 void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t);
+void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,
@@ -71,6 +74,8 @@ void ct_print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flag
 		      uint64_t ino);
 void ct_print_duration(struct ct_decoder *d, uint64_t ns);
 void ct_end_line(struct ct_decoder *d);
+/* The end of a call's line: its stack (-k, stack.h), then the newline. */
+void ct_end_call_line(struct ct_decoder *d, const struct ct_call *c);
 void ct_hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n);
 /* ANSI colour c if --color, else "". */
 const char *ct_color(const struct ct_decoder *d, const char *c);

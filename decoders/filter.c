@@ -18,17 +18,23 @@
 #include "nvtables.h"
 
 
-enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_MAX };
+enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_MAX };
 
 static const char *const key_names[K_MAX] = {
-	"esc", "ctrl", "class", "uvm", "syscall", "status",
+	"esc", "ctrl", "class", "uvm", "syscall", "status", "api", "caller",
 };
-#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status"
+#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status, api, caller"
 
 /* What an unknown exact name is called in the error. */
 static const char *const key_what[K_MAX] = {
-	"escape", "RM control", "class", "UVM request", "syscall", "NV_STATUS",
+	"escape", "RM control", "class", "UVM request", "syscall", "NV_STATUS", "api", "caller",
 };
+
+/* Keys whose names come from the trace (-k stacks), not from tables. */
+static bool free_names(enum key k)
+{
+	return k == K_API || k == K_CALLER;
+}
 
 struct pat {
 	bool is_num;     /* 0x...: compare the number */
@@ -166,6 +172,9 @@ static bool name_known(enum key k, const char *glob)
 	case K_SYSCALL:
 		return pat_matches(glob, "ioctl", NULL) || pat_matches(glob, "mmap", NULL) ||
 		       pat_matches(glob, "munmap", NULL);
+	case K_API:
+	case K_CALLER:
+		return true;
 	case K_STATUS:
 		for (i = 0; i < nv_status_count(); i++)
 			if (pat_matches(glob, nv_status_at(i)->name, NULL))
@@ -218,6 +227,10 @@ static int parse_pattern(const struct expr *e, char *item, struct pat *pt, const
 	why = check_glob(item, &wild);
 	if (why)
 		return fail("-e", arg, "%s in '%s'", why, item);
+	if (free_names(e->key)) {
+		pt->glob = item;   /* any function name: -k stacks name them */
+		return 0;
+	}
 	if (e->key != K_SYSCALL && !wild && item[0] == '0' && (item[1] == 'x' || item[1] == 'X')) {
 		if (!parse_hex(item, &pt->num))
 			return fail("-e", arg, "bad hex number '%s'", item);
@@ -444,6 +457,12 @@ static bool expr_matches(const struct expr *e, const struct ct_call *c)
 	case K_SYSCALL:
 		for (i = 0; i < e->npats; i++)
 			if (pat_matches(e->pats[i].glob, kinds[c->kind], NULL))
+				return true;
+		return false;
+	case K_API:
+	case K_CALLER:
+		for (i = 0; i < e->npats; i++)
+			if (pat_matches(e->pats[i].glob, e->key == K_API ? c->api : c->caller, NULL))
 				return true;
 		return false;
 	case K_MAX:

@@ -35,6 +35,10 @@ struct thr {
 	 * record pointers are cleared (the records are gone) and the path is
 	 * a copy. */
 	struct ct_call *open;
+	/* -k: the API call the thread's latest calls came through: its
+	 * consecutive calls with the same api and caller frame. */
+	char *api, *caller;
+	uint64_t api_caller_pc, api_start, api_end, api_calls;
 };
 
 struct proc {
@@ -268,6 +272,61 @@ static void instant(struct ct_perfetto *p, const struct ct_call *c)
 	em_close(e);
 }
 
+/*
+ * One slice per API call (-k), around the slices of the ioctls it made.
+ * It starts 1 ns before its first call and ends 1 ns after its last, so
+ * that the viewers nest the calls inside it even where times are equal.
+ */
+static void write_api_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, struct thr *t)
+{
+	uint64_t start = rel(p, t->api_start), stop = rel(p, t->api_end) + 1;
+	struct emit *e;
+
+	if (!t->api)
+		return;
+	start = start ? start - 1 : 0;
+	e = begin_event(p);
+	em_str(e, "name", t->api);
+	em_str(e, "cat", "api");
+	em_str(e, "ph", "X");
+	em_us(e, "ts", start);
+	em_us(e, "dur", stop > start ? stop - start : 0);
+	em_u64(e, "pid", pid);
+	em_u64(e, "tid", tid);
+	em_open(e, "args");
+	em_str(e, "caller", t->caller ? t->caller : "?");
+	em_u64(e, "calls", t->api_calls);
+	em_close(e);
+	em_close(e);
+	free(t->api);
+	free(t->caller);
+	t->api = t->caller = NULL;
+}
+
+/* The call joins its thread's API slice, or closes it and opens its own. */
+static void track_api(struct ct_perfetto *p, struct thr *t, const struct ct_call *c,
+		      uint64_t end)
+{
+	if (t->api && (!c->api || strcmp(t->api, c->api) || c->caller_pc != t->api_caller_pc))
+		write_api_slice(p, c->pid, c->tid, t);
+	if (!c->api)
+		return;
+	if (!t->api) {
+		t->api = strdup(c->api);
+		t->caller = c->caller ? strdup(c->caller) : NULL;
+		if (!t->api) {
+			p->oom = true;
+			return;
+		}
+		t->api_caller_pc = c->caller_pc;
+		t->api_start = c->ts_ns;
+		t->api_calls = 0;
+	}
+	t->api_calls++;
+	if (end > t->api_end || t->api_calls == 1)
+		t->api_end = end;
+}
+
 /* --- state ---------------------------------------------------------------- */
 
 static struct proc *get_proc(struct ct_perfetto *p, uint32_t pid)
@@ -364,6 +423,8 @@ static struct ct_call *hold(const struct ct_call *c)
 	h->munmap = NULL;
 	h->layout = h->nested_layout = NULL;
 	h->special = NULL;
+	h->stack = NULL;
+	h->api = h->caller = NULL;   /* the decoder's buffers: gone by then */
 	h->path = c->path ? strdup(c->path) : NULL;
 	return h;
 }
@@ -394,6 +455,7 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 		t->open = NULL;
 	}
 	count_call(p, pr, end);
+	track_api(p, t, c, end);
 	if (c->kind != CT_CALL_IOCTL) {
 		instant(p, c);
 		return;
@@ -412,11 +474,11 @@ static void end_thread(uint64_t key, void *val, void *ctx)
 	struct ct_perfetto *p = ctx;
 	struct thr *t = val;
 
-	(void)key;
 	if (t->open) {
 		write_slice(p, t->open, p->last, true);
 		free_held(t->open);
 	}
+	write_api_slice(p, (uint32_t)(key >> 32), (uint32_t)key, t);
 	free(t);
 }
 

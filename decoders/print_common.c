@@ -73,6 +73,18 @@ void ct_end_line(struct ct_decoder *d)
 	fputc('\n', d->o.out);
 }
 
+void ct_end_call_line(struct ct_decoder *d, const struct ct_call *c)
+{
+	if (d->o.json) {
+		ct_stack_emit_json(&d->em, c);
+		ct_end_line(d);
+		return;
+	}
+	ct_stack_print_tag(d->o.out, c);
+	fputc('\n', d->o.out);
+	ct_stack_print_frames(d->o.out, c);
+}
+
 void ct_print_fd_path(struct ct_decoder *d, int fd, uint32_t kdev, uint32_t flags,
 		      uint64_t ino)
 {

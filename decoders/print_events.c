@@ -60,10 +60,10 @@ void ct_print_mmap(struct ct_decoder *d, const struct ct_mmap *m, const struct c
 		ct_print_duration(d, m->h.ts_ns - m->ts_enter);
 		print_mmap_target(d, m);
 	}
-	ct_end_line(d);
+	ct_end_call_line(d, c);
 }
 
-void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m)
+void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m, const struct ct_call *c)
 {
 	ct_print_head(d, "munmap", m->h.ts_ns, &m->h, NULL);
 	if (d->o.json) {
@@ -75,7 +75,7 @@ void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 		fprintf(d->o.out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", (uint64_t)m->addr,
 			(uint64_t)m->len);
 	}
-	ct_end_line(d);
+	ct_end_call_line(d, c);
 }
 
 /* argv or env block (NUL-separated) as a list. */
@@ -168,6 +168,16 @@ void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t)
 	}
 }
 
+
+/* -k: an executable mapping of a traced process (JSON, or text with -vv). */
+void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m)
+{
+	if (!d->o.json && d->o.verbose < 2)
+		return;
+	ct_print_head(d, "mapping", m->h.ts_ns, &m->h, NULL);
+	ct_stack_print_mapping(&d->em, d->o.out, m);
+	ct_end_line(d);
+}
 
 /* An fd named in params, and the open file behind it (shown with -vv). */
 void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f)

@@ -126,7 +126,7 @@ static void print_json(struct ct_decoder *d, const struct ct_call *c)
 	if (c->nested_layout)
 		print_nested(d, c, c->nested_name + 1);
 	json_buffers(d, c);
-	ct_end_line(d);
+	ct_end_call_line(d, c);
 }
 
 /* The argument list after the request: the struct, -v its nested params. */
@@ -217,7 +217,7 @@ static void print_text(struct ct_decoder *d, const struct ct_call *c)
 		fputs(" <entry lost>", out);
 	if (r->flags & CT_F_NEST_TRUNC)
 		fprintf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
-	fputc('\n', out);
+	ct_end_call_line(d, c);
 	text_hexdumps(d, c);
 }
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <stdbool.h>
+#include <stdint.h>
 #include "record.h"
 
 static const char *check_ioctl(const struct ct_ioctl *r, size_t len)
@@ -38,6 +40,55 @@ static const char *check_trailer(const struct ct_trailer *t, size_t len)
 	return NULL;
 }
 
+static const char *check_stack(const struct ct_stack *s, size_t len)
+{
+	if (len < sizeof(*s) || s->size > CT_STACK_MAX || sizeof(*s) + (size_t)s->size != len)
+		return "stack record sizes do not add up";
+	return NULL;
+}
+
+static const char *check_code_map(const struct ct_code_map *m, size_t len)
+{
+	if (len < sizeof(*m) || m->path_size > CT_CODE_PATH_MAX ||
+	    sizeof(*m) + (size_t)m->path_size != len)
+		return "code map record sizes do not add up";
+	return NULL;
+}
+
+static const char *check_mapping(const struct ct_mapping *m, size_t len)
+{
+	if (len < sizeof(*m) || m->path_size > 4096 || m->build_id_size > CT_BUILD_ID_MAX ||
+	    sizeof(*m) + (size_t)m->path_size != len)
+		return "mapping record sizes do not add up";
+	return NULL;
+}
+
+static bool str_ok(uint32_t off, uint32_t size)
+{
+	return off == CT_NOSTR || off < size;
+}
+
+/* Every string offset inside the table, and the table NUL-terminated: the
+ * decoder may then read any frame's strings as C strings. */
+static const char *check_frames(const struct ct_frames *f, size_t len)
+{
+	const struct ct_frame *fr = (const struct ct_frame *)(f + 1);
+	const char *strings;
+	uint32_t i;
+
+	if (len < sizeof(*f) || f->nframes > CT_FRAMES_MAX || f->strings_size > CT_STRINGS_MAX ||
+	    sizeof(*f) + (size_t)f->nframes * sizeof(*fr) + f->strings_size != len)
+		return "frames record sizes do not add up";
+	strings = (const char *)(fr + f->nframes);
+	if (f->strings_size && strings[f->strings_size - 1] != 0)
+		return "frames record string table does not end with NUL";
+	for (i = 0; i < f->nframes; i++)
+		if (!str_ok(fr[i].module, f->strings_size) || !str_ok(fr[i].sym, f->strings_size) ||
+		    !str_ok(fr[i].exp, f->strings_size) || !str_ok(fr[i].src, f->strings_size))
+			return "frames record names a string outside its table";
+	return NULL;
+}
+
 const char *ct_record_check(const void *buf, size_t len)
 {
 	const struct ct_rec *h = buf;
@@ -68,6 +119,14 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_trailer(buf, len);
 	case CT_REC_FILEREF:
 		return len == sizeof(struct ct_fileref) ? NULL : "file reference record has the wrong size";
+	case CT_REC_STACK:
+		return check_stack(buf, len);
+	case CT_REC_CODE_MAP:
+		return check_code_map(buf, len);
+	case CT_REC_MAPPING:
+		return check_mapping(buf, len);
+	case CT_REC_FRAMES:
+		return check_frames(buf, len);
 	default:
 		return "unknown record type";
 	}

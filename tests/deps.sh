@@ -3,8 +3,9 @@
 # when something is missing.  Run by `make deps` (and so by `make test`).
 set -eu
 
-PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev \
-      python3 libclang-rt-14-dev zstd libsqlite3-dev libmicrohttpd-dev prometheus python3-yaml"
+PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev zlib1g-dev \
+      libzstd-dev liblzma-dev libbz2-dev python3 libclang-rt-14-dev zstd libsqlite3-dev \
+      libmicrohttpd-dev prometheus python3-yaml"
 
 missing=""
 for p in $PKGS; do

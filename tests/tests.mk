@@ -36,3 +36,24 @@ $(OUTPUT)/blocker: tests/blocker.c
 $(OUTPUT)/libioctlcount.so: tests/ioctl_count.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -shared -fPIC $< -ldl -o $@
+
+# -k: a stand-in driver library and a program that calls it through dlsym,
+# both without frame pointers (tests/stacks/).  libstripped has .dynsym only.
+STACK_CFLAGS := -O2 -fomit-frame-pointer -g
+STACK_TOOLS := $(OUTPUT)/stacks/libcuda.so.1 $(OUTPUT)/stacks/libstripped.so.1 \
+	       $(OUTPUT)/stacks/stackprog
+tests-build: $(STACK_TOOLS)
+
+$(OUTPUT)/stacks/libcuda.so.1: tests/stacks/fakedrv.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 $< -o $@
+
+$(OUTPUT)/stacks/libstripped.so.1: $(OUTPUT)/stacks/libcuda.so.1
+	$(call msg,STRIP,$@)
+	$(Q)strip --strip-all -o $@ $<
+
+$(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -ldl -o $@

@@ -39,6 +39,7 @@
 #include "detach.h"
 #include "record.h"
 #include "trace_file.h"
+#include "unwind.h"
 #include "views.h"
 
 #define CAP_SYS_ADMIN 21
@@ -67,6 +68,7 @@ struct capture {
 	struct ct_devices devs;
 	struct ct_writer *writer;
 	struct ct_decoder *decoder;
+	struct ct_unwinder *unwinder; /* -k */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -312,6 +314,7 @@ static int load_bpf(struct capture *c)
 	s->rodata->filter_comm = ct_filter_kernel_comms(o->filter, NULL) > 0;
 	if (set_layout(s, o))
 		return -1;
+	s->rodata->stack_bytes = o->stack_bytes;
 	err = cudatrace_bpf__load(s);
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
@@ -399,6 +402,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	c->events++;
+	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
+		return c->sink_error ? -1 : 0;
 	switch (r->type) {
 	case CT_REC_IOCTL_ENTER: {
 		const struct ct_ioctl *io = data;
@@ -629,10 +634,18 @@ static void emit_attach_records(struct capture *c)
 {
 	int i;
 
-	for (i = 0; i < c->o->npids; i++)
+	for (i = 0; i < c->o->npids; i++) {
 		if (ct_proc_from_procfs(c->o->proc_root, c->o->pids[i], CT_PROC_ATTACH,
 					now_ns(CLOCK_MONOTONIC), c->procbuf) == 0)
 			sink(c, (struct ct_rec *)c->procbuf);
+		if (c->unwinder)   /* -k: the code it has now; later code comes as it is mapped */
+			ct_unwinder_refresh(c->unwinder, c->o->pids[i], now_ns(CLOCK_MONOTONIC));
+	}
+}
+
+static void unwind_sink(void *ctx, const struct ct_rec *r)
+{
+	sink(ctx, r);
 }
 
 /* --metrics: the series and the HTTP server, started while we still may
@@ -805,6 +818,8 @@ static int start_capture(struct capture *c, int *go_fd)
 		return -1;
 	if (open_sink(c))
 		return -1;
+	if (o->stack_bytes && !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c)))
+		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL);
 	if (!c->rb) {
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
@@ -856,6 +871,13 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, " (%llu exits lost: in-flight table full)",
 			(unsigned long long)lost_inflight);
 	fputc('\n', stderr);
+	if (c->unwinder) {
+		const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
+
+		fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
+			(unsigned long long)us->stacks, (unsigned long long)us->frames,
+			(double)us->cpu_ns / 1e6);
+	}
 }
 
 /* Stops the command if the capture failed or was interrupted, frees
@@ -873,6 +895,7 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			c->child_done = true;
 	}
 	ring_buffer__free(c->rb);
+	ct_unwinder_free(c->unwinder);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);

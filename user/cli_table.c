@@ -21,7 +21,7 @@
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
-       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX };
+       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -40,13 +40,16 @@ const char ct_cli_examples[] =
 "  cudatrace -r gpu.trace -c              # where the time goes, per escape/control\n"
 "  cudatrace -r gpu.trace -e esc=RM_ALLOC,RM_FREE -e 'class=NV01_DEVICE_0'\n"
 "  sudo cudatrace --comm python3 --failed # failing calls of python3 processes\n"
-"  sudo cudatrace --device /tmp/fake -- ./test   # trace a stand-in file\n";
+"  sudo cudatrace --device /tmp/fake -- ./test   # trace a stand-in file\n"
+"  sudo cudatrace -k -w t.ctrace -- ./app # with the call stack of every call\n"
+"  cudatrace -r t.ctrace -c --summary-by=api     # per driver entry point\n";
 
 const char *const ct_opt_group_titles[G_COUNT] = {
 	[G_TRACE] = "What to trace",
 	[G_OUTPUT] = "Output",
 	[G_FILTER] = "Filters (with -r or live; all must match; docs/VIEWS.md)",
 	[G_VIEW] = "Views (with -r or live; docs/VIEWS.md)",
+	[G_STACK] = "Call stacks (docs/VIEWS.md)",
 	[G_METRICS] = "Metrics (live capture, with or without -w; docs/CONTAINERS.md)",
 	[G_CAPTURE] = "Capture",
 	[G_OTHER] = "Other",
@@ -238,8 +241,22 @@ static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, cons
 		o->summary_by_pid = true;
 	else if (strcmp(arg, "gpu") == 0)
 		o->summary_by_gpu = true;
+	else if (strcmp(arg, "api") == 0 || strcmp(arg, "caller") == 0)
+		o->summary_by_api = arg[0] == 'a' ? 1 : 2;
 	else
-		return bad_arg("Invalid --summary-by (pid or gpu)", arg);
+		return bad_arg("Invalid --summary-by (pid, gpu, api or caller)", arg);
+	return 0;
+}
+
+/* -k[BYTES], --stack[=BYTES] */
+static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	o->stack_bytes = CT_STACK_DEFAULT;
+	if (arg && (parse_u32(arg[0] == '=' ? arg + 1 : arg, 64, CT_STACK_MAX, &o->stack_bytes) ||
+		    (o->stack_bytes & 7)))
+		return bad_arg("Invalid -k/--stack size (bytes, a multiple of 8, 64 to 65536)",
+			       arg);
 	return 0;
 }
 
@@ -287,6 +304,7 @@ static int apply_version(struct ct_options *o, const struct ct_opt *opt, const c
 
 /* The -s help states these numbers; change both together. */
 _Static_assert(CT_NEST_DEFAULT == 8192 && CT_NEST_MAX == 262144, "update the -s help text");
+_Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -k help text");
 
 #define FIELD(f) offsetof(struct ct_options, f)
 #define REQ required_argument
@@ -353,7 +371,9 @@ const struct ct_opt ct_opts[] = {
 	  "only calls whose KEY matches one PAT (a name, a shell pattern, or 0xHEX); "
 	  "repeatable. KEY: esc (NV_ESC_*), ctrl (RM control), class (RM_ALLOC), uvm (UVM "
 	  "request), syscall (ioctl, mmap, munmap), status (NV_STATUS written back, e.g. "
-	  "'NV_ERR_*')", C_WORDS, "esc= ctrl= class= uvm= syscall= status=", apply_filter },
+	  "'NV_ERR_*'), api and caller (traces taken with -k: the driver entry point, the "
+	  "function that called it)", C_WORDS,
+	  "esc= ctrl= class= uvm= syscall= status= api= caller=", apply_filter },
 	{ "failed", OPT_FAILED, NO, NULL, NULL, G_FILTER,
 	  "only failed calls (ret != 0 or NV_STATUS != NV_OK)", C_NONE, NULL, apply_filter },
 	{ "tid", OPT_TID, REQ, "TID[,TID...]", NULL, G_FILTER,
@@ -370,9 +390,12 @@ const struct ct_opt ct_opts[] = {
 	  "objects that hold them", C_NONE, NULL, apply_summary },
 	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
 	  C_NONE, NULL, apply_summary },
-	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu", "--summary-by=pid|gpu", G_VIEW,
+	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller",
+	  "--summary-by=pid|gpu|api|caller", G_VIEW,
 	  "one table per process, or per GPU (the device node, or the device that owns the "
-	  "RM objects a call names)", C_WORDS, "pid gpu", apply_summary_by },
+	  "RM objects a call names); api, caller: one row per driver entry point, or per "
+	  "function that called the driver library (traces taken with -k)",
+	  C_WORDS, "pid gpu api caller", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
 	  "ui.perfetto.dev or chrome://tracing), with a calls/s and a device memory counter "
@@ -396,6 +419,15 @@ const struct ct_opt ct_opts[] = {
 	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
 	  "at most N series (default 10000); updates beyond are counted in "
 	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series },
+
+	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
+	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "
+	  "65536), unwind it on this machine (libdw, by CFI) and store the named frames in "
+	  "the trace: each call shows its frames, as strace -k, and [api <- caller]",
+	  C_NONE, NULL, apply_stack },
+	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
+	  "the driver libraries whose exported function is a call's api (default "
+	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
 
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "

@@ -7,8 +7,8 @@
 
 #include "options.h"
 
-enum ct_opt_group { G_TRACE, G_OUTPUT, G_FILTER, G_VIEW, G_METRICS, G_CAPTURE, G_OTHER,
-		    G_COUNT };
+enum ct_opt_group { G_TRACE, G_OUTPUT, G_FILTER, G_VIEW, G_STACK, G_METRICS, G_CAPTURE,
+		    G_OTHER, G_COUNT };
 
 /* What bash completes for an option's argument. */
 enum ct_opt_complete { C_NONE, C_FILE, C_DIR, C_PID, C_PNAME, C_WORDS };

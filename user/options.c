@@ -11,6 +11,7 @@ struct ct_decode_opts ct_decode_opts_from(const struct ct_options *o)
 		.verbose = o->verbose,
 		.timestamps = o->timestamps,
 		.durations = o->durations,
+		.api_lib = o->api_lib,
 	};
 
 	/* Colour only where a person reads it, unless asked. */

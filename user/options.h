@@ -42,6 +42,7 @@ struct ct_options {
 	int summary;             /* -c 1: the table alone, -C 2: events and the table */
 	bool summary_by_pid;     /* --summary-by=pid */
 	bool summary_by_gpu;     /* --summary-by=gpu */
+	int summary_by_api;      /* --summary-by=api (1) or caller (2): -k traces */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
 	const char *sqlite_path;    /* --sqlite OUT.db */
@@ -49,6 +50,8 @@ struct ct_options {
 	const char *metrics_addr;   /* --metrics ADDR:PORT */
 	bool metrics_no_pid;        /* --metrics-no-pid */
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
+	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
+	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

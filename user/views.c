@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apisum.h"
 #include "devmem_view.h"
 #include "filter.h"
 #include "perfetto.h"
@@ -28,7 +29,7 @@ int ct_views_check(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: --host names the host column of --sqlite\n");
 		return -1;
 	}
-	if ((o->summary_by_pid || o->summary_by_gpu) && !o->summary) {
+	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api) && !o->summary) {
 		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
 		return -1;
 	}
@@ -45,6 +46,7 @@ void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options 
 struct opened {
 	struct ct_perfetto *pf;
 	struct ct_summary *sum;
+	struct ct_apisum *api;     /* --summary-by=api|caller: instead of sum */
 	struct ct_devmem_view *mem;
 	struct ct_sqlite *db;
 };
@@ -52,6 +54,7 @@ struct opened {
 static void close_opened(struct opened *op, const struct ct_options *o)
 {
 	ct_summary_free(op->sum);
+	ct_apisum_free(op->api);
 	ct_devmem_view_free(op->mem);
 	ct_sqlite_close(op->db);
 	if (op->pf) {
@@ -73,7 +76,13 @@ static int open_all(struct opened *op, const struct ct_options *o)
 	}
 	if (o->sqlite_path && !(op->db = ct_sqlite_open(o->sqlite_path, o->host)))
 		return -1;
-	if (o->summary) {
+	if (o->summary && o->summary_by_api) {
+		op->api = ct_apisum_new(o->out, o->json, o->summary_by_api == 2);
+		if (!op->api) {
+			fprintf(stderr, "cudatrace: out of memory\n");
+			return -1;
+		}
+	} else if (o->summary) {
 		struct ct_summary_opts so = {
 			.out = o->out, .json = o->json, .by_pid = o->summary_by_pid,
 			.by_gpu = o->summary_by_gpu,
@@ -108,6 +117,8 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 		v[n++] = ct_filter_view(o->filter);
 	if (op.sum)
 		v[n++] = ct_summary_view(op.sum);
+	if (op.api)
+		v[n++] = ct_apisum_view(op.api);
 	if (op.mem)
 		v[n++] = ct_devmem_view_print(op.mem);
 	if (op.pf)

@@ -98,8 +98,8 @@ fuzz-merge: $(FUZZ_BIN)
 
 # The real binary under AddressSanitizer + UBSan (links libbpf like the
 # real one; only -r is exercised by the tests).
-$(OUTPUT)/asan/cudatrace-r: user/main.c user/capture.c user/detach.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
+$(OUTPUT)/asan/cudatrace-r: user/main.c $(CAPTURE_SRCS) $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(SAN_FLAGS) $(INCLUDES) user/main.c user/capture.c user/detach.c $(LIB_SRCS) \
+	$(Q)$(CC) -std=gnu11 $(SAN_FLAGS) $(INCLUDES) user/main.c $(CAPTURE_SRCS) $(LIB_SRCS) \
 		$(LDLIBS) -o $@

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * -k: the user registers and the top of the user stack at the entry of each
+ * traced call, and the executable mappings that traced processes add, for
+ * the capture to unwind in user space.  Included by cudatrace.bpf.c after
+ * emit(), count(), get_scratch() and pid_traced(); every entry point here
+ * returns at once unless stack_bytes is set, so without -k nothing changes.
+ */
+#ifndef CT_STACKS_BPF_H
+#define CT_STACKS_BPF_H
+
+const volatile __u32 stack_bytes = 0;    /* -k[=BYTES]; 0: no stacks */
+
+#define PROT_EXEC 0x4
+
+
+static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	*(__u64 *)ctx = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Built in the scratch slot past the room an ioctl record's argument can
+ * take: the caller's record (its header fields) stays intact.
+ */
+struct stack_scratch {
+	struct ct_stack rec;
+	__u8 data[CT_STACK_MAX];
+};
+
+/*
+ * A stack may hold pages never touched (a big frame written only at its
+ * ends): one read of the whole range then fails.  Read it page by page
+ * (bpf_loop: one verification of the body); a page that faults reads as
+ * zeros.
+ */
+#define STACK_PAGE 4096
+struct page_walk {
+	struct stack_scratch *st;
+	__u64 sp;
+	__u32 n, off, good, bad;
+};
+
+static long read_stack_page(__u32 i, void *ctx)
+{
+	struct page_walk *w = ctx;
+	__u32 off = w->off, chunk;
+
+	if (off >= w->n)
+		return 1;
+	chunk = STACK_PAGE - ((w->sp + off) & (STACK_PAGE - 1));
+	if (chunk > w->n - off)
+		chunk = w->n - off;
+	keep_in_register(off);
+	keep_in_register(chunk);
+	off &= CT_STACK_MAX - 1;
+	chunk &= 2 * STACK_PAGE - 1;
+	if (bpf_probe_read_user(w->st->data + off, chunk, (void *)(w->sp + off)))
+		w->bad++;
+	else
+		w->good++;
+	w->off = off + chunk;
+	return 0;
+}
+
+/* Returns the pages read. */
+static __always_inline __u32 read_stack_pages(struct stack_scratch *st, __u64 sp, __u32 n)
+{
+	struct page_walk w = { .st = st, .sp = sp, .n = n };
+
+	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, &w, 0);
+	if (w.bad)
+		st->rec.flags |= CT_STACK_HOLES;
+	return w.good;
+}
+
+static __noinline void send_stack(__u64 ts)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid(), sp, end = 0, size;
+	struct scratch *s = get_scratch();
+	struct stack_scratch *st;
+	struct pt_regs *regs;
+	__u32 n = stack_bytes;
+
+	if (!s)
+		return;
+	st = (struct stack_scratch *)s->data;
+	regs = bpf_rdonly_cast((void *)bpf_task_pt_regs(task),
+			       bpf_core_type_id_kernel(struct pt_regs));
+	st->rec.h.type = CT_REC_STACK;
+	st->rec.h.ts_ns = ts;
+	st->rec.h.pid = id >> 32;
+	st->rec.h.tid = (__u32)id;
+	st->rec.regs[CT_REG_RAX] = regs->ax;
+	st->rec.regs[CT_REG_RDX] = regs->dx;
+	st->rec.regs[CT_REG_RCX] = regs->cx;
+	st->rec.regs[CT_REG_RBX] = regs->bx;
+	st->rec.regs[CT_REG_RSI] = regs->si;
+	st->rec.regs[CT_REG_RDI] = regs->di;
+	st->rec.regs[CT_REG_RBP] = regs->bp;
+	st->rec.regs[CT_REG_RSP] = regs->sp;
+	st->rec.regs[CT_REG_R8] = regs->r8;
+	st->rec.regs[CT_REG_R9] = regs->r9;
+	st->rec.regs[CT_REG_R10] = regs->r10;
+	st->rec.regs[CT_REG_R11] = regs->r11;
+	st->rec.regs[CT_REG_R12] = regs->r12;
+	st->rec.regs[CT_REG_R13] = regs->r13;
+	st->rec.regs[CT_REG_R14] = regs->r14;
+	st->rec.regs[CT_REG_R15] = regs->r15;
+	st->rec.regs[CT_REG_RIP] = regs->ip;
+	st->rec.flags = 0;
+	sp = regs->sp;
+	/* Up to the end of the stack's mapping, not past it: a read that
+	 * crosses into an unmapped page copies nothing at all. */
+	if (bpf_find_vma(task, sp, stack_vma_end, &end, 0))
+		st->rec.flags |= CT_STACK_NO_VMA;
+	if (end > sp && end - sp <= n)
+		n = end - sp;
+	else
+		st->rec.flags |= CT_STACK_TRUNC;
+	if (n > CT_STACK_MAX)
+		n = CT_STACK_MAX;
+	keep_in_register(n);
+	if (n && bpf_probe_read_user(st->data, n, (void *)sp) && !read_stack_pages(st, sp, n)) {
+		st->rec.flags |= CT_STACK_FAULT;
+		n = 0;
+	}
+	st->rec.size = n;
+	size = sizeof(st->rec) + (__u64)n;
+	keep_in_register(size);
+	if (size > sizeof(*st))
+		return;
+	st->rec.h.size = size;
+	emit(st, size);
+}
+
+/*
+ * The path of a mapped file, walked up dentry by dentry and across mount
+ * points to the root of all mounts: bpf_d_path is not offered to
+ * tracepoints.  Components leaf first, each ended by a NUL.
+ */
+struct path_walk {
+	__u8 *buf;
+	__u64 dentry;    /* struct dentry * */
+	__u64 mount;     /* struct mount * */
+	__u32 off;
+	__u32 done;
+};
+
+#define PATH_NAME_MAX 256
+static long path_step(__u32 i, void *ctx)
+{
+	struct path_walk *w = ctx;
+	struct dentry *d = (struct dentry *)w->dentry, *parent;
+	struct mount *m = (struct mount *)w->mount, *up;
+	const unsigned char *name;
+	__u32 off = w->off;
+	long n;
+
+	if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
+		up = BPF_CORE_READ(m, mnt_parent);
+		if (!up || up == m) {
+			w->done = 1;
+			return 1;
+		}
+		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		w->mount = (__u64)up;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d) {
+		w->done = 1;
+		return 1;
+	}
+	if (off > CT_CODE_PATH_MAX - PATH_NAME_MAX)
+		return 1;
+	keep_in_register(off);
+	off &= CT_CODE_PATH_MAX - 1;
+	name = BPF_CORE_READ(d, d_name.name);
+	n = bpf_probe_read_kernel_str(w->buf + off, PATH_NAME_MAX, name);
+	if (n <= 0)
+		return 1;
+	w->off = off + (__u32)n;
+	w->dentry = (__u64)parent;
+	return 0;
+}
+
+struct code_scratch {
+	struct ct_code_map rec;
+	__u8 path[CT_CODE_PATH_MAX + PATH_NAME_MAX];
+};
+
+/* Sends a CT_REC_CODE_MAP for file (a struct file *) mapped at addr. */
+static __noinline void send_code_file(__u64 file_addr, __u64 addr, __u64 len, __u64 pgoff,
+				      __u32 prot)
+{
+	struct file *file = (struct file *)file_addr;
+	__u64 id = bpf_get_current_pid_tgid(), size;
+	struct scratch *s = get_scratch();
+	struct vfsmount *vmnt;
+	struct code_scratch *c;
+	struct path_walk w = {};
+
+	if (!s || !file)
+		return;
+	c = (struct code_scratch *)s->data;
+	c->rec.h.type = CT_REC_CODE_MAP;
+	c->rec.h.ts_ns = bpf_ktime_get_ns();
+	c->rec.h.pid = id >> 32;
+	c->rec.h.tid = (__u32)id;
+	c->rec.addr = addr;
+	c->rec.len = len;
+	c->rec.pgoff = pgoff;
+	c->rec.prot = prot;
+	c->rec.ino = BPF_CORE_READ(file, f_inode, i_ino);
+	c->rec.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	vmnt = BPF_CORE_READ(file, f_path.mnt);
+	w.buf = c->path;
+	w.dentry = (__u64)BPF_CORE_READ(file, f_path.dentry);
+	w.mount = (__u64)vmnt - bpf_core_field_offset(struct mount, mnt);
+	bpf_loop(64, path_step, &w, 0);
+	c->rec.path_flags = w.done ? 0 : CT_CODE_PATH_CUT;
+	c->rec.path_size = w.off & (CT_CODE_PATH_MAX * 2 - 1);
+	size = sizeof(c->rec) + (__u64)c->rec.path_size;
+	keep_in_register(size);
+	if (size > sizeof(*c))
+		return;
+	c->rec.h.size = size;
+	/* The reader is woken at once: it opens the file while the process lives. */
+	if (bpf_ringbuf_output(&rb, c, size, BPF_RB_FORCE_WAKEUP))
+		count(CT_CNT_LOST);
+}
+
+/*
+ * At the exit of an mmap: a traced process mapped a file executable (ld.so
+ * loading a library, dlopen).  The arguments are still in the saved
+ * registers.
+ */
+static __noinline void send_code_map(struct pt_regs *regs, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	int fd = (int)regs->r8;
+
+	if (!(regs->dx & PROT_EXEC) || fd < 0 || (ret < 0 && ret > -4096))
+		return;
+	if (!pid_traced(tgid))
+		return;
+	/* System-wide: only processes already seen; the others are read whole
+	 * at their first stack. */
+	if (!filter_pids && !bpf_map_lookup_elem(&described, &tgid))
+		return;
+	send_code_file(fd_file_addr(fd), (__u64)ret, regs->si, regs->r9, (__u32)regs->dx);
+}
+
+struct text_vma {
+	__u64 start, end, pgoff;
+};
+
+static long text_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct text_vma *t = ctx;
+
+	t->start = vma->vm_start;
+	t->end = vma->vm_end;
+	t->pgoff = vma->vm_pgoff << 12;
+	return 0;
+}
+
+/* At exec: the program's own text, which the kernel mapped without mmap. */
+static __noinline void send_exe_map(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct text_vma t = {};
+
+	if (!mm || bpf_find_vma(task, BPF_CORE_READ(mm, start_code), text_vma_cb, &t, 0))
+		return;
+	send_code_file((__u64)BPF_CORE_READ(mm, exe_file), t.start, t.end - t.start, t.pgoff,
+		       PROT_EXEC);
+}
+
+#endif /* CT_STACKS_BPF_H */

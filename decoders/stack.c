@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idmap.h"
+#include "stack.h"
+
+#define NAME_MAX_LEN 512
+
+struct ct_stacks {
+	char *api_lib;
+	struct idmap by_tid;       /* tid -> malloc'd copy of its latest frames record */
+	char api[NAME_MAX_LEN], caller[NAME_MAX_LEN];
+};
+
+struct ct_stacks *ct_stacks_new(const char *api_lib)
+{
+	struct ct_stacks *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->api_lib = strdup(api_lib ? api_lib : CT_API_LIB_DEFAULT);
+	if (!s->api_lib) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void free_val(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void ct_stacks_free(struct ct_stacks *s)
+{
+	if (!s)
+		return;
+	idmap_drain(&s->by_tid, free_val, NULL);
+	idmap_free(&s->by_tid);
+	free(s->api_lib);
+	free(s);
+}
+
+void ct_stacks_learn(struct ct_stacks *s, const struct ct_frames *f)
+{
+	struct ct_frames *copy = malloc(f->h.size);
+
+	if (!copy)
+		return;
+	memcpy(copy, f, f->h.size);
+	free(idmap_put(&s->by_tid, f->h.tid, copy));
+}
+
+void ct_stacks_forget(struct ct_stacks *s, uint32_t tid)
+{
+	free(idmap_del(&s->by_tid, tid));
+}
+
+const char *ct_frame_str(const struct ct_frames *f, uint32_t off)
+{
+	const char *strings = (const char *)(ct_frames_at(f) + f->nframes);
+
+	return off == CT_NOSTR || off >= f->strings_size ? NULL : strings + off;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path;
+}
+
+static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
+		       const struct ct_frame *fr)
+{
+	const char *m = base_name(ct_frame_str(f, fr->module)), *p = s->api_lib;
+	char glob[256];
+
+	while (m && *p) {
+		size_t n = strcspn(p, ",");
+
+		if (n < sizeof(glob)) {
+			memcpy(glob, p, n);
+			glob[n] = 0;
+			if (fnmatch(glob, m, 0) == 0)
+				return true;
+		}
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* "module+0xOFF": where a frame has no name. */
+static void name_by_offset(char *buf, const struct ct_frames *f, const struct ct_frame *fr)
+{
+	const char *m = base_name(ct_frame_str(f, fr->module));
+
+	if (m)
+		snprintf(buf, NAME_MAX_LEN, "%s+0x%" PRIx64, m, (uint64_t)fr->offset);
+	else
+		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, (uint64_t)fr->pc);
+}
+
+static bool is_thread_start(const char *sym)
+{
+	static const char *const starts[] = { "start_thread", "clone", "clone3", "__clone",
+					      "__clone3", "_start" };
+
+	for (size_t i = 0; sym && i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (strcmp(sym, starts[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The name of frame i, or where it has none (a static function of a
+ * stripped library: cudart's), of the nearest named frame further out in
+ * the same module: cudaMalloc for libcudart.so.13+0x41b5e called by it.
+ */
+static const char *named_in_module(const struct ct_frames *f, uint32_t i)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	const char *m = ct_frame_str(f, fr[i].module), *mj;
+	uint32_t j;
+
+	for (j = i; j < f->nframes; j++) {
+		mj = ct_frame_str(f, fr[j].module);
+		if (j > i && (!m || !mj || strcmp(m, mj) != 0))
+			break;
+		if (fr[j].sym != CT_NOSTR)
+			return ct_frame_str(f, fr[j].sym);
+	}
+	return NULL;
+}
+
+/*
+ * api: the exported function holding the outermost frame of the first run
+ * of driver-library frames; caller: the frame just outside that run (named
+ * as named_in_module says).
+ */
+static void attribute(struct ct_stacks *s, const struct ct_frames *f, struct ct_call *c)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	uint32_t i = 0, last;
+	const char *name;
+
+	while (i < f->nframes && !in_api_lib(s, f, &fr[i]))
+		i++;
+	if (i == f->nframes)
+		return;   /* not a call through the driver library */
+	while (i + 1 < f->nframes && in_api_lib(s, f, &fr[i + 1]))
+		i++;
+	last = i;
+	name = ct_frame_str(f, fr[last].exp);
+	if (name)
+		snprintf(s->api, sizeof(s->api), "%s", name);
+	else
+		name_by_offset(s->api, f, &fr[last]);
+	c->api = s->api;
+	if (last + 1 == f->nframes) {
+		/* The stack ends inside the library: its own thread, or cut short. */
+		snprintf(s->caller, sizeof(s->caller), "%s", f->status == CT_UNWIND_END ?
+			 "driver thread" : "?");
+	} else if (is_thread_start(ct_frame_str(f, fr[last + 1].sym))) {
+		snprintf(s->caller, sizeof(s->caller), "driver thread");
+	} else if ((name = named_in_module(f, last + 1))) {
+		snprintf(s->caller, sizeof(s->caller), "%s", name);
+	} else {
+		name_by_offset(s->caller, f, &fr[last + 1]);
+	}
+	c->caller = s->caller;
+	if (last + 1 < f->nframes)
+		c->caller_pc = fr[last + 1].pc;
+}
+
+void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
+{
+	const struct ct_frames *f;
+
+	c->stack = NULL;
+	c->api = c->caller = NULL;
+	c->caller_pc = 0;
+	if (!s || !(f = idmap_get(&s->by_tid, c->tid)) || f->h.ts_ns != c->ts_ns ||
+	    f->h.pid != c->pid)
+		return;
+	c->stack = f;
+	attribute(s, f, c);
+}
+
+/* An untrusted name, control bytes escaped (em_text). */
+static void text(FILE *out, const char *s)
+{
+	em_text(out, s, strlen(s));
+}
+
+void ct_stack_print_tag(FILE *out, const struct ct_call *c)
+{
+	if (!c->stack)
+		return;
+	if (!c->api)
+		return;
+	fputs(" [", out);
+	text(out, c->api);
+	fputs(" <- ", out);
+	text(out, c->caller ? c->caller : "?");
+	fputc(']', out);
+}
+
+static const char *const status_text[] = {
+	[CT_UNWIND_END] = NULL,
+	[CT_UNWIND_NO_STACK] = "ran out of captured stack bytes (a larger -k=BYTES goes further)",
+	[CT_UNWIND_NO_CFI] = "a return address in no known module",
+	[CT_UNWIND_MAX_FRAMES] = "frame limit reached",
+	[CT_UNWIND_NO_MAPS] = "the process was gone before its mappings could be read",
+	[CT_UNWIND_ERROR] = "no unwind information for this frame",
+};
+
+static const char *status_name(uint32_t st)
+{
+	static const char *const names[] = { "end", "no_stack", "no_cfi", "max_frames",
+					     "no_maps", "error" };
+
+	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+}
+
+void ct_stack_print_frames(FILE *out, const struct ct_call *c)
+{
+	const struct ct_frames *f = c->stack;
+	const struct ct_frame *fr;
+	uint32_t i;
+
+	if (!f)
+		return;
+	fr = ct_frames_at(f);
+	for (i = 0; i < f->nframes; i++) {
+		const char *m = base_name(ct_frame_str(f, fr[i].module));
+		const char *sym = ct_frame_str(f, fr[i].sym);
+		const char *src = ct_frame_str(f, fr[i].src);
+
+		fputs(" > ", out);
+		if (!m) {
+			fputs("??", out);
+		} else if (sym) {
+			text(out, m);
+			fputc('(', out);
+			text(out, sym);
+			fprintf(out, "+0x%" PRIx64 ")", (uint64_t)fr[i].sym_off);
+		} else {
+			text(out, m);
+			fprintf(out, "(+0x%" PRIx64 ")", (uint64_t)fr[i].offset);
+		}
+		fprintf(out, " [0x%" PRIx64 "]", (uint64_t)fr[i].pc);
+		if (src) {
+			fputc(' ', out);
+			text(out, src);
+		}
+		fputc('\n', out);
+	}
+	if (f->status < sizeof(status_text) / sizeof(status_text[0]) && status_text[f->status])
+		fprintf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
+}
+
+void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
+{
+	const struct ct_frames *f = c->stack;
+	const struct ct_frame *fr;
+	uint32_t i;
+
+	if (!f)
+		return;
+	if (c->api)
+		em_str(e, "api", c->api);
+	if (c->caller)
+		em_str(e, "caller", c->caller);
+	fr = ct_frames_at(f);
+	em_str_list_begin(e, "stack");
+	for (i = 0; i < f->nframes; i++) {
+		const char *s;
+
+		em_open(e, NULL);
+		em_hex(e, "pc", fr[i].pc);
+		if ((s = ct_frame_str(f, fr[i].module))) {
+			em_str(e, "module", base_name(s));
+			em_str(e, "path", s);
+			em_hex(e, "offset", fr[i].offset);
+		}
+		if ((s = ct_frame_str(f, fr[i].sym))) {
+			em_str(e, "sym", s);
+			em_hex(e, "sym_off", fr[i].sym_off);
+		}
+		if ((s = ct_frame_str(f, fr[i].exp)))
+			em_str(e, "export", s);
+		if ((s = ct_frame_str(f, fr[i].src)))
+			em_str(e, "src", s);
+		em_close(e);
+	}
+	em_str_list_end(e);
+	em_str(e, "stack_end", status_name(f->status));
+	em_u64(e, "stack_bytes", f->stack_size);
+}
+
+void ct_stack_print_mapping(struct emit *e, FILE *out, const struct ct_mapping *m)
+{
+	char id[2 * CT_BUILD_ID_MAX + 1] = "";
+	uint32_t i;
+
+	for (i = 0; i < m->build_id_size && i < CT_BUILD_ID_MAX; i++)
+		snprintf(id + 2 * i, 3, "%02x", m->build_id[i]);
+	if (e->json) {
+		em_strn(e, "path", (const char *)(m + 1), m->path_size);
+		em_hex(e, "start", m->start);
+		em_hex(e, "end", m->end);
+		em_hex(e, "pgoff", m->pgoff);
+		em_hex(e, "bias", m->bias);
+		if (id[0])
+			em_str(e, "build_id", id);
+		return;
+	}
+	fprintf(out, "+++ maps %#" PRIx64 "-%#" PRIx64 " off %#" PRIx64 " ", (uint64_t)m->start,
+		(uint64_t)m->end, (uint64_t)m->pgoff);
+	em_text(out, (const char *)(m + 1), m->path_size);
+	if (id[0])
+		fprintf(out, " build-id %s", id);
+}

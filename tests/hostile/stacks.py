@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudatrace -r on hostile -k records: frames, mapping, stack and code-map
+records that lie about their sizes or string offsets, random damage to the
+real -k trace's frames and mapping records, and names full of control
+bytes.  Same rules as hostile.py (whose helpers it uses): exit 0, or exit 1
+with one 'cudatrace: ...' line; no signal, sanitizer report or hang."""
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile as H  # noqa: E402
+from hostile import Cases, pad8, rec  # noqa: E402
+
+SEED = H.SEED
+TRACE = os.path.join(H.ROOT, "traces", "h100-torch_matmul-k.ctrace")
+FRAMES, MAPPING, STACK, CODE_MAP = 15, 14, 12, 13
+NOSTR = 0xffffffff
+
+
+def frames(nframes=None, frames_=(), strings=b"", status=0, strings_size=None, ts=36672163713):
+    body = struct.pack("<IIII", len(frames_) if nframes is None else nframes, status, 4096,
+                       len(strings) if strings_size is None else strings_size)
+    for f in frames_:
+        body += struct.pack("<QQQQIIII", *f)
+    return pad8(rec(FRAMES, body + strings, ts=ts))
+
+
+def frame(pc=0x7f0000001000, module=NOSTR, sym=NOSTR, exp=NOSTR, src=NOSTR):
+    return (pc, 0x1000, 0x10, 0x10, module, sym, exp, src)
+
+
+def mapping(path=b"/lib/libcuda.so.1", path_size=None, build_id_size=20):
+    body = struct.pack("<QQQQII", 0x7f0000000000, 0x7f0000100000, 0, 0x7f0000000000,
+                       len(path) if path_size is None else path_size, build_id_size)
+    return pad8(rec(MAPPING, body + b"\xab" * 32 + path))
+
+
+def raw_trace():
+    data = open(TRACE, "rb").read()
+    if data[:8] != b"CUDATRCE":
+        data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE,
+                              check=True).stdout
+    return data
+
+
+def main():
+    tap = H.Tap()
+    if not shutil.which("zstd"):
+        tap.skip("hostile -k records", "no zstd tool (the -k trace is compressed)")
+        tap.done()
+    tmp = tempfile.mkdtemp(prefix="ct-hostile-k-")
+    try:
+        body(tap, Cases(tap, tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    tap.done()
+
+
+def body(tap, cases):
+    full = raw_trace()
+    recs = H.records(full)
+    meta = full[recs[0][0]:recs[0][0] + recs[0][1]]
+    head = H.PRE + meta
+    trailer = full[recs[-1][0]:]
+
+    ok_str = b"libcuda.so.1\0cuInit\0"
+    lies = [
+        ("frames: nframes past the end", head + frames(nframes=3, frames_=[frame()]),
+         r"frames record sizes do not add up"),
+        ("frames: nframes 0xffffffff", head + frames(nframes=0xffffffff), r"frames record sizes"),
+        ("frames: 257 frames", head + frames(frames_=[frame()] * 257), r"frames record sizes"),
+        ("frames: strings_size 0xffffffff", head + frames(strings=b"a\0", strings_size=0xffffffff),
+         r"frames record sizes"),
+        ("frames: string table without its NUL", head + frames(frames_=[frame(module=0)],
+                                                             strings=b"abcdefgh"),
+         r"does not end with NUL"),
+        ("frames: module offset at the table's end",
+         head + frames(frames_=[frame(module=len(ok_str))], strings=ok_str),
+         r"names a string outside its table"),
+        ("frames: sym offset 0x7fffffff", head + frames(frames_=[frame(module=0, sym=0x7fffffff)],
+                                                      strings=ok_str),
+         r"names a string outside its table"),
+        ("frames: src offset with no table", head + frames(frames_=[frame(src=0)]),
+         r"names a string outside its table"),
+        ("frames: shorter than its header", head + pad8(rec(FRAMES, b"\0" * 8)),
+         r"frames record sizes"),
+        ("mapping: path_size past the end", head + mapping(path_size=4000), r"mapping record"),
+        ("mapping: build_id_size 33", head + mapping(build_id_size=33), r"mapping record"),
+        ("mapping: path_size 0xffffffff", head + mapping(path_size=0xffffffff), r"mapping record"),
+        ("stack: size past the end", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
+            "<II", 65536, 0) + b"\0" * 64)), r"stack record sizes"),
+        ("stack: size over CT_STACK_MAX", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
+            "<II", 65544, 0) + b"\0" * 65544)), r"stack record sizes"),
+        ("code map: path_size past the end", head + pad8(rec(CODE_MAP, struct.pack(
+            "<QQQQIIII", 0, 0, 0, 0, 0, 5, 2000, 0) + b"lib\0")), r"code map record"),
+    ]
+    cases.group("-k records that claim impossible sizes or strings outside their table: "
+                "exit 1, the records before decoded",
+                [(label, data, 1, want + r".*; decoded the \d+ records before it$")
+                 for label, data, want in lies])
+
+    # Legal but odd: decoded, exit 0 ("no trailer" note: these have none).
+    evil = b"ev\nil\x1b[31m\x9b2J\0/tmp/a\nb\x1b]0;x\x07\0"
+    odd = [
+        ("no frames at all", head + frames()),
+        ("256 frames, every string absent", head + frames(frames_=[frame()] * 256)),
+        ("frames for a thread with no call", head + frames(frames_=[frame(module=0, sym=13)],
+                                                           strings=ok_str)),
+        ("unknown unwind status 0xffffffff", head + frames(frames_=[frame()], status=0xffffffff)),
+        ("control bytes in names", head + frames(frames_=[frame(module=13, sym=0, exp=0, src=13)],
+                                                 strings=evil)),
+        ("a stack record in a file (never written; ignored)",
+         head + pad8(rec(STACK, b"\0" * 136 + struct.pack("<II", 8, 0) + b"\0" * 8))),
+        ("a mapping with control bytes in its path", head + mapping(path=b"/x\n\x1b[2J")),
+    ]
+    cases.group("odd but legal -k records decode (exit 0)",
+                [(label, data, 0, r"no trailer") for label, data in odd])
+
+    # Text output of names with control bytes: escaped, no forged lines.
+    call = struct.pack("<Q16siIQIIQqQIIIIII", 36672163713, b"x", 3, 0x800001, 77, 0xc0104629,
+                       16, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    path = cases.file(head + pad8(rec(2, call)) + frames(
+        frames_=[frame(module=13, sym=0, exp=0, src=13)], strings=evil) + pad8(rec(3, call)) +
+        trailer, "evil-k.ctrace")
+    bad = []
+    for extra in ([], ["-vv"], ["-c", "--summary-by=api"], ["-c", "--summary-by=caller"]):
+        args, pre = H.command(H.BIN, "-r", path, "--api-lib", "*", *extra)
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=H.TIMEOUT, preexec_fn=pre, env=H.ENV)
+        v = H.verdict(p.returncode, p.stderr.decode("utf-8", "replace"), want_rc=0)
+        if v:
+            bad.append("%s: %s" % (extra, v))
+        elif any(c in p.stdout for c in (b"\x1b", b"\x9b", b"\x07")) or any(
+                line.startswith((b"il", b"b")) for line in p.stdout.split(b"\n")):
+            bad.append("%s: raw control bytes or a forged line: %r" % (extra, p.stdout[:400]))
+    tap.ok(not bad, "control bytes in frame names and paths are escaped in text, stacks "
+           "and api/caller views", "\n".join(bad))
+
+    # Random damage to the real -k trace's frames and mapping records.
+    rng = random.Random(SEED)
+    targets = [(off, plen) for off, plen in recs
+               if struct.unpack_from("<I", full, off)[0] in (FRAMES, MAPPING)]
+    flips = []
+    for i in range(600):
+        off, plen = rng.choice(targets)
+        pos = off + (rng.randrange(min(plen, 200)) if i % 2 else rng.randrange(plen))
+        x = rng.randrange(1, 256)
+
+        def flip(pos=pos, x=x):
+            b = bytearray(full)
+            b[pos] ^= x
+            return bytes(b)
+        flips.append(("flip #%d: byte %d ^= 0x%02x" % (i, pos, x), flip, None, None,
+                      [(H.BIN, i % 3 == 0)]))
+    cases.group("600 single-byte flips in the real -k trace's frames and mapping records "
+                "(seed %d)" % SEED, flips)
+
+
+if __name__ == "__main__":
+    main()

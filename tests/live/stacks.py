@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: MIT
+"""-k on a stand-in: a driver library and a program built -O2
+-fomit-frame-pointer (tests/stacks/), the library reaching ioctl through
+static functions with over 20 KB of stack frames, the program calling its
+entry points (found with dlsym) from named static functions.  Every call
+must show the exact chain, the right api and caller; the same after the
+binaries are deleted; with a library that has only .dynsym; for a process
+that exits at once (stackprog _exits after its last call); for a library
+loaded after the capture started (-p, dlopen later)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible,  # noqa: E402
+                 run, start_tracer)
+
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("live -k tests", why)
+    t.done()
+
+SRC = os.path.join(BUILD, "stacks")
+tmp = tempfile.mkdtemp(prefix="ct-stacks-")
+dev = os.path.join(tmp, "nvidiactl")
+open(dev, "w").close()
+# Private copies: deleted after the capture.
+bins = os.path.join(tmp, "bin")
+os.makedirs(bins)
+for f in ("stackprog", "libcuda.so.1", "libstripped.so.1"):
+    shutil.copy2(os.path.join(SRC, f), bins)
+PROG = os.path.join(bins, "stackprog")
+LIB = os.path.join(bins, "libcuda.so.1")
+STRIPPED = os.path.join(bins, "libstripped.so.1")
+
+
+def base(sym):
+    """alloc_buffers.isra.0 -> alloc_buffers (GCC's clone suffixes)."""
+    return sym.split(".")[0] if sym else sym
+
+
+# The chains each kind of call must show, innermost first, from ioctl
+# (libc) to main; driver frames named by the library's .symtab.
+CHAINS = {
+    "alloc": ["ioctl", "drv_submit", "drv_lock_and_submit", "drv_validate", "fakeMemAlloc",
+              "alloc_buffers", "main"],
+    "sync": ["ioctl", "drv_submit", "fakeCtxSync", "sync_device", "main"],
+    "direct": ["ioctl", "poke_directly", "main"],
+}
+API = {"alloc": ("fakeMemAlloc", "alloc_buffers"), "sync": ("fakeCtxSync", "sync_device"),
+       "direct": (None, None)}
+KIND = {"0x801": "alloc", "0x802": "sync", "0x0": "direct"}
+
+
+def kinds(events):
+    return [KIND.get(e.get("cmd")) for e in events if e["type"] == "ioctl"]
+
+
+def check_calls(events, tag, lib_has_symtab=True):
+    calls = [e for e in events if e["type"] == "ioctl"]
+    t.ok(kinds(events) == ["alloc"] * 3 + ["sync"] * 2 + ["direct"],
+         "%s: 6 calls, 3 via fakeMemAlloc, 2 via fakeCtxSync, 1 direct" % tag, kinds(events))
+    for i, e in enumerate(calls):
+        k = KIND.get(e.get("cmd"))
+        syms = [base(f.get("sym")) for f in e.get("stack", [])]
+        want = CHAINS[k]
+        if not lib_has_symtab:   # static driver functions have no name in .dynsym
+            want = [s for s in want if not s.startswith("drv_")]
+            syms = [s for s in syms if s is not None]
+        got = syms[:syms.index("main") + 1] if "main" in syms else syms
+        t.ok(got == want and e.get("stack_end") == "end",
+             "%s: call %d (%s): stack %s" % (tag, i + 1, k, " < ".join(want)),
+             {"got": got, "end": e.get("stack_end")})
+        api, caller = API[k]
+        t.ok((e.get("api"), base(e.get("caller"))) == (api, caller),
+             "%s: call %d: api=%s caller=%s" % (tag, i + 1, api, caller),
+             (e.get("api"), e.get("caller")))
+
+
+def text_of(trace, *extra):
+    p = run([CUDATRACE, "-r", trace] + list(extra))
+    return p.stdout
+
+
+# 1. -- COMMAND: every call, exact chain; the process _exits at once.
+tr = os.path.join(tmp, "cmd.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", tr, "--", PROG, LIB, dev])
+t.ok(p.returncode == 0 and "0 lost" in p.stderr, "-k capture ran, 0 lost", p.stderr)
+ev = decode_json(tr)
+check_calls(ev, "cmd")
+t.ok(all(e["stack_bytes"] > 20000 for e in ev if e["type"] == "ioctl" and
+         KIND.get(e.get("cmd")) == "alloc"),
+     "the stack copied for the alloc calls holds their >20 KB of driver frames")
+maps = [e for e in ev if e["type"] == "mapping"]
+t.ok(any(m["path"] == LIB and len(m.get("build_id", "")) == 40 for m in maps),
+     "mapping record of the driver library, with its build-id",
+     [m["path"] for m in maps])
+frames = [f for e in ev if e["type"] == "ioctl" for f in e.get("stack", [])]
+t.ok(all(f["pc"].startswith("0x") and "offset" in f for f in frames if "module" in f),
+     "each frame has pc, module, offset")
+txt = text_of(tr)
+t.ok(re.search(r"\) = -25 ENOTTY .* \[fakeMemAlloc <- alloc_buffers[.\w]*\]\n"
+               r" > libc\.so\.6\(ioctl\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]", txt) is not None,
+     "text: [api <- caller] on the call line, then ' > module(sym+0xoff) [0xpc]' lines",
+     txt[:1500])
+
+# 2. The same after the binaries are gone: names travel in the trace.
+shutil.rmtree(bins)
+t.ok(text_of(tr) == txt and decode_json(tr) == ev,
+     "-r after the program and library are deleted: the same text and JSON")
+os.makedirs(bins)
+for f in ("stackprog", "libcuda.so.1", "libstripped.so.1"):
+    shutil.copy2(os.path.join(SRC, f), bins)
+
+# 3. A library with .dynsym only (strip --strip-all); --api-lib names it.
+tr = os.path.join(tmp, "stripped.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", tr, "--", PROG, STRIPPED, dev])
+ev = decode_json(tr)
+t.ok(all(e.get("api") is None for e in ev if e["type"] == "ioctl"),
+     "without --api-lib, libstripped.so.1 is not the driver library: no api")
+p = run([CUDATRACE, "-r", tr, "--json", "--api-lib", "libstripped*"])
+import json  # noqa: E402
+ev = [json.loads(l) for l in p.stdout.splitlines()]
+check_calls(ev, "stripped", lib_has_symtab=False)
+
+# 4. A library loaded after the capture started (-p, dlopen when told).
+tr = os.path.join(tmp, "late.ctrace")
+prog = subprocess.Popen([PROG, LIB, dev, "wait"], stdin=subprocess.PIPE, text=True)
+time.sleep(0.2)
+tracer = start_tracer(["-k", "--device", dev, "-w", tr, "-p", str(prog.pid)])
+prog.stdin.write("go\n")
+prog.stdin.flush()
+prog.wait(timeout=30)
+out, err = tracer.communicate(timeout=30)
+ev = decode_json(tr)
+check_calls(ev, "late dlopen")
+
+# 5. Without -k: no stack anywhere, nothing else changes.
+tr = os.path.join(tmp, "nok.ctrace")
+run([CUDATRACE, "--device", dev, "-w", tr, "--", PROG, LIB, dev])
+ev = decode_json(tr)
+t.ok(kinds(ev) == ["alloc"] * 3 + ["sync"] * 2 + ["direct"] and
+     not any("stack" in e or e["type"] == "mapping" for e in ev),
+     "without -k: the same calls, no stack, no mapping records")
+
+# 6. Bad sizes are refused with a reason.
+for bad in ("-k=100", "--stack=0", "--stack=1048576", "-kx"):
+    p = run([CUDATRACE, bad, "--device", dev, "--", "true"])
+    t.ok(p.returncode == 2 and "Invalid -k/--stack size" in p.stderr,
+         "%s is refused: %s" % (bad, p.stderr.strip().splitlines()[0] if p.stderr else ""))
+
+shutil.rmtree(tmp)
+t.done()

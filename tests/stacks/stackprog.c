@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The program for the -k tests: resolves the stand-in driver's entry points
+ * with dlsym and calls them from named static functions.
+ *   stackprog LIB FILE [wait]   wait: read a line from stdin before dlopen
+ *   stackprog LIB FILE loop N   N calls of fakeCtxSync; prints ns per call
+ * Makes 3 calls to fakeMemAlloc (from alloc_buffers), 2 to fakeCtxSync (from
+ * sync_device), and one ioctl of its own (from poke_directly), then exits
+ * at once (_exit, no clean-up).
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define NO_TAIL(x) ({ int r_ = (x); __asm__ volatile("" : "+r"(r_)); r_; })
+
+typedef int (*alloc_fn)(int, uint32_t);
+typedef int (*sync_fn)(int);
+
+static NOINLINE int alloc_buffers(alloc_fn f, int fd)
+{
+	return NO_TAIL(f(fd, 3));
+}
+
+static NOINLINE int sync_device(sync_fn f, int fd)
+{
+	return NO_TAIL(f(fd)) | NO_TAIL(f(fd));
+}
+
+static NOINLINE int poke_directly(int fd)
+{
+	char params[32] = { 0 };
+
+	return NO_TAIL(ioctl(fd, _IOWR('F', 0x2a, char[32]), params));
+}
+
+static double now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The cost of one call through the stand-in driver (one ioctl each): wall
+ * time, and this process's CPU time (which holds the BPF programs' time,
+ * and not the waits for a CPU on a busy machine). */
+static NOINLINE int loop(sync_fn f, int fd, long n)
+{
+	double t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+	for (long i = 0; i < n; i++)
+		f(fd);
+	printf("stackprog loop n %ld ns_per_call %.1f cpu_ns_per_call %.1f\n", n,
+	       (now_ns(CLOCK_MONOTONIC) - t0) / (double)n,
+	       (now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char line[16];
+	void *lib;
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: stackprog LIB FILE [wait]\n");
+		return 2;
+	}
+	fd = open(argv[2], O_RDWR);
+	if (fd < 0) {
+		perror(argv[2]);
+		return 1;
+	}
+	if (argc > 3 && strcmp(argv[3], "wait") == 0 && !fgets(line, sizeof(line), stdin))
+		return 1;
+	lib = dlopen(argv[1], RTLD_NOW);
+	if (!lib) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	if (argc > 4 && strcmp(argv[3], "loop") == 0)
+		return loop((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]));
+	alloc_buffers((alloc_fn)dlsym(lib, "fakeMemAlloc"), fd);
+	sync_device((sync_fn)dlsym(lib, "fakeCtxSync"), fd);
+	poke_directly(fd);
+	_exit(0);
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * api and caller from frames records (decoders/stack.c): the first run of
+ * driver-library frames, its exported function, the frame outside it and
+ * the fallbacks (module+0xOFF, the nearest named frame of a stripped
+ * module, "driver thread", "?"), --api-lib lists, and the join with the
+ * call by thread and entry time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack.h"
+#include "tap.h"
+
+struct fdesc {
+	const char *module, *sym, *exp;
+	uint64_t offset;
+};
+
+/* A frames record for pid 7, tid 8, entry time ts, from the innermost out. */
+static struct ct_frames *make(const struct fdesc *fd, uint32_t n, uint32_t status, uint64_t ts)
+{
+	static unsigned char buf[65536];
+	struct ct_frames *f = (struct ct_frames *)buf;
+	struct ct_frame *fr = (struct ct_frame *)(f + 1);
+	char *strings = (char *)(fr + n);
+	uint32_t used = 0, i;
+
+	memset(buf, 0, sizeof(buf));
+#define ADD(s) ((s) ? (strcpy(strings + used, (s)), used += (uint32_t)strlen(s) + 1, \
+			used - (uint32_t)strlen(s) - 1) : CT_NOSTR)
+	for (i = 0; i < n; i++) {
+		fr[i].pc = 0x7f0000000000ull + fd[i].offset;
+		fr[i].offset = fd[i].offset;
+		fr[i].module = ADD(fd[i].module);
+		fr[i].sym = ADD(fd[i].sym);
+		fr[i].exp = ADD(fd[i].exp);
+		fr[i].src = CT_NOSTR;
+	}
+#undef ADD
+	f->h.type = CT_REC_FRAMES;
+	f->h.ts_ns = ts;
+	f->h.pid = 7;
+	f->h.tid = 8;
+	f->nframes = n;
+	f->status = status;
+	f->strings_size = used;
+	f->h.size = (uint32_t)(sizeof(*f) + n * sizeof(*fr) + used);
+	return f;
+}
+
+static void attribute(const char *lib, const struct fdesc *fd, uint32_t n, uint32_t status,
+		      const char *want_api, const char *want_caller, const char *what)
+{
+	struct ct_stacks *s = ct_stacks_new(lib);
+	struct ct_call c = { .pid = 7, .tid = 8, .ts_ns = 1000 };
+
+	ct_stacks_learn(s, make(fd, n, status, 1000));
+	ct_stacks_describe(s, &c);
+	ok(c.stack != NULL, "%s: the call has its stack", what);
+	ok_str(c.api ? c.api : "(none)", want_api, what);
+	ok_str(c.caller ? c.caller : "(none)", want_caller, what);
+	ct_stacks_free(s);
+}
+
+int main(void)
+{
+	const struct fdesc cudart[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/nix/libcuda.so.580", NULL, NULL, 0x48bc08 },
+		{ "/nix/libcuda.so.580", "cuMemAlloc_v2", "cuMemAlloc_v2", 0x34074c },
+		{ "/lib/libcudart.so.13", NULL, NULL, 0x41b5e },
+		{ "/lib/libcudart.so.13", "cudaMalloc", "cudaMalloc", 0x50cc3 },
+		{ "/lib/libtorch.so", "at::empty", NULL, 0x10 },
+	};
+	const struct fdesc no_export[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/lib/libcuda.so.1", NULL, NULL, 0x2d22c0 },
+		{ "/bin/app", "main", NULL, 0x10 },
+	};
+	const struct fdesc thread[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/lib/libcuda.so.1", NULL, NULL, 0x1000 },
+		{ "/lib/libc.so.6", "start_thread", NULL, 0x200 },
+		{ "/lib/libc.so.6", "clone3", NULL, 0x300 },
+	};
+	const struct fdesc cut[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/lib/libcuda.so.1", "cuInit", "cuInit", 0x1000 },
+	};
+	const struct fdesc direct[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/bin/app", "poke", NULL, 0x10 },
+	};
+	const struct fdesc nvml[] = {
+		{ "/lib/libc.so.6", "ioctl", "ioctl", 0x100 },
+		{ "/lib/libnvidia-ml.so.580", "nvmlInit_v2", "nvmlInit_v2", 0x10 },
+		{ "/lib/libffi.so.8", NULL, NULL, 0x7b16 },
+	};
+	struct ct_stacks *s;
+	struct ct_call c = { .pid = 7, .tid = 8, .ts_ns = 999 };
+
+	attribute(NULL, cudart, 6, CT_UNWIND_END, "cuMemAlloc_v2", "cudaMalloc",
+		  "cudart's stripped frame is named by cudaMalloc further out");
+	attribute(NULL, no_export, 3, CT_UNWIND_END, "libcuda.so.1+0x2d22c0", "main",
+		  "no exported function: module+0xOFF");
+	attribute(NULL, thread, 4, CT_UNWIND_END, "libcuda.so.1+0x1000", "driver thread",
+		  "a thread of the driver's own");
+	attribute(NULL, cut, 2, CT_UNWIND_NO_STACK, "cuInit", "?",
+		  "a stack cut inside the library: caller unknown");
+	attribute(NULL, cut, 2, CT_UNWIND_END, "cuInit", "driver thread",
+		  "a stack that ends inside the library");
+	attribute(NULL, direct, 2, CT_UNWIND_END, "(none)", "(none)",
+		  "a program's own ioctl: neither");
+	attribute(NULL, nvml, 3, CT_UNWIND_END, "nvmlInit_v2", "libffi.so.8+0x7b16",
+		  "NVML is a driver library by default; an unnamed caller by offset");
+	attribute("libcuda.so*", nvml, 3, CT_UNWIND_END, "(none)", "(none)",
+		  "--api-lib libcuda.so*: NVML is not");
+	attribute("libfoo*,libnvidia-ml*", nvml, 3, CT_UNWIND_END, "nvmlInit_v2",
+		  "libffi.so.8+0x7b16", "--api-lib list: the second pattern");
+
+	/* Joined by thread and entry time only. */
+	s = ct_stacks_new(NULL);
+	ct_stacks_learn(s, make(cudart, 6, CT_UNWIND_END, 1000));
+	ct_stacks_describe(s, &c);
+	ok(!c.stack && !c.api, "a call of another entry time does not get the stack");
+	c.ts_ns = 1000;
+	c.tid = 9;
+	ct_stacks_describe(s, &c);
+	ok(!c.stack, "a call of another thread does not get it");
+	ct_stacks_forget(s, 8);
+	c.tid = 8;
+	ct_stacks_describe(s, &c);
+	ok(!c.stack, "forgotten with its thread");
+	ct_stacks_free(s);
+	return tap_done();
+}

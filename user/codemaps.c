@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "codemaps.h"
+
+#define PATH_MAX_REC 4096
+
+/* The file behind a mapping: map_files names the very file mapped (needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); else the path seen from the
+ * process's root. */
+static int open_mapped(const char *proc_root, uint32_t pid, const struct ct_codemap *m)
+{
+	char name[PATH_MAX_REC + 128];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%u/map_files/%llx-%llx", proc_root, pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(name, sizeof(name), "%s/%u/root%s", proc_root, pid, m->path);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	return open(m->path, O_RDONLY | O_CLOEXEC);
+}
+
+static void read_build_id(Elf *elf, struct ct_codemap *m)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+			    nh.n_descsz <= CT_BUILD_ID_MAX) {
+				memcpy(m->build_id, (char *)d->d_buf + doff, nh.n_descsz);
+				m->build_id_size = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+/* bias from the PT_LOAD that maps file offset pgoff. */
+static bool find_bias(Elf *elf, struct ct_codemap *m)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		uint64_t page_off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		page_off = ph.p_offset & ~(uint64_t)0xfff;
+		if (m->pgoff < page_off || m->pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		/* file offset pgoff is ELF address p_vaddr - p_offset + pgoff */
+		m->bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+		if (eh.e_type == ET_EXEC)
+			m->bias = 0;
+		return true;
+	}
+	return false;
+}
+
+static void inspect_file(struct ct_codemap *m)
+{
+	Elf *elf;
+
+	if (m->fd < 0)
+		return;
+	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		m->is_elf = find_bias(elf, m);
+		read_build_id(elf, m);
+	}
+	elf_end(elf);
+}
+
+static struct ct_codemap *take_old(struct ct_codemaps *old, const struct ct_codemap *m)
+{
+	size_t i;
+
+	for (i = 0; old && i < old->n; i++) {
+		struct ct_codemap *o = &old->v[i];
+
+		if (o->path && o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
+		    o->ino == m->ino && o->dev == m->dev && strcmp(o->path, m->path) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* One line of /proc/PID/maps: "start-end perms offset maj:min inode path". */
+static bool parse_line(char *line, struct ct_codemap *m)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int pos = 0;
+	char *path, *nl;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
+		   &min, &ino, &pos) < 7 || !pos)
+		return false;
+	path = line + pos;
+	nl = strchr(path, '\n');
+	if (nl)
+		*nl = 0;
+	if (perms[2] != 'x' || path[0] != '/' || ino == 0)
+		return false;
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = end;
+	m->pgoff = off;
+	m->ino = ino;
+	m->dev = maj << 20 | min;
+	m->fd = -1;
+	m->path = strndup(path, PATH_MAX_REC);
+	return m->path != NULL;
+}
+
+int ct_codemaps_read(const char *proc_root, uint32_t pid, struct ct_codemaps *old,
+		     struct ct_codemaps *out)
+{
+	char p[256], *line = NULL;
+	size_t cap = 0, vcap = 0;
+	struct ct_codemap m, *o;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%u/maps", proc_root, pid);
+	f = fopen(p, "re");
+	out->v = NULL;
+	out->n = 0;
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (!parse_line(line, &m))
+			continue;
+		if (out->n == vcap) {
+			struct ct_codemap *nv = realloc(out->v, (vcap = vcap * 2 + 16) * sizeof(m));
+
+			if (!nv) {
+				free(m.path);
+				break;
+			}
+			out->v = nv;
+		}
+		o = take_old(old, &m);
+		if (o) {
+			free(m.path);
+			m = *o;
+			o->fd = -1;
+			o->path = NULL;
+			m.fresh = false;
+		} else {
+			m.fresh = true;
+			m.fd = open_mapped(proc_root, pid, &m);
+			inspect_file(&m);
+		}
+		out->v[out->n++] = m;
+	}
+	free(line);
+	fclose(f);
+	if (old)
+		ct_codemaps_free(old);
+	return 0;
+}
+
+bool ct_codemaps_same(const struct ct_codemaps *a, const struct ct_codemaps *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].start != b->v[i].start || a->v[i].end != b->v[i].end ||
+		    a->v[i].pgoff != b->v[i].pgoff || a->v[i].ino != b->v[i].ino)
+			return false;
+	return true;
+}
+
+void ct_codemaps_free(struct ct_codemaps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->v[i].fd >= 0)
+			close(m->v[i].fd);
+		free(m->v[i].path);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+size_t ct_codemap_record(const struct ct_codemap *m, uint32_t pid, uint64_t ts, void *buf)
+{
+	struct ct_mapping *r = buf;
+	size_t n = m->path ? strnlen(m->path, PATH_MAX_REC) : 0;
+
+	memset(r, 0, sizeof(*r));
+	r->h.type = CT_REC_MAPPING;
+	r->h.size = (uint32_t)(sizeof(*r) + n);
+	r->h.ts_ns = ts;
+	r->h.pid = pid;
+	r->h.tid = pid;
+	r->start = m->start;
+	r->end = m->end;
+	r->pgoff = m->pgoff;
+	r->bias = m->bias;
+	r->path_size = (uint32_t)n;
+	r->build_id_size = m->build_id_size;
+	memcpy(r->build_id, m->build_id, sizeof(r->build_id));
+	memcpy(r + 1, m->path, n);
+	return r->h.size;
+}
+
+/* "libc.so.6\0lib\0usr\0" -> "/usr/lib/libc.so.6"; false if it does not fit. */
+static bool path_from_components(const char *c, uint32_t n, char *out, size_t cap)
+{
+	const char *ends[64];
+	uint32_t k = 0, i = 0;
+	size_t len = 0;
+
+	while (i < n && k < 64) {
+		size_t l = strnlen(c + i, n - i);
+
+		if (i + l >= n)
+			return false;   /* a component without its NUL */
+		ends[k++] = c + i;
+		i += (uint32_t)l + 1;
+	}
+	if (!k || i < n)
+		return false;
+	out[0] = 0;
+	while (k--) {
+		size_t l = strlen(ends[k]);
+
+		if (len + l + 2 > cap || strchr(ends[k], '/') || !strcmp(ends[k], "..") || !l)
+			return false;
+		out[len++] = '/';
+		memcpy(out + len, ends[k], l + 1);
+		len += l;
+	}
+	return true;
+}
+
+static bool same_inode(int fd, uint32_t kdev, uint64_t ino)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (uint64_t)st.st_ino == ino &&
+	       major(st.st_dev) == kdev >> 20 && minor(st.st_dev) == (kdev & 0xfffff);
+}
+
+int ct_codemap_from_record(const char *proc_root, const struct ct_code_map *r,
+			   struct ct_codemap *out)
+{
+	char path[PATH_MAX_REC], rooted[PATH_MAX_REC + 64];
+	int fd;
+
+	if ((r->path_flags & CT_CODE_PATH_CUT) ||
+	    !path_from_components((const char *)(r + 1), r->path_size, path, sizeof(path)))
+		return -1;
+	snprintf(rooted, sizeof(rooted), "%s/%u/root%s", proc_root, r->h.pid, path);
+	fd = open(rooted, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !same_inode(fd, r->dev, r->ino)) {
+		if (fd >= 0)
+			close(fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (!same_inode(fd, r->dev, r->ino) || !(out->path = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	out->start = r->addr;
+	out->end = r->addr + ((r->len + 0xfff) & ~0xfffull);
+	out->pgoff = r->pgoff;
+	out->ino = r->ino;
+	out->dev = r->dev;
+	out->fd = fd;
+	out->fresh = true;
+	out->is_elf = false;
+	out->build_id_size = 0;
+	out->bias = 0;
+	inspect_file(out);
+	return 0;
+}
+
+bool ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap *m)
+{
+	struct ct_codemap *nv;
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		if (ms->v[i].start == m->start && ms->v[i].end == m->end &&
+		    ms->v[i].pgoff == m->pgoff && ms->v[i].ino == m->ino && ms->v[i].dev == m->dev)
+			break;
+	nv = i < ms->n ? NULL : realloc(ms->v, (ms->n + 1) * sizeof(*m));
+	if (!nv) {
+		close(m->fd);
+		free(m->path);
+		return false;
+	}
+	ms->v = nv;
+	ms->v[ms->n++] = *m;
+	return true;
+}

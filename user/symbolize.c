@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libiberty/demangle.h>
+
+#include "codemaps.h"
+#include "idmap.h"
+#include "symbolize.h"
+
+#define FIRST_BASE 0x100000000ull  /* where the offline Dwfl places the first file */
+#define RESOLVED_MAX 200000        /* addresses remembered per file, at most */
+
+struct export_sym {
+	uint64_t value, size;   /* ELF addresses */
+	const char *name;       /* in the ELF's string table */
+};
+
+/* What one address of a file is called (strings owned here). */
+struct resolved {
+	char *sym, *exp, *src;
+	uint64_t sym_off, exp_off;
+};
+
+struct ct_symfile {
+	uint64_t dev, ino;
+	char *path;
+	Dwfl_Module *mod;       /* in the symbolizer's Dwfl; NULL: not an ELF libdw takes */
+	uint64_t base;          /* run-time address there = base + ELF address */
+	bool exports_read;
+	struct export_sym *exports;   /* sorted by value */
+	size_t nexports;
+	struct idmap resolved;  /* (ELF address << 1 | activation) -> struct resolved */
+};
+
+struct ct_symbolizer {
+	Dwfl *dwfl;
+	uint64_t next_base;
+	struct idmap files;     /* dev/ino key -> struct ct_symfile */
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct ct_symbolizer *ct_symbolizer_new(void)
+{
+	struct ct_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->dwfl = dwfl_begin(&offline_callbacks);
+	if (!s->dwfl) {
+		free(s);
+		return NULL;
+	}
+	s->next_base = FIRST_BASE;
+	return s;
+}
+
+static void free_resolved(uint64_t key, void *val, void *ctx)
+{
+	struct resolved *r = val;
+
+	(void)key;
+	(void)ctx;
+	free(r->sym);
+	free(r->exp);
+	free(r->src);
+	free(r);
+}
+
+static void free_file(uint64_t key, void *val, void *ctx)
+{
+	struct ct_symfile *f = val;
+
+	(void)key;
+	(void)ctx;
+	idmap_drain(&f->resolved, free_resolved, NULL);
+	idmap_free(&f->resolved);
+	free(f->exports);
+	free(f->path);
+	free(f);
+}
+
+void ct_symbolizer_free(struct ct_symbolizer *s)
+{
+	if (!s)
+		return;
+	idmap_drain(&s->files, free_file, NULL);
+	idmap_free(&s->files);
+	dwfl_end(s->dwfl);
+	free(s);
+}
+
+static uint64_t file_key(uint64_t dev, uint64_t ino)
+{
+	return ino ^ (dev << 40) ^ (dev >> 24);
+}
+
+/* Files sit in the shared naming Dwfl one after another, this far apart
+ * and 1 MiB aligned, so that no two overlap. */
+#define MODULE_GAP (2ull << 20)
+#define MODULE_ALIGN_MASK ((1ull << 20) - 1)
+
+/* Reports the file into the shared Dwfl, at a base of its own. */
+static void report_file(struct ct_symbolizer *s, struct ct_symfile *f, int fd)
+{
+	Dwarf_Addr start, end;
+	int dfd = dup(fd);
+
+	if (dfd < 0)
+		return;
+	dwfl_report_begin_add(s->dwfl);
+	f->mod = dwfl_report_elf(s->dwfl, f->path, f->path, dfd, s->next_base, true);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!f->mod) {
+		close(dfd);
+		return;
+	}
+	f->base = s->next_base;
+	dwfl_module_info(f->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	s->next_base = (end + MODULE_GAP) & ~MODULE_ALIGN_MASK;
+}
+
+struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m)
+{
+	uint64_t key = file_key(m->dev, m->ino);
+	struct ct_symfile *f = idmap_get(&s->files, key);
+
+	if (f)
+		return f->dev == m->dev && f->ino == m->ino ? f : NULL;
+	if (m->fd < 0 || !m->is_elf)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(m->path))) {
+		free(f);
+		return NULL;
+	}
+	f->dev = m->dev;
+	f->ino = m->ino;
+	report_file(s, f, m->fd);
+	idmap_put(&s->files, key, f);
+	return f;
+}
+
+/* --- exported functions (.dynsym) --------------------------------------- */
+
+static int by_value(const void *a, const void *b)
+{
+	const struct export_sym *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static bool is_export(const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+	int vis = GELF_ST_VISIBILITY(s->st_other);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
+	       s->st_size > 0 && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       (vis == STV_DEFAULT || vis == STV_PROTECTED);
+}
+
+/* The defined, visible functions of .dynsym, with their sizes. */
+static void read_exports(struct ct_symfile *f)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	f->exports_read = true;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = sh.sh_size / sh.sh_entsize;
+		f->exports = calloc(n ? n : 1, sizeof(*f->exports));
+		for (i = 0; d && f->exports && i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !is_export(&sym))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && *name)
+				f->exports[f->nexports++] =
+					(struct export_sym){ sym.st_value, sym.st_size, name };
+		}
+		if (f->exports)
+			qsort(f->exports, f->nexports, sizeof(*f->exports), by_value);
+		return;
+	}
+}
+
+/* The exported function that holds ELF address addr, or NULL. */
+static const struct export_sym *find_export(struct ct_symfile *f, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!f->exports_read)
+		read_exports(f);
+	hi = f->nexports;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->exports[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Functions may overlap (aliases): look back a little. */
+	for (size_t k = lo; k > 0 && lo - k < 8; k--) {
+		const struct export_sym *e = &f->exports[k - 1];
+
+		if (addr >= e->value && addr - e->value < e->size)
+			return e;
+	}
+	return NULL;
+}
+
+/* --- naming one address --------------------------------------------------- */
+
+/* Demangled, without the symbol version (__libc_start_main@@GLIBC_2.34). */
+static char *clean_name(const char *name)
+{
+	char plain[1024], *dem;
+	const char *at;
+
+	if (!name)
+		return NULL;
+	at = strchr(name, '@');
+	if (at && at != name && (size_t)(at - name) < sizeof(plain)) {
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = 0;
+		name = plain;
+	}
+	if (name[0] == '_' && name[1] == 'Z' && (dem = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI)))
+		return dem;
+	return strdup(name);
+}
+
+static char *source_of(struct ct_symfile *f, uint64_t addr)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(f->mod, addr);
+	const char *file;
+	int lineno = 0;
+	char *s;
+
+	if (!line)
+		return NULL;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0 || asprintf(&s, "%s:%d", file, lineno) < 0)
+		return NULL;
+	return s;
+}
+
+/* elf_addr: of the pc itself; lookups use pc-1 for return addresses. */
+static struct resolved *resolve(struct ct_symfile *f, uint64_t elf_addr, bool activation)
+{
+	uint64_t key = elf_addr << 1 | activation, look = elf_addr - !activation;
+	struct resolved *r = idmap_get(&f->resolved, key);
+	const struct export_sym *e;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name;
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	name = dwfl_module_addrinfo(f->mod, f->base + look, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		r->sym = clean_name(name);
+		r->sym_off = off + !activation;
+	}
+	e = find_export(f, look);
+	if (e) {
+		r->exp = clean_name(e->name);
+		r->exp_off = elf_addr - e->value;
+	}
+	r->src = source_of(f, f->base + look);
+	if (f->resolved.used >= RESOLVED_MAX)   /* bounded: start again */
+		idmap_drain(&f->resolved, free_resolved, NULL);
+	idmap_put(&f->resolved, key, r);
+	return r;
+}
+
+/* --- the frames record ------------------------------------------------------ */
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Offset of s in the record's strings, added once; CT_NOSTR if it is full. */
+static uint32_t add_string(struct ct_frames_builder *b, const char *s)
+{
+	uint32_t h, i, n, mask = 1023;
+
+	if (!s)
+		return CT_NOSTR;
+	n = (uint32_t)strnlen(s, 4096);
+	for (h = str_hash(s) & mask, i = 0; i <= mask; h = (h + 1) & mask, i++) {
+		uint32_t at = b->hash[h];
+
+		if (!at)
+			break;
+		if (strcmp(b->strings + at - 1, s) == 0)
+			return at - 1;
+	}
+	if (b->strings_size + n + 1 > CT_STRINGS_MAX)
+		return CT_NOSTR;
+	memcpy(b->strings + b->strings_size, s, n);
+	b->strings[b->strings_size + n] = 0;
+	if (i <= mask && !b->hash[h])
+		b->hash[h] = b->strings_size + 1;
+	b->strings_size += n + 1;
+	return b->strings_size - n - 1;
+}
+
+void ct_frames_begin(struct ct_frames_builder *b)
+{
+	b->nframes = 0;
+	b->strings_size = 0;
+	memset(b->hash, 0, sizeof(b->hash));
+}
+
+void ct_frames_add(struct ct_frames_builder *b, struct ct_symfile *f, uint64_t pc,
+		   uint64_t elf_addr, bool activation)
+{
+	struct ct_frame *fr;
+	struct resolved *r;
+
+	if (b->nframes >= CT_FRAMES_MAX)
+		return;
+	fr = &b->frames[b->nframes++];
+	memset(fr, 0, sizeof(*fr));
+	fr->pc = pc;
+	fr->module = fr->sym = fr->exp = fr->src = CT_NOSTR;
+	if (!f)
+		return;
+	fr->offset = elf_addr;
+	fr->module = add_string(b, f->path);
+	if (!f->mod || !(r = resolve(f, elf_addr, activation)))
+		return;
+	fr->sym = add_string(b, r->sym);
+	fr->sym_off = r->sym_off;
+	fr->exp = add_string(b, r->exp);
+	fr->exp_off = r->exp_off;
+	fr->src = add_string(b, r->src);
+}
+
+struct ct_frames *ct_frames_end(struct ct_frames_builder *b, const struct ct_rec *h,
+				uint32_t status, uint32_t stack_size)
+{
+	struct ct_frames *r = (struct ct_frames *)b->buf;
+	size_t fsize = sizeof(struct ct_frame) * b->nframes;
+
+	memset(r, 0, sizeof(*r));
+	r->h.type = CT_REC_FRAMES;
+	r->h.ts_ns = h->ts_ns;
+	r->h.pid = h->pid;
+	r->h.tid = h->tid;
+	r->nframes = b->nframes;
+	r->status = status;
+	r->stack_size = stack_size;
+	r->strings_size = b->strings_size;
+	memcpy(r + 1, b->frames, fsize);
+	memcpy((unsigned char *)(r + 1) + fsize, b->strings, b->strings_size);
+	r->h.size = (uint32_t)(sizeof(*r) + fsize + b->strings_size);
+	return r;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names for the frames of an unwound stack, and the CT_REC_FRAMES record
+ * that carries them into the trace: best symbol (.symtab, else .dynsym;
+ * C++ demangled), the exported .dynsym function that holds the pc (what
+ * `api` is made of), and file:line where DWARF line tables exist.
+ */
+#ifndef CT_SYMBOLIZE_H
+#define CT_SYMBOLIZE_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "cudatrace.h"
+
+/* Builds one CT_REC_FRAMES record. */
+struct ct_frames_builder {
+	unsigned char *buf;      /* CT_FRAMES_BUF bytes */
+	struct ct_frame frames[CT_FRAMES_MAX];
+	uint32_t nframes;
+	char strings[CT_STRINGS_MAX];
+	uint32_t strings_size;
+	uint32_t hash[1024];     /* string offsets + 1, by hash: dedupe */
+};
+
+#define CT_FRAMES_BUF (sizeof(struct ct_frames) + sizeof(struct ct_frame) * CT_FRAMES_MAX + \
+		       CT_STRINGS_MAX)
+
+/*
+ * Symbol files, shared by every process of the capture: each file (by
+ * device and inode) is read once into one offline Dwfl, and each address
+ * named once, however many processes map it.
+ */
+struct ct_symbolizer;
+struct ct_symfile;
+struct ct_codemap;
+
+struct ct_symbolizer *ct_symbolizer_new(void);
+void ct_symbolizer_free(struct ct_symbolizer *s);
+/* The symbol file for a mapping's file (opened through its fd), or NULL. */
+struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m);
+
+void ct_frames_begin(struct ct_frames_builder *b);
+/* Adds a frame at pc, in file f (NULL: no module) at ELF address elf_addr.
+ * activation: pc is exact (innermost frame), else a return address. */
+void ct_frames_add(struct ct_frames_builder *b, struct ct_symfile *f, uint64_t pc,
+		   uint64_t elf_addr, bool activation);
+/* Finishes the record into b->buf; returns it. */
+struct ct_frames *ct_frames_end(struct ct_frames_builder *b, const struct ct_rec *h,
+				uint32_t status, uint32_t stack_size);
+
+#endif

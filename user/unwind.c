@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "codemaps.h"
+#include "idmap.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+#define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
+
+struct uw_proc {
+	uint32_t pid;
+	struct ct_codemaps maps;
+	Dwfl *dwfl;              /* NULL: no module could be reported */
+	bool maps_failed;        /* /proc/PID/maps was gone at the first look */
+	const struct ct_stack *cur;   /* the stack being unwound */
+	bool read_past;          /* the unwinder asked for memory beyond the copy */
+};
+
+/* A module of a process's Dwfl: where its file's names are, and its bias. */
+struct uw_mod {
+	struct ct_symfile *file;
+	uint64_t bias;
+};
+
+struct ct_unwinder {
+	const char *proc_root;
+	struct ct_symbolizer *syms;
+	ct_unwind_sink sink;
+	void *ctx;
+	struct idmap procs;      /* pid -> struct uw_proc */
+	struct ct_frames_builder fb;
+	unsigned char *mapbuf;
+	struct ct_unwind_stats st;
+};
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* --- libdw's view of the process: the copied stack and registers -------- */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct uw_proc *p = arg;
+
+	(void)dwfl;
+	if (*thread_argp || !p->cur)
+		return 0;
+	*thread_argp = p;
+	return (pid_t)p->cur->h.tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct uw_proc *p = arg;
+
+	(void)dwfl;
+	if (!p->cur || (pid_t)p->cur->h.tid != tid)
+		return false;
+	*thread_argp = p;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uw_proc *p = arg;
+	const struct ct_stack *s = p->cur;
+	uint64_t sp = s->regs[CT_REG_RSP];
+
+	(void)dwfl;
+	if (addr < sp || addr - sp > s->size || s->size - (addr - sp) < sizeof(*result)) {
+		if (addr >= sp)
+			p->read_past = true;
+		return false;
+	}
+	memcpy(result, (const unsigned char *)(s + 1) + (addr - sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uw_proc *p = arg;
+	Dwarf_Word regs[CT_STACK_NREGS];
+
+	for (int i = 0; i < CT_STACK_NREGS; i++)
+		regs[i] = p->cur->regs[i];
+	return dwfl_thread_state_registers(thread, 0, CT_STACK_NREGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* --- modules ------------------------------------------------------------- */
+
+static int free_module_data(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr start,
+			    void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	(void)arg;
+	free(*ud);
+	*ud = NULL;
+	return DWARF_CB_OK;
+}
+
+static void drop_dwfl(struct uw_proc *p)
+{
+	if (!p->dwfl)
+		return;
+	dwfl_getmodules(p->dwfl, free_module_data, NULL, 0);
+	dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+}
+
+static bool same_file(const struct ct_codemap *a, const struct ct_codemap *b)
+{
+	return a->ino == b->ino && a->dev == b->dev;
+}
+
+/* Whether file i was reported already: an earlier mapping of it, or (when
+ * adding) a mapping kept from before. */
+static bool reported_before(const struct ct_codemaps *ms, size_t i, bool adding)
+{
+	for (size_t j = 0; j < ms->n; j++) {
+		if (j == i || !ms->v[j].is_elf || !same_file(&ms->v[j], &ms->v[i]))
+			continue;
+		if (j < i || (adding && !ms->v[j].fresh))
+			return true;
+	}
+	return false;
+}
+
+static size_t report_modules(struct ct_unwinder *u, struct uw_proc *p, bool adding)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->maps.n; i++) {
+		const struct ct_codemap *m = &p->maps.v[i];
+		const char *base = strrchr(m->path, '/');
+		Dwfl_Module *mod;
+		struct uw_mod *um;
+		void **ud;
+		int fd;
+
+		if (!m->is_elf || (adding && !m->fresh) || reported_before(&p->maps, i, adding) ||
+		    (fd = dup(m->fd)) < 0)
+			continue;
+		mod = dwfl_report_elf(p->dwfl, base ? base + 1 : m->path, m->path, fd, m->bias,
+				      true);
+		if (!mod) {
+			close(fd);
+			continue;
+		}
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud && (um = calloc(1, sizeof(*um)))) {
+			um->file = ct_symbolizer_file(u->syms, m);
+			um->bias = m->bias;
+			*ud = um;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* One module per file, placed by the bias of its first executable mapping. */
+static void build_dwfl(struct ct_unwinder *u, struct uw_proc *p)
+{
+	size_t n;
+
+	drop_dwfl(p);
+	p->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!p->dwfl)
+		return;
+	dwfl_report_begin(p->dwfl);
+	n = report_modules(u, p, false);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	if (!n || !dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, p))
+		drop_dwfl(p);
+}
+
+/* A library loaded: report it alone; libdw keeps what it knows of the rest. */
+static void add_to_dwfl(struct ct_unwinder *u, struct uw_proc *p)
+{
+	dwfl_report_begin_add(p->dwfl);
+	report_modules(u, p, true);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+}
+
+static void send_mappings(struct ct_unwinder *u, const struct uw_proc *p, uint64_t ts)
+{
+	for (size_t i = 0; i < p->maps.n; i++) {
+		if (!p->maps.v[i].fresh)
+			continue;
+		ct_codemap_record(&p->maps.v[i], p->pid, ts, u->mapbuf);
+		u->sink(u->ctx, (const struct ct_rec *)u->mapbuf);
+	}
+}
+
+static struct uw_proc *get_proc(struct ct_unwinder *u, uint32_t pid)
+{
+	struct uw_proc *p = idmap_get(&u->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	idmap_put(&u->procs, pid, p);
+	return p;
+}
+
+static void read_maps(struct ct_unwinder *u, struct uw_proc *p, uint64_t ts)
+{
+	struct ct_codemaps fresh;
+	bool had = p->maps.n > 0;
+
+	size_t before = p->maps.n, kept = 0;
+
+	u->st.maps_reads++;
+	if (ct_codemaps_read(u->proc_root, p->pid, &p->maps, &fresh)) {
+		/* Gone: keep what we had, the stacks still queued need it. */
+		p->maps_failed = !had;
+		return;
+	}
+	p->maps = fresh;
+	p->maps_failed = false;
+	for (size_t i = 0; i < p->maps.n; i++)
+		kept += !p->maps.v[i].fresh;
+	send_mappings(u, p, ts);
+	if (p->dwfl && kept == before) {
+		if (kept < p->maps.n)
+			add_to_dwfl(u, p);
+	} else {
+		build_dwfl(u, p);
+	}
+}
+
+void ct_unwinder_refresh(struct ct_unwinder *u, uint32_t pid, uint64_t ts)
+{
+	struct uw_proc *p = get_proc(u, pid);
+
+	if (p)
+		read_maps(u, p, ts);
+}
+
+/*
+ * A file mapped executable: opened by the path the kernel gave, so that it
+ * is held even if the process exits at once; /proc/PID/maps otherwise.
+ */
+static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
+{
+	struct uw_proc *p = get_proc(u, r->h.pid);
+	struct ct_codemap m;
+
+	if (!p)
+		return;
+	if (ct_codemap_from_record(u->proc_root, r, &m)) {
+		read_maps(u, p, r->h.ts_ns);
+		return;
+	}
+	for (size_t i = 0; i < p->maps.n; i++)
+		p->maps.v[i].fresh = false;
+	if (!ct_codemaps_add(&p->maps, &m))
+		return;   /* known already */
+	p->maps_failed = false;
+	send_mappings(u, p, r->h.ts_ns);
+	if (p->dwfl)
+		add_to_dwfl(u, p);
+	else
+		build_dwfl(u, p);
+}
+
+static void free_proc(uint64_t pid, void *val, void *ctx)
+{
+	struct uw_proc *p = val;
+
+	(void)pid;
+	(void)ctx;
+	drop_dwfl(p);
+	ct_codemaps_free(&p->maps);
+	free(p);
+}
+
+void ct_unwinder_forget(struct ct_unwinder *u, uint32_t pid)
+{
+	struct uw_proc *p = idmap_del(&u->procs, pid);
+
+	if (p)
+		free_proc(pid, p, NULL);
+}
+
+/* --- unwinding ----------------------------------------------------------- */
+
+struct walk {
+	struct ct_unwinder *u;
+	struct uw_proc *p;
+	bool no_module;
+};
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	Dwfl_Module *mod;
+	struct uw_mod *um;
+	void **ud = NULL;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	mod = dwfl_addrmodule(w->p->dwfl, activation ? pc : pc - 1);
+	if (mod)
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	um = ud ? *ud : NULL;
+	ct_frames_add(&w->u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
+	w->no_module = mod == NULL;
+	return w->u->fb.nframes >= UNWIND_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s)
+{
+	struct walk w = { .u = u, .p = p };
+	int rc;
+
+	if (!p->dwfl) {
+		ct_frames_add(&u->fb, NULL, s->regs[CT_REG_RIP], 0, true);
+		return CT_UNWIND_NO_MAPS;
+	}
+	p->cur = s;
+	p->read_past = false;
+	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
+	p->cur = NULL;
+	if (u->fb.nframes >= UNWIND_MAX_FRAMES)
+		return CT_UNWIND_MAX_FRAMES;
+	if (rc == 0)
+		return CT_UNWIND_END;
+	if (p->read_past)
+		return CT_UNWIND_NO_STACK;
+	if (w.no_module)
+		return CT_UNWIND_NO_CFI;
+	return CT_UNWIND_ERROR;
+}
+
+void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
+{
+	uint64_t t0 = thread_cpu_ns();
+	struct uw_proc *p = get_proc(u, s->h.pid);
+	uint32_t status;
+
+	if (!p)
+		return;
+	if (!p->maps.n && !p->maps_failed)
+		read_maps(u, p, s->h.ts_ns);
+	ct_frames_begin(&u->fb);
+	status = walk_stack(u, p, s);
+	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
+	u->st.stacks++;
+	u->st.frames += u->fb.nframes;
+	u->st.cpu_ns += thread_cpu_ns() - t0;
+}
+
+struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx)
+{
+	struct ct_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	elf_version(EV_CURRENT);
+	u->proc_root = proc_root;
+	u->sink = sink;
+	u->ctx = ctx;
+	u->fb.buf = malloc(CT_FRAMES_BUF);
+	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
+	u->syms = ct_symbolizer_new();
+	if (!u->fb.buf || !u->mapbuf || !u->syms) {
+		ct_unwinder_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void ct_unwinder_free(struct ct_unwinder *u)
+{
+	if (!u)
+		return;
+	idmap_drain(&u->procs, free_proc, NULL);
+	idmap_free(&u->procs);
+	ct_symbolizer_free(u->syms);
+	free(u->fb.buf);
+	free(u->mapbuf);
+	free(u);
+}
+
+const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u)
+{
+	return &u->st;
+}
+
+bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
+{
+	switch (r->type) {
+	case CT_REC_STACK:
+		ct_unwinder_stack(u, (const struct ct_stack *)r);
+		return true;
+	case CT_REC_CODE_MAP:
+		code_mapped(u, (const struct ct_code_map *)r);
+		return true;
+	case CT_REC_PROC:
+		/* A new program: none of the old mappings stay. */
+		if (((const struct ct_proc *)r)->source == CT_PROC_EXEC) {
+			ct_unwinder_forget(u, r->pid);
+			ct_unwinder_refresh(u, r->pid, r->ts_ns);
+		}
+		return false;
+	case CT_REC_PROC_EXIT:
+		ct_unwinder_forget(u, r->pid);
+		return false;
+	}
+	return false;
+}
