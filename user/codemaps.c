@@ -277,25 +277,66 @@ static bool same_inode(int fd, uint32_t kdev, uint64_t ino)
 	       major(st.st_dev) == kdev >> 20 && minor(st.st_dev) == (kdev & 0xfffff);
 }
 
+/* Opens the file at path as the traced process sees it, else as we do, if it
+ * is the very file (device and inode) the kernel named. */
+static int open_if_same(const char *proc_root, uint32_t pid, const char *path,
+			uint32_t kdev, uint64_t ino)
+{
+	char rooted[PATH_MAX_REC + 64];
+	int fd;
+
+	snprintf(rooted, sizeof(rooted), "%s/%u/root%s", proc_root, pid, path);
+	fd = open(rooted, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !same_inode(fd, kdev, ino)) {
+		if (fd >= 0)
+			close(fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0 && !same_inode(fd, kdev, ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The BPF side walks the path up to the root of the whole machine; a capture
+ * that runs in a chroot or a container sees the same file under a shorter
+ * path.  Tries the path, then each shorter tail of it ("/a/b/lib.so",
+ * "/b/lib.so", "/lib.so"): only the same device and inode is taken.
+ * Returns the fd, and in *tail where the path that opened it starts.
+ */
+static int open_by_kernel_path(const char *proc_root, uint32_t pid, const char *path,
+			       uint32_t kdev, uint64_t ino, const char **tail)
+{
+	const char *p = path;
+	int fd;
+
+	while (p && *p) {
+		fd = open_if_same(proc_root, pid, p, kdev, ino);
+		if (fd >= 0) {
+			*tail = p;
+			return fd;
+		}
+		p = strchr(p + 1, '/');
+	}
+	return -1;
+}
+
 int ct_codemap_from_record(const char *proc_root, const struct ct_code_map *r,
 			   struct ct_codemap *out)
 {
-	char path[PATH_MAX_REC], rooted[PATH_MAX_REC + 64];
+	char path[PATH_MAX_REC];
+	const char *tail = NULL;
 	int fd;
 
 	if ((r->path_flags & CT_CODE_PATH_CUT) ||
 	    !path_from_components((const char *)(r + 1), r->path_size, path, sizeof(path)))
 		return -1;
-	snprintf(rooted, sizeof(rooted), "%s/%u/root%s", proc_root, r->h.pid, path);
-	fd = open(rooted, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !same_inode(fd, r->dev, r->ino)) {
-		if (fd >= 0)
-			close(fd);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	fd = open_by_kernel_path(proc_root, r->h.pid, path, r->dev, r->ino, &tail);
 	if (fd < 0)
 		return -1;
-	if (!same_inode(fd, r->dev, r->ino) || !(out->path = strdup(path))) {
+	if (!(out->path = strdup(tail))) {
 		close(fd);
 		return -1;
 	}
