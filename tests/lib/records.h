@@ -59,14 +59,9 @@ __attribute__((unused))
 static void put_field(const struct ct_layout *l, unsigned char *buf, const char *name,
 		      uint64_t v)
 {
-	uint32_t i;
-
-	for (i = 0; l && i < l->nfields; i++)
-		if (strcmp(l->fields[i].name, name) == 0 && l->fields[i].size <= 8) {
-			memcpy(buf + l->fields[i].offset, &v, l->fields[i].size);
-			return;
-		}
-	fprintf(stderr, "no field %s in %s\n", name, l ? l->name : "(no layout)");
+	if (ct_write_u64(l, buf, l ? l->size : 0, name, v))
+		return;
+	fprintf(stderr, "cannot write %s of %s\n", name, l ? l->name : "(no layout)");
 	abort();
 }
 

@@ -32,15 +32,9 @@ static uint32_t class_id(const char *name)
 
 static void put(const struct ct_layout *l, unsigned char *buf, const char *name, uint64_t v)
 {
-	uint32_t i, k;
-
-	for (i = 0; i < l->nfields; i++)
-		if (strcmp(l->fields[i].name, name) == 0) {
-			for (k = 0; k < l->fields[i].size; k++)
-				buf[l->fields[i].offset + k] = (unsigned char)(v >> (8 * k));
-			return;
-		}
-	fprintf(stderr, "no field %s in %s\n", name, l->name);
+	if (ct_write_u64(l, buf, l->size, name, v))
+		return;
+	fprintf(stderr, "cannot write %s of %s\n", name, l->name);
 	exit(1);
 }
 
