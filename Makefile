@@ -78,7 +78,7 @@ all: $(BIN)
 $(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c $(wildcard bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
 
 $(OUTPUT)/cudatrace.skel.h: $(OUTPUT)/cudatrace.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -83,17 +83,21 @@ struct {
 	__type(value, __u8);
 } extra_files SEC(".maps");
 
-/* Not preallocated: 65,536 entries took ~5 ms at start-up, and a capture
- * of a command or of -p holds a few. */
+/*
+ * The traced processes (-p, --, and their children) as a bitmap over all
+ * possible pids: every traced call asks, and an array lookup is inlined
+ * to an address and a load, where a hash costs ~100 ns on a machine that
+ * flushes its TLB at each system call.  512 KiB.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
-	__type(key, __u32);      /* tgid */
-	__type(value, __u8);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CT_PID_LIMIT / 64);
+	__type(key, __u32);      /* tgid / 64 */
+	__type(value, __u64);    /* bit tgid % 64 */
 } traced_pids SEC(".maps");
 
-/* System-wide: processes already described by a CT_REC_PROC. */
+/* System-wide: processes already described by a CT_REC_PROC (capture.c
+ * shrinks it to one entry otherwise). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -166,10 +170,12 @@ struct map_key {
 	__u64 addr;
 };
 
-/* NVIDIA mappings alive, so munmap of other memory costs one lookup. */
+/* NVIDIA mappings alive, so munmap of other memory costs one lookup.
+ * An LRU map is preallocated at start-up (65,536 took ~4 ms); a PyTorch
+ * training process holds a few dozen. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, struct map_key);
 	__type(value, __u64);    /* length */
 } nv_mappings SEC(".maps");
@@ -229,8 +235,19 @@ static __always_inline struct scratch *get_scratch(void)
 	return bpf_map_lookup_elem(&scratch_map, &cpu);
 }
 
+/* The word of traced_pids that holds tgid, and its bit there. */
+static __always_inline __u64 *pid_word(__u32 tgid, __u64 *bit)
+{
+	__u32 i = tgid / 64;
+
+	*bit = 1ULL << (tgid % 64);
+	return bpf_map_lookup_elem(&traced_pids, &i);
+}
+
 static __always_inline bool pid_traced(__u32 tgid)
 {
+	__u64 *word, bit;
+
 	if (tgid == self_tgid)
 		return false;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_map, 0) != 1)
@@ -244,7 +261,8 @@ static __always_inline bool pid_traced(__u32 tgid)
 	}
 	if (!filter_pids)
 		return true;
-	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
+	word = pid_word(tgid, &bit);
+	return word && (*word & bit);
 }
 
 struct fd_info {
@@ -625,7 +643,7 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	return 0;
 }
 
-static __noinline int ioctl_exit(struct syscall_exit_ctx *ctx)
+static __noinline int ioctl_exit(long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -652,7 +670,7 @@ static __noinline int ioctl_exit(struct syscall_exit_ctx *ctx)
 	r->cmd = in->cmd;
 	r->flags = in->flags;
 	r->arg = in->arg;
-	r->ret = ctx->ret;
+	r->ret = ret;
 	r->nest_ptr = in->nest_ptr;
 	r->arg_want = in->arg_want;
 	r->nest_want = in->nest_want;
@@ -695,7 +713,7 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 	return 0;
 }
 
-static __noinline int mmap_exit(struct syscall_exit_ctx *ctx)
+static __noinline int mmap_exit(long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -720,10 +738,10 @@ static __noinline int mmap_exit(struct syscall_exit_ctx *ctx)
 	r.prot = in->prot;
 	r.mflags = in->mflags;
 	r.off = in->off;
-	r.ret = ctx->ret;
+	r.ret = ret;
 	r.flags = in->flags;
-	if (ctx->ret >= 0 || ctx->ret < -4095) {
-		struct map_key k = { .tgid = r.h.pid, .addr = (__u64)ctx->ret };
+	if (ret >= 0 || ret < -4095) {
+		struct map_key k = { .tgid = r.h.pid, .addr = (__u64)ret };
 
 		bpf_map_update_elem(&nv_mappings, &k, &r.len, BPF_ANY);
 	}
@@ -796,29 +814,29 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * Exits: the tracepoints of ioctl and mmap alone, not a raw sys_exit.  A
- * raw sys_exit program runs at the exit of every system call on the
- * machine, which doubled what cudatrace cost the calls it does not trace
- * (an empty one costs as much as the sys_enter program); these cost other
- * system calls a bit test in the kernel.  Detaching them waits for an RCU
- * grace period each: capture.c detaches them in parallel.
+ * Exits: one raw sys_exit program, like sys_enter: other system calls pay
+ * it a load and a compare.  The per-syscall exit tracepoints
+ * (syscalls/sys_exit_ioctl) cost other calls a little less, but added
+ * ~150 ns to every traced call through perf's syscall event path, and
+ * attaching one waits on the detaching of the capture before
+ * (docs/PERFORMANCE.md has the figures of both).
  */
-SEC("tracepoint/syscalls/sys_exit_ioctl")
-int sys_exit_ioctl(struct syscall_exit_ctx *ctx)
+SEC("raw_tracepoint/sys_exit")
+int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	return ioctl_exit(ctx);
-}
+	struct pt_regs *regs = bpf_rdonly_cast((void *)ctx->args[0],
+					       bpf_core_type_id_kernel(struct pt_regs));
+	long nr = regs->orig_ax, ret = (long)ctx->args[1];
 
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int sys_exit_mmap(struct syscall_exit_ctx *ctx)
-{
-	/* -k: a file mapped executable; the user registers still hold the
+	if (nr == NR_ioctl)
+		return ioctl_exit(ret);
+	if (nr != NR_mmap)
+		return 0;
+	/* -k: a file mapped executable; the registers still hold the
 	 * mmap's arguments at its exit. */
 	if (stack_bytes)
-		send_code_map(bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
-					      bpf_core_type_id_kernel(struct pt_regs)),
-			      ctx->ret);
-	return mmap_exit(ctx);
+		send_code_map(regs, ret);
+	return mmap_exit(ret);
 }
 
 /* Follow children of traced processes from fork on. */
@@ -829,14 +847,18 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *child = (struct task_struct *)ctx->args[1];
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u64 *word, bit;
 	struct ct_fork r = {};
 
 	if (!filter_pids || !follow_forks || ptgid == ctgid)
 		return 0;   /* a new thread, or nothing to follow */
-	if (!bpf_map_lookup_elem(&traced_pids, &ptgid))
+	word = pid_word(ptgid, &bit);
+	if (!word || !(*word & bit))
 		return 0;
-	bpf_map_update_elem(&traced_pids, &ctgid, &one, BPF_ANY);
+	word = pid_word(ctgid, &bit);
+	if (!word)
+		return 0;
+	__sync_fetch_and_or(word, bit);
 	r.h.type = CT_REC_FORK;
 	r.h.size = sizeof(r);
 	r.h.ts_ns = bpf_ktime_get_ns();
@@ -872,13 +894,15 @@ int on_exit(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct ct_rec r = {};
+	__u64 *word, bit;
 
 	if (tgid != tid)
 		return 0;
+	word = pid_word(tgid, &bit);
 	/* Only processes the trace knows: traced ones (-p, --), or, system-wide,
 	 * ones described by a PROC record.  Forgetting them here lets a new
 	 * process under the same pid be described afresh. */
-	if (filter_pids ? bpf_map_delete_elem(&traced_pids, &tgid)
+	if (filter_pids ? !word || !(__sync_fetch_and_and(word, ~bit) & bit)
 			: bpf_map_delete_elem(&described, &tgid))
 		return 0;
 	r.type = CT_REC_PROC_EXIT;

@@ -17,6 +17,7 @@
 #define CT_ARG_MAX       16384          /* _IOC_SIZE is 14 bits: 16383 */
 #define CT_NEST_MAX      (256 * 1024)   /* hard ceiling for -s */
 #define CT_NEST_DEFAULT  8192           /* default for -s */
+#define CT_PID_LIMIT     (4 * 1024 * 1024) /* Linux's PID_MAX_LIMIT on 64-bit */
 #define CT_PROC_ARGV_MAX 4096
 #define CT_PROC_ENV_MAX  16384
 

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -140,17 +139,7 @@ static int check_kernel(void)
 				"cudatrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -1;
 	}
-	if (stat("/sys/kernel/tracing/events/syscalls", &st) &&
-	    stat("/sys/kernel/debug/tracing/events/syscalls", &st)) {
-		/* tracefs may just not be mounted */
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-		if (stat("/sys/kernel/tracing/events/syscalls", &st)) {
-			fprintf(stderr, "cudatrace: no syscall tracepoints under "
-					"/sys/kernel/tracing (mount tracefs there; the kernel "
-					"needs CONFIG_FTRACE_SYSCALLS=y)\n");
-			return -1;
-		}
-	}
+	/* Raw tracepoints only: tracefs need not be mounted. */
 	return 0;
 }
 
@@ -192,6 +181,20 @@ static int setup_devices(struct capture *c)
 	return 0;
 }
 
+/* Marks pid traced in the BPF side's bitmap (before attach: no race with
+ * the fork hook, which sets bits of the same words). */
+static int trace_pid(struct cudatrace_bpf *s, uint32_t pid)
+{
+	uint32_t word = pid / 64;
+	uint64_t bits = 0;
+
+	if (pid >= CT_PID_LIMIT)
+		return -1;
+	bpf_map__lookup_elem(s->maps.traced_pids, &word, 4, &bits, 8, 0);
+	bits |= 1ULL << (pid % 64);
+	return bpf_map__update_elem(s->maps.traced_pids, &word, 4, &bits, 8, BPF_ANY);
+}
+
 static int fill_maps(struct capture *c)
 {
 	struct cudatrace_bpf *s = c->skel;
@@ -227,8 +230,9 @@ static int fill_maps(struct capture *c)
 						    &k->params_size, 4, BPF_ANY);
 	}
 	for (j = 0; j < c->o->npids; j++)
-		err |= bpf_map__update_elem(s->maps.traced_pids, &c->o->pids[j], 4, &one, 1,
-					    BPF_ANY);
+		err |= trace_pid(s, c->o->pids[j]);
+	if (c->child > 0)
+		err |= trace_pid(s, (uint32_t)c->child);
 	for (i = 0; i < ct_filter_kernel_comms(c->o->filter, &comms); i++)
 		err |= bpf_map__update_elem(s->maps.traced_comms, comms[i], CT_COMM_LEN, &one, 1,
 					    BPF_ANY);
@@ -303,6 +307,10 @@ static int load_bpf(struct capture *c)
 	s->rodata->file_id_key = key;
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)rb_bytes);
 	bpf_map__set_max_entries(s->maps.scratch_map, ncpu > 0 ? (uint32_t)ncpu : 1);
+	/* Only a system-wide capture describes processes as it meets them; the
+	 * preallocated LRU map costs start-up time (~1.6 ms at 16,384). */
+	if (s->rodata->filter_pids)
+		bpf_map__set_max_entries(s->maps.described, 1);
 	s->rodata->user_chr_files = s->rodata->user_reg_files = false;
 	for (int j = 0; j < c->devs.ndevs; j++) {
 		if (c->devs.devs[j].user && c->devs.devs[j].regfile)
@@ -798,8 +806,6 @@ static int run_loop(struct capture *c)
 static int start_capture(struct capture *c, int *go_fd)
 {
 	const struct ct_options *o = c->o;
-	uint32_t pid;
-	uint8_t one = 1;
 	int err;
 
 	if (o->command) {
@@ -811,10 +817,6 @@ static int start_capture(struct capture *c, int *go_fd)
 		}
 	}
 	if (load_bpf(c))
-		return -1;
-	pid = (uint32_t)c->child;
-	if (c->child > 0 &&
-	    bpf_map__update_elem(c->skel->maps.traced_pids, &pid, 4, &one, 1, BPF_ANY))
 		return -1;
 	if (open_sink(c))
 		return -1;

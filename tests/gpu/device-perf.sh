@@ -12,8 +12,11 @@
 #              runs alternating with each build's traced run
 #  startup:    cudatrace -w F -- stamp: ms from start until the command runs,
 #              ms from its end until cudatrace has exited
+#  stand:      the stand-in (RM_CONTROL on a regular file, --device), CPU ns
+#              per call, untraced runs alternating with each build's traced run
 #  tax:        getppid loop, CPU ns/call: bare, under an empty raw sys_enter
-#              program (floor), under each build running system-wide
+#              program (floor), under empty raw sys_enter + sys_exit programs
+#              (floor2), under each build running system-wide
 #  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop
 set -u
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +42,15 @@ for i in $(seq "$REPS"); do
 			$PIN "$W/memgetinfo_loop" "$CALLS" 2> "$W/m.err" | tail -n 1) [$(tail -n 1 "$W/m.err")]"
 	done
 done
+# The stand-in: an RM_CONTROL on a regular file, CPU ns per call
+for i in $(seq "$REPS"); do
+	for b in $CTS; do
+		name=${b%%=*} ct=${b#*=}
+		echo "perf stand build=untraced run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/ctl" control 200000)"
+		echo "perf stand build=$name run=$i $("$ct" --device "$W/ctl" -w "$W/c.ctrace" -- \
+			$PIN "$TOOLS/ioctl_mix" -f "$W/ctl" control 200000 2> /dev/null)"
+	done
+done
 for i in $(seq "$REPS"); do
 	for b in $CTS; do
 		name=${b%%=*} ct=${b#*=}
@@ -60,6 +72,11 @@ for i in $(seq "$REPS"); do
 	fp=$!
 	until_word "$W/f.err" attached
 	echo "perf tax build=floor run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
+	kill -INT $fp; wait $fp
+	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter floor_exit 2> "$W/f.err" &
+	fp=$!
+	until_word "$W/f.err" attached
+	echo "perf tax build=floor2 run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
 	kill -INT $fp; wait $fp
 	for b in $CTS; do
 		name=${b%%=*} ct=${b#*=}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Medians of tests/gpu/device-perf.sh's lines (stdin): per build, the
 cudaMemGetInfo ns per call and the difference of each traced run from the
-untraced run just before it, start-up and exit ms, the getppid tax against
+untraced run just before it, the same for the stand-in, start-up and exit ms, the getppid tax against
 the floor, and each BPF program's ns per run."""
 import re
 import statistics
@@ -10,7 +10,8 @@ from collections import defaultdict
 
 med = statistics.median
 vals, pairs, bpf = defaultdict(list), defaultdict(list), defaultdict(list)
-last_untraced = None
+last_untraced = last_stand = None
+stand_pairs = defaultdict(list)
 for line in sys.stdin:
     m = re.match(r"perf (\w+) build=(\S+) (?:run=\d+ )?(.*)", line)
     if not m:
@@ -23,6 +24,13 @@ for line in sys.stdin:
             last_untraced = ns
         elif last_untraced is not None:
             pairs[build].append(ns - last_untraced)
+    elif kind == "stand":
+        ns = float(re.search(r"cpu_ns_per_ioctl ([\d.]+)", rest).group(1))
+        vals[("stand cpu ns", build)].append(ns)
+        if build == "untraced":
+            last_stand = ns
+        elif last_stand is not None:
+            stand_pairs[build].append(ns - last_stand)
     elif kind == "startup":
         up, down = re.search(r"startup_ms=(-?\d+) exit_ms=(-?\d+)", rest).groups()
         vals[("startup ms", build)].append(int(up))
@@ -40,11 +48,14 @@ for (kind, build), v in sorted(vals.items()):
 for build, d in sorted(pairs.items()):
     print("memgetinfo   %-9s traced - untraced run before it: median %+.1f ns/call (%s)" %
           (build, med(d), " ".join("%+.0f" % x for x in d)))
+for build, d in sorted(stand_pairs.items()):
+    print("stand-in     %-9s traced - untraced run before it: median %+.1f CPU ns/call (%s)" %
+          (build, med(d), " ".join("%+.0f" % x for x in d)))
 tax = {b: med(v) for (k, b), v in vals.items() if k == "tax cpu ns"}
 if "bare" in tax and "floor" in tax and tax["floor"] > tax["bare"]:
     floor = tax["floor"] - tax["bare"]
     for b, v in sorted(tax.items()):
-        if b not in ("bare", "floor"):
+        if b not in ("bare", "floor"):  # floor2 too: two empty raw programs
             print("tax          %-9s +%.1f ns/call = %.2fx the floor (+%.1f)" %
                   (b, v - tax["bare"], (v - tax["bare"]) / floor, floor))
 for build, progs in sorted(bpf.items()):
