@@ -35,7 +35,6 @@
 #include "options.h"
 #include "privs.h"
 #include "procinfo.h"
-#include "detach.h"
 #include "record.h"
 #include "trace_file.h"
 #include "unwind.h"
@@ -912,15 +911,8 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			rc = 1;
 		}
 	}
-	/* Everything is written: the kernel's slow detaching need not delay
-	 * our exit (detach.c). */
-	if (c->skel) {
-		struct bpf_link **links = (struct bpf_link **)&c->skel->links;
-		int n = sizeof(c->skel->links) / sizeof(struct bpf_link *);
-
-		if (ct_detach_in_background(links, n))
-			ct_detach_links(links, n);
-	}
+	/* Raw tracepoints detach at once (perf tracepoints waited for RCU
+	 * grace periods, tens of ms each). */
 	cudatrace_bpf__destroy(c->skel);
 	free(c->procbuf);
 	close_pidfds(c);
