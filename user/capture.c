@@ -33,6 +33,7 @@
 #include "nvtables.h"
 #include "metrics.h"
 #include "options.h"
+#include "heap_prefault.h"
 #include "privs.h"
 #include "procinfo.h"
 #include "record.h"
@@ -280,6 +281,13 @@ static int set_layout(struct cudatrace_bpf *s, const struct ct_options *o)
 	return 0;
 }
 
+static size_t btf_bytes(void)
+{
+	struct stat st;
+
+	return stat("/sys/kernel/btf/vmlinux", &st) ? 0 : (size_t)st.st_size;
+}
+
 static int load_bpf(struct capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -322,7 +330,10 @@ static int load_bpf(struct capture *c)
 	if (set_layout(s, o))
 		return -1;
 	s->rodata->stack_bytes = o->stack_bytes;
+	/* libbpf parses the kernel's BTF in there: about 3x its size. */
+	ct_heap_prefault(btf_bytes() * 3);
 	err = cudatrace_bpf__load(s);
+	ct_heap_release();
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
 				"(run with -v to see the verifier's log)\n", strerror(-err));
