@@ -814,12 +814,17 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * Exits: one raw sys_exit program, like sys_enter: other system calls pay
- * it a load and a compare.  The per-syscall exit tracepoints
- * (syscalls/sys_exit_ioctl) cost other calls a little less, but added
- * ~150 ns to every traced call through perf's syscall event path, and
- * attaching one waits on the detaching of the capture before
- * (docs/PERFORMANCE.md has the figures of both).
+ * Exits, in one of two ways (capture.c loads one; docs/PERFORMANCE.md has
+ * the figures):
+ *
+ * - A command or -p: one raw sys_exit program, like sys_enter.  It costs
+ *   every other system call on the machine a BPF run (~20-40 ns on the GPU
+ *   machine), but a traced call ~150-250 ns less than the tracepoints below,
+ *   and nothing waits when it is attached or detached.
+ * - System-wide, which runs for hours: the syscalls/sys_exit_ioctl and
+ *   sys_exit_mmap tracepoints.  Other system calls pay them a bit test; the
+ *   calls traced pay perf's syscall event path, and attaching waits while
+ *   the kernel finishes detaching any capture before (tens of ms).
  */
 SEC("raw_tracepoint/sys_exit")
 int sys_exit(struct bpf_raw_tracepoint_args *ctx)
@@ -837,6 +842,22 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (stack_bytes)
 		send_code_map(regs, ret);
 	return mmap_exit(ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int sys_exit_ioctl(struct syscall_exit_ctx *ctx)
+{
+	return ioctl_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int sys_exit_mmap(struct syscall_exit_ctx *ctx)
+{
+	if (stack_bytes)
+		send_code_map(bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+					      bpf_core_type_id_kernel(struct pt_regs)),
+			      ctx->ret);
+	return mmap_exit(ctx->ret);
 }
 
 /* Follow children of traced processes from fork on. */

@@ -153,12 +153,18 @@ struct task_struct {
 
 #pragma clang attribute pop
 
-/* A system call's number and arguments, as sys_enter hands them on (the
- * layout of the syscalls/sys_enter_* tracepoints). */
+/* Tracepoint contexts: the stable layouts of syscalls/sys_{enter,exit}_*
+ * (sys_enter hands the raw tracepoint's arguments on in the first). */
 struct syscall_enter_ctx {
 	__u64 common;          /* struct trace_entry */
 	long id;
 	unsigned long args[6];
+};
+
+struct syscall_exit_ctx {
+	__u64 common;
+	long id;
+	long ret;
 };
 
 struct bpf_raw_tracepoint_args {

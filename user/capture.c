@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -28,6 +29,7 @@
 #include "bpf_layout.h"
 #include "cudatrace.skel.h"
 #include "decode.h"
+#include "detach.h"
 #include "devices.h"
 #include "meta_build.h"
 #include "nvtables.h"
@@ -125,7 +127,31 @@ static bool has_caps(void)
 	return (eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON));
 }
 
-static int check_kernel(void)
+/* A command or -p: only their processes are traced. */
+static bool system_wide(const struct ct_options *o)
+{
+	return o->npids == 0 && !o->command;
+}
+
+/* System-wide captures exit through the syscall tracepoints, which need
+ * tracefs (bpf/cudatrace.bpf.c says why). */
+static int check_tracefs(void)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/events/syscalls", &st) ||
+	    !stat("/sys/kernel/debug/tracing/events/syscalls", &st))
+		return 0;
+	/* tracefs may just not be mounted */
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (!stat("/sys/kernel/tracing/events/syscalls", &st))
+		return 0;
+	fprintf(stderr, "cudatrace: no syscall tracepoints under /sys/kernel/tracing "
+			"(mount tracefs there; the kernel needs CONFIG_FTRACE_SYSCALLS=y)\n");
+	return -1;
+}
+
+static int check_kernel(const struct ct_options *o)
 {
 	struct stat st;
 
@@ -139,8 +165,7 @@ static int check_kernel(void)
 				"cudatrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -1;
 	}
-	/* Raw tracepoints only: tracefs need not be mounted. */
-	return 0;
+	return system_wide(o) ? check_tracefs() : 0;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -303,7 +328,11 @@ static int load_bpf(struct capture *c)
 	}
 	c->skel = s;
 	s->rodata->self_tgid = (uint32_t)getpid();
-	s->rodata->filter_pids = o->npids > 0 || o->command;
+	s->rodata->filter_pids = !system_wide(o);
+	/* One way out of a system call (bpf/cudatrace.bpf.c): */
+	bpf_program__set_autoload(s->progs.sys_exit, !system_wide(o));
+	bpf_program__set_autoload(s->progs.sys_exit_ioctl, system_wide(o));
+	bpf_program__set_autoload(s->progs.sys_exit_mmap, system_wide(o));
 	s->rodata->follow_forks = o->follow_forks;
 	s->rodata->nest_max = o->nest_max;
 	/* Wake the reader when a quarter of the buffer is full; it also polls. */
@@ -922,8 +951,15 @@ static int teardown(struct capture *c, int go_fd, int rc)
 			rc = 1;
 		}
 	}
-	/* Raw tracepoints detach at once (perf tracepoints waited for RCU
-	 * grace periods, tens of ms each). */
+	/* Everything is written: the kernel's slow detaching of perf
+	 * tracepoints (system-wide) need not delay our exit (detach.c). */
+	if (c->skel) {
+		struct bpf_link **links = (struct bpf_link **)&c->skel->links;
+		int n = sizeof(c->skel->links) / sizeof(struct bpf_link *);
+
+		if (ct_detach_in_background(links, n))
+			ct_detach_links(links, n);
+	}
 	cudatrace_bpf__destroy(c->skel);
 	free(c->procbuf);
 	close_pidfds(c);
@@ -950,7 +986,7 @@ int ct_capture_run(const struct ct_options *o)
 
 	for (int i = 0; i < CT_MAX_PIDS; i++)
 		c.pidfds[i] = -1;
-	if (check_kernel() || check_pids(&c) || setup_devices(&c)) {
+	if (check_kernel(o) || check_pids(&c) || setup_devices(&c)) {
 		close_pidfds(&c);
 		return 1;
 	}
