@@ -23,11 +23,13 @@
 #include "gpus.h"
 #include "idmap.h"
 #include "objects.h"
+#include "outbuf.h"
 #include "record.h"
 #include "stack.h"
 
 struct ct_decoder {
 	struct ct_decode_opts o;
+	struct ct_out out;           /* every printed byte, on its way to o.out */
 	struct emit em;
 	struct ct_field_printer fp;  /* em, objs and o.verbose, for fields.c */
 	struct idmap pending;        /* tid -> malloc'd entry record */
@@ -76,7 +78,7 @@ void ct_print_duration(struct ct_decoder *d, uint64_t ns);
 void ct_end_line(struct ct_decoder *d);
 /* The end of a call's line: its stack (-k, stack.h), then the newline. */
 void ct_end_call_line(struct ct_decoder *d, const struct ct_call *c);
-void ct_hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n);
+void ct_hexdump(struct ct_out *out, const char *title, const unsigned char *p, uint32_t n);
 /* ANSI colour c if --color, else "". */
 const char *ct_color(const struct ct_decoder *d, const char *c);
 #define CT_COLOR_NAME  "\033[1m"
