@@ -317,5 +317,6 @@ void ct_decoder_free(struct ct_decoder *d)
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
 	ct_devnames_free(&d->devs);
+	ct_errtext_free(&d->errs);
 	free(d);
 }

@@ -19,6 +19,7 @@
 #include "decode.h"
 #include "devnames.h"
 #include "emit.h"
+#include "errtext.h"
 #include "fields.h"
 #include "gpus.h"
 #include "idmap.h"
@@ -42,6 +43,7 @@ struct ct_decoder {
 	uint64_t start_real;         /* CLOCK_REALTIME at start_mono, for -t */
 	uint32_t driver;             /* ct_driver_version() of the trace, 0 unknown */
 	struct ct_gpus gpus;         /* UUID -> /dev/nvidiaN */
+	struct ct_errtext errs;      /* strerror() of the calls' errno values */
 	struct ct_decode_stats st;
 };
 

@@ -22,8 +22,20 @@ void ct_print_uuid(struct emit *e, const char *key, const unsigned char *u)
 
 uint64_t ct_field_u(const unsigned char *p, uint32_t size)
 {
+	uint32_t v32;
+	uint16_t v16;
 	uint64_t v = 0;
 
+	switch (size) {   /* the usual sizes as plain loads, not a memcpy call */
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	}
 	memcpy(&v, p, size <= 8 ? size : 8);   /* little-endian, as on x86-64 */
 	return v;
 }
@@ -95,7 +107,8 @@ static bool print_cmd(struct emit *e, const struct ct_field *f, uint64_t v,
 	const struct nv_ctrl_info *ci;
 	const struct nv_esc_info *ei;
 
-	if (strcmp(f->name, "cmd") != 0)
+	if ((fc->esc_nr != NV_ESC_RM_CONTROL && fc->esc_nr != NV_ESC_IOCTL_XFER_CMD) ||
+	    f->name[0] != 'c' || strcmp(f->name, "cmd") != 0)   /* every field comes here */
 		return false;
 	if (fc->esc_nr == NV_ESC_RM_CONTROL) {
 		ci = nv_ctrl_lookup((uint32_t)v);
@@ -107,6 +120,17 @@ static bool print_cmd(struct emit *e, const struct ct_field *f, uint64_t v,
 		em_hex_named(e, f->name, v, ei ? ei->name : NULL);
 		return true;
 	}
+	return false;
+}
+
+/* "flags" or "Flags" in a field's name: shown in hex.  One strstr. */
+static bool says_flags(const char *name)
+{
+	const char *s;
+
+	for (s = name; (s = strstr(s, "lags")); s++)
+		if (s > name && (s[-1] == 'f' || s[-1] == 'F'))
+			return true;
 	return false;
 }
 
@@ -169,7 +193,7 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		}
 		break;
 	default:
-		if (strstr(f->name, "flags") || strstr(f->name, "Flags"))
+		if (says_flags(f->name))
 			em_hex(e, f->name, v);
 		else
 			em_u64(e, f->name, v);

@@ -12,13 +12,14 @@
 #include "labels.h"
 #include "special.h"
 
-static void print_request(struct ct_decoder *d, uint32_t cmd)
+/* The request, by the name describe.c found for it. */
+static void print_request(struct ct_decoder *d, const struct ct_call *c)
 {
 	char buf[64];
-	const char *name = ct_request_label(cmd, ct_request_name(cmd), buf, sizeof(buf));
+	const char *name = ct_request_label(c->request, c->name, buf, sizeof(buf));
 
 	if (d->o.json) {
-		em_hex(&d->em, "request", cmd);
+		em_hex(&d->em, "request", c->request);
 		em_str(&d->em, "name", name);
 	} else {
 		out_puts(&d->out, ct_color(d, CT_COLOR_NAME));
@@ -120,7 +121,7 @@ static void print_json(struct ct_decoder *d, const struct ct_call *c)
 	ct_print_head(d, "ioctl", r->ts_enter, &r->h, r->comm);
 	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
 	em_str(&d->em, "syscall", "ioctl");
-	print_request(d, r->cmd);
+	print_request(d, c);
 	json_result(d, c);
 	print_key_fields(d, c);
 	print_arg(d, c, "args");
@@ -171,8 +172,13 @@ static void text_result(struct ct_decoder *d, const struct ct_call *c)
 	out_write(out, " = ", 3);
 	out_puts(out, ct_color(d, fail));
 	out_i64(out, ex->ret);
-	if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
-		out_printf(out, " %s (%s)", strerrorname_np((int)-ex->ret), strerror((int)-ex->ret));
+	if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret)) {
+		out_putc(out, ' ');
+		out_puts(out, strerrorname_np((int)-ex->ret));
+		out_write(out, " (", 2);
+		out_puts(out, ct_errtext(&d->errs, (int)-ex->ret));
+		out_putc(out, ')');
+	}
 	out_puts(out, ct_color(d, off));
 	if (c->has_status && c->status)
 		out_printf(out, " %s(%s)%s", ct_color(d, CT_COLOR_ERROR),
@@ -211,7 +217,7 @@ static void print_text(struct ct_decoder *d, const struct ct_call *c)
 	out_write(out, "ioctl(", 6);
 	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
 	out_write(out, ", ", 2);
-	print_request(d, r->cmd);
+	print_request(d, c);
 	out_write(out, ", ", 2);
 	text_args(d, c);
 	out_putc(out, ')');
