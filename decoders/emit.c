@@ -17,18 +17,40 @@ void em_init(struct emit *e, struct ct_out *out, bool json)
 	e->json = json;
 }
 
+/* Bytes written as they are: in JSON strings (printable ASCII but '"' and
+ * '\\'), and in text (printable ASCII).  A table: one look per byte. */
+static const bool json_plain[256] = {   /* 0x20-0x7e less '"' (0x22), '\\' (0x5c) */
+	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7e] = true,
+};
+static const bool text_plain[256] = { [0x20 ... 0x7e] = true };
+
+/* How many of the n bytes at s are plain by the table. */
+static size_t plain_run(const bool *plain, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && plain[(unsigned char)s[i]])
+		i++;
+	return i;
+}
+
 void em_json_string(struct ct_out *out, const char *s, size_t n)
 {
-	size_t i, run = 0;
+	size_t run = plain_run(json_plain, s, n);
+	char *p;
 
+	if (run == n && n <= CT_OUT_SIZE - 2) {   /* most are: quoted in one piece */
+		p = out_reserve(out, n + 2);
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		return;
+	}
 	out_putc(out, '"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (; (run = plain_run(json_plain, s, n)) < n; s += run + 1, n -= run + 1) {
+		unsigned char c = (unsigned char)s[run];
 
-		if (c != '"' && c != '\\' && c >= 0x20 && c < 0x7f)
-			continue;   /* written with the run it belongs to */
-		out_write(out, s + run, i - run);
-		run = i + 1;
+		out_write(out, s, run);
 		if (c == '"' || c == '\\') {
 			out_putc(out, '\\');
 			out_putc(out, (char)c);
@@ -37,25 +59,41 @@ void em_json_string(struct ct_out *out, const char *s, size_t n)
 			out_hex_pad(out, c, 2);
 		}
 	}
-	out_write(out, s + run, n - run);
+	out_write(out, s, n);
 	out_putc(out, '"');
 }
 
 void em_text(struct ct_out *out, const char *s, size_t n)
 {
-	size_t i, run = 0;
+	size_t run;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f)
-			continue;   /* written with the run it belongs to */
-		out_write(out, s + run, i - run);
-		run = i + 1;
+	for (; (run = plain_run(text_plain, s, n)) < n; s += run + 1, n -= run + 1) {
+		out_write(out, s, run);
 		out_write(out, "\\x", 2);
-		out_hex_pad(out, c, 2);
+		out_hex_pad(out, (unsigned char)s[run], 2);
 	}
-	out_write(out, s + run, n - run);
+	out_write(out, s, n);
+}
+
+/* A JSON key and its ':'.  Most are plain (field names): quoted in one
+ * piece, measured by one scan that stops at the NUL (which is not plain). */
+static void json_key(struct ct_out *out, const char *k)
+{
+	size_t n = 0;
+	char *p;
+
+	while (json_plain[(unsigned char)k[n]])
+		n++;
+
+	if (k[n] == 0 && n <= CT_OUT_SIZE - 3) {
+		p = out_reserve(out, n + 3);
+		p[0] = '"';
+		memcpy(p + 1, k, n);
+		memcpy(p + n + 1, "\":", 2);
+		return;
+	}
+	em_json_string(out, k, strlen(k));
+	out_putc(out, ':');
 }
 
 static void key(struct emit *e, const char *k)
@@ -63,15 +101,16 @@ static void key(struct emit *e, const char *k)
 	int d = e->depth;
 
 	if (d > 0 && d <= EM_MAX_DEPTH) {
-		if (e->need_sep[d - 1])
-			out_write(e->out, ", ", e->json ? 1 : 2);
+		if (e->need_sep[d - 1] && e->json)
+			out_putc(e->out, ',');
+		else if (e->need_sep[d - 1])
+			out_write(e->out, ", ", 2);
 		e->need_sep[d - 1] = true;
 	}
 	if (!k)
 		return;
 	if (e->json) {
-		em_json_string(e->out, k, strlen(k));
-		out_putc(e->out, ':');
+		json_key(e->out, k);
 	} else {
 		out_puts(e->out, k);
 		out_putc(e->out, '=');

@@ -5,9 +5,17 @@
 
 #include "outbuf.h"
 
+static const uint64_t powers_of_10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
 void out_init(struct ct_out *o, FILE *f)
 {
 	o->f = f;
+	o->flushes = 0;
 	o->len = 0;
 }
 
@@ -16,6 +24,7 @@ void out_flush(struct ct_out *o)
 	if (o->len)
 		fwrite(o->buf, 1, o->len, o->f);
 	o->len = 0;
+	o->flushes++;
 }
 
 void out_write_slow(struct ct_out *o, const void *p, size_t n)
@@ -50,29 +59,18 @@ void out_printf(struct ct_out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The digits of v, at least w of them (zero-padded), ending at end.
- * Separate loops for 10 and 16: division by a constant is a multiply. */
-static char *dec_digits(char *end, uint64_t v, int w)
+/* How many digits v has in base 10 (bits * log10(2), then one compare),
+ * and in base 16; at least 1. */
+static int dec_len(uint64_t v)
 {
-	char *p = end;
+	int n = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || end - p < w);
-	return p;
+	return v >= powers_of_10[n] ? n + 1 : (n ? n : 1);
 }
 
-static char *hex_digits(char *end, uint64_t v, int w)
+static int hex_len(uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	char *p = end;
-
-	do {
-		*--p = digits[v & 15];
-		v >>= 4;
-	} while (v || end - p < w);
-	return p;
+	return v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
 }
 
 void out_u64(struct ct_out *o, uint64_t v)
@@ -80,18 +78,50 @@ void out_u64(struct ct_out *o, uint64_t v)
 	out_u64_pad(o, v, 1);
 }
 
+/* Two digits at a time, from a table: half the divisions. */
+static const char dec_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void out_u64_pad(struct ct_out *o, uint64_t v, int w)
 {
-	char tmp[24], *p = dec_digits(tmp + sizeof(tmp), v, w > 20 ? 20 : w);
+	int n = dec_len(v);
+	char *p, *start;
 
-	out_write(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	if (n < w)
+		n = w > 20 ? 20 : w;
+	start = out_reserve(o, (size_t)n);   /* digits go in directly, backwards */
+	p = start + n;
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, dec_pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, dec_pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (p > start)
+		*--p = '0';
 }
 
 void out_hex_pad(struct ct_out *o, uint64_t v, int w)
 {
-	char tmp[24], *p = hex_digits(tmp + sizeof(tmp), v, w > 20 ? 20 : w);
+	static const char digits[] = "0123456789abcdef";
+	int n = hex_len(v);
+	char *p;
 
-	out_write(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	if (n < w)
+		n = w > 16 ? 16 : w;
+	p = out_reserve(o, (size_t)n) + n;   /* digits go in directly, backwards */
+	for (; n >= 2; n -= 2, v >>= 8) {
+		*--p = digits[v & 15];
+		*--p = digits[(v >> 4) & 15];
+	}
+	if (n)
+		*--p = digits[v & 15];
 }
 
 void out_i64(struct ct_out *o, int64_t v)
@@ -104,9 +134,19 @@ void out_i64(struct ct_out *o, int64_t v)
 	out_u64(o, (uint64_t)v);
 }
 
+/* Each byte's two hex digits: one 2-byte copy per byte. */
+static const char hex_pairs[] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 void out_hex_bytes(struct ct_out *o, const void *p, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
 	const unsigned char *b = p;
 
 	while (n) {
@@ -117,10 +157,16 @@ void out_hex_bytes(struct ct_out *o, const void *p, size_t n)
 			out_flush(o);
 			continue;
 		}
-		for (size_t i = 0; i < chunk; i++) {
-			dst[2 * i] = digits[b[i] >> 4];
-			dst[2 * i + 1] = digits[b[i] & 15];
+		size_t i = 0;
+
+		for (; i + 4 <= chunk; i += 4) {   /* four a turn: half the loop's cost */
+			memcpy(dst + 2 * i, hex_pairs + 2 * (size_t)b[i], 2);
+			memcpy(dst + 2 * i + 2, hex_pairs + 2 * (size_t)b[i + 1], 2);
+			memcpy(dst + 2 * i + 4, hex_pairs + 2 * (size_t)b[i + 2], 2);
+			memcpy(dst + 2 * i + 6, hex_pairs + 2 * (size_t)b[i + 3], 2);
 		}
+		for (; i < chunk; i++)
+			memcpy(dst + 2 * i, hex_pairs + 2 * (size_t)b[i], 2);
 		o->len += 2 * chunk;
 		b += chunk;
 		n -= chunk;

@@ -21,6 +21,7 @@
 
 struct ct_out {
 	FILE *f;
+	uint64_t flushes;   /* how many times the buffer was handed on */
 	size_t len;
 	char buf[CT_OUT_SIZE];
 };
@@ -32,7 +33,8 @@ void out_flush(struct ct_out *o);
 void out_write_slow(struct ct_out *o, const void *p, size_t n);
 /* printf, for the rare and the cold lines; the hot ones use the calls below. */
 void out_printf(struct ct_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Numbers as printf's %llu, %lld, and %0*llu / %0*llx with width w (at most 20). */
+/* Numbers as printf's %llu, %lld, and %0*llu / %0*llx with width w (at
+ * most 20 and 16: no wider numbers are printed). */
 void out_u64(struct ct_out *o, uint64_t v);
 void out_i64(struct ct_out *o, int64_t v);
 void out_u64_pad(struct ct_out *o, uint64_t v, int w);
@@ -48,6 +50,16 @@ static inline void out_write(struct ct_out *o, const void *p, size_t n)
 	} else {
 		out_write_slow(o, p, n);
 	}
+}
+
+/* Room for n bytes (n <= CT_OUT_SIZE), counted in the buffer already: the
+ * caller writes them at the pointer returned, before any other out_ call. */
+static inline char *out_reserve(struct ct_out *o, size_t n)
+{
+	if (CT_OUT_SIZE - o->len < n)
+		out_flush(o);
+	o->len += n;
+	return o->buf + o->len - n;
 }
 
 static inline void out_putc(struct ct_out *o, char c)
