@@ -30,7 +30,10 @@ static void print_request(struct ct_decoder *d, const struct ct_call *c)
 
 static struct ct_field_ctx arg_ctx(const struct ct_call *c)
 {
-	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client };
+	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client,
+				      .has_ctrl = c->has_ctrl, .ctrl = c->ctrl,
+				      .ctrl_name = c->ctrl_name, .has_status = c->has_status,
+				      .status = c->status, .status_name = c->status_name };
 }
 
 /* The wrapped struct of IOCTL_XFER_CMD is named as its own escape. */
