@@ -28,6 +28,17 @@
 #include "record.h"
 #include "stack.h"
 
+/* A piece of a line as last printed, and what it was made from
+ * (print_common.c): printed again by a copy when the next line has it too. */
+#define CT_MEMO_KEY_MAX  32
+#define CT_MEMO_TEXT_MAX 256
+
+struct ct_text_memo {
+	unsigned char key[CT_MEMO_KEY_MAX];
+	size_t key_len, len;          /* len 0: nothing kept */
+	char text[CT_MEMO_TEXT_MAX];
+};
+
 struct ct_decoder {
 	struct ct_decode_opts o;
 	struct ct_out out;           /* every printed byte, on its way to o.out */
@@ -44,6 +55,8 @@ struct ct_decoder {
 	uint32_t driver;             /* ct_driver_version() of the trace, 0 unknown */
 	struct ct_gpus gpus;         /* UUID -> /dev/nvidiaN */
 	struct ct_errtext errs;      /* strerror() of the calls' errno values */
+	struct ct_text_memo who;     /* "pid/tid comm " (JSON: pid, tid, comm) */
+	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
 };
 
