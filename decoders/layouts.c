@@ -139,23 +139,25 @@ size_t ct_layout_sizes(enum ct_layout_family fam, uint32_t req, uint32_t drv,
 
 const struct ct_field *ct_layout_field(const struct ct_layout *l, const char *name)
 {
-	const struct ct_field *member = NULL;
 	size_t n;
 
 	if (!l || !name)
 		return NULL;
+	/* The exact name first, anywhere: a cheap first-byte test per field
+	 * (every by-name read of a call comes here). */
+	for (uint32_t i = 0; i < l->nfields; i++)
+		if (l->fields[i].name[0] == name[0] && strcmp(l->fields[i].name, name) == 0)
+			return &l->fields[i];
+	/* Else "hRoot" also names "params.hRoot" of a wrapper struct. */
 	n = strlen(name);
 	for (uint32_t i = 0; i < l->nfields; i++) {
 		const char *f = l->fields[i].name;
 		size_t fl = strlen(f);
 
-		if (strcmp(f, name) == 0)
+		if (fl > n && f[fl - n - 1] == '.' && strcmp(f + fl - n, name) == 0)
 			return &l->fields[i];
-		/* "hRoot" also names "params.hRoot" of a wrapper struct. */
-		if (!member && fl > n && f[fl - n - 1] == '.' && strcmp(f + fl - n, name) == 0)
-			member = &l->fields[i];
 	}
-	return member;
+	return NULL;
 }
 
 /* The field, if it lies wholly inside len bytes and is at most max wide. */
