@@ -145,9 +145,11 @@ static int by_calls(const void *a, const void *b)
 
 static void print_json(struct ct_apisum *s, const struct api_row *r)
 {
+	struct ct_out out;
 	struct emit e;
 
-	em_init(&e, s->out, true);
+	out_init(&out, s->out);
+	em_init(&e, &out, true);
 	em_open(&e, NULL);
 	em_str(&e, "type", "summary");
 	em_str(&e, "by", s->by_caller ? "caller" : "api");
@@ -160,14 +162,19 @@ static void print_json(struct ct_apisum *s, const struct api_row *r)
 		em_str_list_item(&e, r->reqs[j].name, strlen(r->reqs[j].name));
 	em_str_list_end(&e);
 	em_close(&e);
-	fputc('\n', s->out);
+	out_putc(&out, '\n');
+	out_flush(&out);
 }
 
 static void print_text(struct ct_apisum *s, const struct api_row *r)
 {
+	struct ct_out name;
+
 	fprintf(s->out, "%8" PRIu64 " %7" PRIu64 " %12.3f  ", r->calls, r->errors,
 		(double)r->total_ns / 1e6);
-	em_text(s->out, r->name, strlen(r->name));
+	out_init(&name, s->out);
+	em_text(&name, r->name, strlen(r->name));
+	out_flush(&name);
 	fputs("  (", s->out);
 	for (size_t j = 0; j < r->nreqs && j < TOP_REQUESTS; j++)
 		fprintf(s->out, "%s%s x%" PRIu64, j ? ", " : "", r->reqs[j].name, r->reqs[j].calls);

@@ -19,7 +19,8 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	if (!d)
 		return NULL;
 	d->o = *opts;
-	em_init(&d->em, opts->out, opts->json);
+	out_init(&d->out, opts->out);
+	em_init(&d->em, &d->out, opts->json);
 	d->objs = ct_objects_new();
 	d->stacks = ct_stacks_new(opts->api_lib);
 	if (!d->objs || !d->stacks) {
@@ -239,6 +240,10 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 			ct_print_mapping(d, (const struct ct_mapping *)r);
 		break;
 	}
+	/* A record's lines reach the stream as they did with stdio alone:
+	 * at once, for stdio's own buffering (a terminal's, line by line). */
+	if (!d->o.batch_output)
+		out_flush(&d->out);
 }
 
 static int by_entry_time(const void *a, const void *b)
@@ -284,6 +289,7 @@ void ct_decoder_finish(struct ct_decoder *d)
 	int i;
 
 	flush_unfinished(d, 0);
+	out_flush(&d->out);   /* before the views print their tables */
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].finish)
 			d->views[i].finish(d->views[i].ctx);
@@ -311,5 +317,6 @@ void ct_decoder_free(struct ct_decoder *d)
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
 	ct_devnames_free(&d->devs);
+	ct_errtext_free(&d->errs);
 	free(d);
 }

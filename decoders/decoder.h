@@ -19,15 +19,29 @@
 #include "decode.h"
 #include "devnames.h"
 #include "emit.h"
+#include "errtext.h"
 #include "fields.h"
 #include "gpus.h"
 #include "idmap.h"
 #include "objects.h"
+#include "outbuf.h"
 #include "record.h"
 #include "stack.h"
 
+/* A piece of a line as last printed, and what it was made from
+ * (print_common.c): printed again by a copy when the next line has it too. */
+#define CT_MEMO_KEY_MAX  32
+#define CT_MEMO_TEXT_MAX 256
+
+struct ct_text_memo {
+	unsigned char key[CT_MEMO_KEY_MAX];
+	size_t key_len, len;          /* len 0: nothing kept */
+	char text[CT_MEMO_TEXT_MAX];
+};
+
 struct ct_decoder {
 	struct ct_decode_opts o;
+	struct ct_out out;           /* every printed byte, on its way to o.out */
 	struct emit em;
 	struct ct_field_printer fp;  /* em, objs and o.verbose, for fields.c */
 	struct idmap pending;        /* tid -> malloc'd entry record */
@@ -40,6 +54,9 @@ struct ct_decoder {
 	uint64_t start_real;         /* CLOCK_REALTIME at start_mono, for -t */
 	uint32_t driver;             /* ct_driver_version() of the trace, 0 unknown */
 	struct ct_gpus gpus;         /* UUID -> /dev/nvidiaN */
+	struct ct_errtext errs;      /* strerror() of the calls' errno values */
+	struct ct_text_memo who;     /* "pid/tid comm " (JSON: pid, tid, comm) */
+	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
 };
 
@@ -76,7 +93,7 @@ void ct_print_duration(struct ct_decoder *d, uint64_t ns);
 void ct_end_line(struct ct_decoder *d);
 /* The end of a call's line: its stack (-k, stack.h), then the newline. */
 void ct_end_call_line(struct ct_decoder *d, const struct ct_call *c);
-void ct_hexdump(FILE *out, const char *title, const unsigned char *p, uint32_t n);
+void ct_hexdump(struct ct_out *out, const char *title, const unsigned char *p, uint32_t n);
 /* ANSI colour c if --color, else "". */
 const char *ct_color(const struct ct_decoder *d, const char *c);
 #define CT_COLOR_NAME  "\033[1m"

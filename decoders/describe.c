@@ -3,7 +3,6 @@
  * A call as the views and printers see it (call.h): the entry and exit
  * records of an ioctl, parsed once: names, layouts, NV_STATUS, GPU.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "decoder.h"
@@ -14,16 +13,17 @@
 void ct_describe_common(const struct ct_decoder *d, struct ct_call *c, const struct ct_rec *h,
 			const char *comm, int fd, uint32_t kdev, uint32_t flags, uint64_t ino)
 {
+	const struct ct_devname *dn;
+
 	c->pid = h->pid;
 	c->tid = h->tid;
 	if (comm)
 		memcpy(c->comm, comm, CT_COMM_LEN);
 	c->comm[CT_COMM_LEN] = 0;
 	c->fd = fd;
-	c->path = kdev ? ct_devnames_find(&d->devs, kdev, flags & CT_F_REGFILE, ino) : NULL;
-	c->gpu = -1;
-	if (c->path && sscanf(c->path, "/dev/nvidia%d", &c->gpu) != 1)
-		c->gpu = -1;
+	dn = kdev ? ct_devnames_entry(&d->devs, kdev, flags & CT_F_REGFILE, ino) : NULL;
+	c->path = dn ? dn->path : NULL;
+	c->gpu = dn && dn->has_minor ? dn->minor : -1;
 }
 
 /* Matched on request AND size, at the trace's driver (0: the newest). */
@@ -89,8 +89,8 @@ static int call_gpu(const struct ct_decoder *d, const struct ct_call *c)
 {
 	int n;
 
-	if (c->path && sscanf(c->path, "/dev/nvidia%d", &n) == 1 && n >= 0)
-		return n;
+	if (c->gpu >= 0)   /* ct_describe_common's reading of the path */
+		return c->gpu;
 	if (c->special && c->special->gpu)
 		return c->special->gpu(d, c);
 	n = gpu_of_fields(d, c, CT_FK_HANDLE);

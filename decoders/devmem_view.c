@@ -65,10 +65,13 @@ static double secs(const struct ct_devmem_view *v, uint64_t ns)
 static void json_total(struct ct_devmem_view *v, const struct ct_devmem_total *t)
 {
 	FILE *out = v->out;
+	struct ct_out comm;
 	int i;
 
 	fprintf(out, "{\"type\":\"device_memory\",\"pid\":%u,\"comm\":", t->pid);
-	em_json_string(out, t->comm, strlen(t->comm));
+	out_init(&comm, out);
+	em_json_string(&comm, t->comm, strlen(t->comm));
+	out_flush(&comm);
 	fprintf(out, ",\"gpu\":%d,\"kind\":\"%s\",\"held_bytes\":%" PRIu64 ",\"peak_bytes\":%"
 		PRIu64 ",\"peak_s\":%.6f,\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
 		",\"unsized\":%" PRIu64 ",\"seen_start\":%s,\"largest\":[",

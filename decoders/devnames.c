@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +27,13 @@ void ct_devnames_add(struct ct_devnames *t, uint32_t kdev, bool regfile, uint64_
 	n->kdev = kdev;
 	n->regfile = regfile;
 	n->ino = ino;
+	/* Read once here rather than for every call on the file. */
+	n->has_minor = sscanf(n->path, "/dev/nvidia%d", &n->minor) == 1;
 	t->n++;
 }
 
-const char *ct_devnames_find(const struct ct_devnames *t, uint32_t kdev, bool regfile,
-			     uint64_t ino)
+const struct ct_devname *ct_devnames_entry(const struct ct_devnames *t, uint32_t kdev,
+					   bool regfile, uint64_t ino)
 {
 	size_t i;
 
@@ -38,9 +41,17 @@ const char *ct_devnames_find(const struct ct_devnames *t, uint32_t kdev, bool re
 		const struct ct_devname *n = &t->v[i];
 
 		if (n->kdev == kdev && n->regfile == regfile && (!regfile || n->ino == ino))
-			return n->path;
+			return n;
 	}
 	return NULL;
+}
+
+const char *ct_devnames_find(const struct ct_devnames *t, uint32_t kdev, bool regfile,
+			     uint64_t ino)
+{
+	const struct ct_devname *n = ct_devnames_entry(t, kdev, regfile, ino);
+
+	return n ? n->path : NULL;
 }
 
 void ct_devnames_free(struct ct_devnames *t)

@@ -16,6 +16,8 @@ struct ct_devname {
 	bool regfile;
 	uint64_t ino;
 	char *path;
+	bool has_minor;   /* path reads as "/dev/nvidia%d" (sscanf's reading) ... */
+	int minor;        /* ... and this is the %d: the GPU's device minor */
 };
 
 struct ct_devnames {
@@ -26,7 +28,10 @@ struct ct_devnames {
 /* Adds a path (len bytes, need not be NUL-terminated); later ones win. */
 void ct_devnames_add(struct ct_devnames *t, uint32_t kdev, bool regfile, uint64_t ino,
 		     const char *path, size_t len);
-/* The path of a traced file, NULL if unknown; char devices match on rdev alone. */
+/* The entry of a traced file, NULL if unknown; char devices match on rdev alone. */
+const struct ct_devname *ct_devnames_entry(const struct ct_devnames *t, uint32_t kdev,
+					   bool regfile, uint64_t ino);
+/* Its path, NULL if unknown. */
 const char *ct_devnames_find(const struct ct_devnames *t, uint32_t kdev, bool regfile,
 			     uint64_t ino);
 void ct_devnames_free(struct ct_devnames *t);

@@ -1,100 +1,119 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
-#include <inttypes.h>
 #include <string.h>
 
 #include "emit.h"
 
 /*
- * Numbers are formatted here rather than by fprintf: decoding prints a
- * dozen of them per call, and printf's format parsing was the largest
- * cost of -r (callgrind: ~half the instructions of a text decode).
+ * Everything is written through outbuf.h, numbers included: decoding
+ * prints a dozen of them per call, and stdio (fprintf's format parsing,
+ * then a locked fputs/fputc per token) was most of the cost of -r.
  */
-static void put_hex(FILE *out, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[16];
-	int i = sizeof(buf);
 
-	do {
-		buf[--i] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, out);
-}
-
-static void put_u64(FILE *out, uint64_t v)
-{
-	char buf[20];
-	int i = sizeof(buf);
-
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, out);
-}
-
-void em_init(struct emit *e, FILE *out, bool json)
+void em_init(struct emit *e, struct ct_out *out, bool json)
 {
 	memset(e, 0, sizeof(*e));
 	e->out = out;
 	e->json = json;
 }
 
-void em_json_string(FILE *out, const char *s, size_t n)
+/* Bytes written as they are: in JSON strings (printable ASCII but '"' and
+ * '\\'), and in text (printable ASCII).  A table: one look per byte. */
+static const bool json_plain[256] = {   /* 0x20-0x7e less '"' (0x22), '\\' (0x5c) */
+	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7e] = true,
+};
+static const bool text_plain[256] = { [0x20 ... 0x7e] = true };
+
+/* How many of the n bytes at s are plain by the table. */
+static size_t plain_run(const bool *plain, const char *s, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
-	size_t run = 0;
-
-	fputc('"', out);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c != '"' && c != '\\' && c >= 0x20 && c < 0x7f)
-			continue;   /* written with the run it belongs to */
-		fwrite(s + run, 1, i - run, out);
-		run = i + 1;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else
-			fprintf(out, "\\u%04x", c);
-	}
-	fwrite(s + run, 1, n - run, out);
-	fputc('"', out);
+	while (i < n && plain[(unsigned char)s[i]])
+		i++;
+	return i;
 }
 
-void em_text(FILE *out, const char *s, size_t n)
+void em_json_string(struct ct_out *out, const char *s, size_t n)
 {
-	size_t i;
+	size_t run = plain_run(json_plain, s, n);
+	char *p;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
+	if (run == n && n <= CT_OUT_SIZE - 2) {   /* most are: quoted in one piece */
+		p = out_reserve(out, n + 2);
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		return;
 	}
+	out_putc(out, '"');
+	for (; (run = plain_run(json_plain, s, n)) < n; s += run + 1, n -= run + 1) {
+		unsigned char c = (unsigned char)s[run];
+
+		out_write(out, s, run);
+		if (c == '"' || c == '\\') {
+			out_putc(out, '\\');
+			out_putc(out, (char)c);
+		} else {
+			out_write(out, "\\u00", 4);
+			out_hex_pad(out, c, 2);
+		}
+	}
+	out_write(out, s, n);
+	out_putc(out, '"');
+}
+
+void em_text(struct ct_out *out, const char *s, size_t n)
+{
+	size_t run;
+
+	for (; (run = plain_run(text_plain, s, n)) < n; s += run + 1, n -= run + 1) {
+		out_write(out, s, run);
+		out_write(out, "\\x", 2);
+		out_hex_pad(out, (unsigned char)s[run], 2);
+	}
+	out_write(out, s, n);
+}
+
+/* A JSON key and its ':'.  Most are plain (field names): quoted in one
+ * piece, measured by one scan that stops at the NUL (which is not plain). */
+static void json_key(struct ct_out *out, const char *k)
+{
+	size_t n = 0;
+	char *p;
+
+	while (json_plain[(unsigned char)k[n]])
+		n++;
+
+	if (k[n] == 0 && n <= CT_OUT_SIZE - 3) {
+		p = out_reserve(out, n + 3);
+		p[0] = '"';
+		memcpy(p + 1, k, n);
+		memcpy(p + n + 1, "\":", 2);
+		return;
+	}
+	em_json_string(out, k, strlen(k));
+	out_putc(out, ':');
 }
 
 static void key(struct emit *e, const char *k)
 {
 	int d = e->depth;
 
-	if (d > 0 && d <= EM_MAX_DEPTH && e->need_sep[d - 1])
-		fputs(e->json ? "," : ", ", e->out);
-	if (d > 0 && d <= EM_MAX_DEPTH)
+	if (d > 0 && d <= EM_MAX_DEPTH) {
+		if (e->need_sep[d - 1] && e->json)
+			out_putc(e->out, ',');
+		else if (e->need_sep[d - 1])
+			out_write(e->out, ", ", 2);
 		e->need_sep[d - 1] = true;
+	}
 	if (!k)
 		return;
 	if (e->json) {
-		em_json_string(e->out, k, strlen(k));
-		fputc(':', e->out);
+		json_key(e->out, k);
 	} else {
-		fputs(k, e->out);
-		fputc('=', e->out);
+		out_puts(e->out, k);
+		out_putc(e->out, '=');
 	}
 }
 
@@ -103,7 +122,7 @@ void em_open(struct emit *e, const char *k)
 	if (e->depth > 0)
 		key(e, k);
 	if (e->json || e->depth > 0)
-		fputc('{', e->out);
+		out_putc(e->out, '{');
 	if (e->depth < EM_MAX_DEPTH)
 		e->need_sep[e->depth] = false;
 	e->depth++;
@@ -115,30 +134,42 @@ void em_close(struct emit *e)
 		return;
 	e->depth--;
 	if (e->json || e->depth > 0)
-		fputc('}', e->out);
+		out_putc(e->out, '}');
 }
 
 void em_u64(struct emit *e, const char *k, uint64_t v)
 {
 	key(e, k);
-	put_u64(e->out, v);
+	out_u64(e->out, v);
 }
 
 void em_i64(struct emit *e, const char *k, int64_t v)
 {
 	key(e, k);
-	fprintf(e->out, "%" PRId64, v);
+	out_i64(e->out, v);
 }
 
 void em_hex(struct emit *e, const char *k, uint64_t v)
 {
 	key(e, k);
 	if (e->json)
-		fputc('"', e->out);
-	fputs("0x", e->out);
-	put_hex(e->out, v);
+		out_write(e->out, "\"0x", 3);
+	else
+		out_write(e->out, "0x", 2);
+	out_hex(e->out, v);
 	if (e->json)
-		fputc('"', e->out);
+		out_putc(e->out, '"');
+}
+
+/* k + "_name" in nk, cut to size as snprintf would cut it. */
+static const char *name_key(char *nk, size_t size, const char *k)
+{
+	size_t n = strnlen(k, size - 1), m = size - 1 - n < 5 ? size - 1 - n : 5;
+
+	memcpy(nk, k, n);
+	memcpy(nk + n, "_name", m);
+	nk[n + m] = 0;
+	return nk;
 }
 
 void em_hex_named(struct emit *e, const char *k, uint64_t v, const char *name)
@@ -151,16 +182,15 @@ void em_hex_named(struct emit *e, const char *k, uint64_t v, const char *name)
 	}
 	if (e->json) {
 		em_hex(e, k, v);
-		snprintf(nk, sizeof(nk), "%s_name", k);
-		em_str(e, nk, name);
+		em_str(e, name_key(nk, sizeof(nk), k), name);
 		return;
 	}
 	key(e, k);
-	fputs("0x", e->out);
-	put_hex(e->out, v);
-	fputc('<', e->out);
-	fputs(name, e->out);
-	fputc('>', e->out);
+	out_write(e->out, "0x", 2);
+	out_hex(e->out, v);
+	out_putc(e->out, '<');
+	out_puts(e->out, name);
+	out_putc(e->out, '>');
 }
 
 void em_str(struct emit *e, const char *k, const char *s)
@@ -169,37 +199,21 @@ void em_str(struct emit *e, const char *k, const char *s)
 	if (e->json)
 		em_json_string(e->out, s, strlen(s));
 	else
-		fputs(s, e->out);
+		out_puts(e->out, s);
 }
 
 void em_bool(struct emit *e, const char *k, bool v)
 {
 	key(e, k);
-	fputs(v ? "true" : "false", e->out);
+	out_puts(e->out, v ? "true" : "false");
 }
 
 void em_bytes(struct emit *e, const char *k, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-	size_t i;
-
-	static const char hex[] = "0123456789abcdef";
-	char buf[512];
-	size_t used = 0;
-
 	key(e, k);
-	fputc('"', e->out);
-	/* In chunks: this is the hot path of --json on large buffers. */
-	for (i = 0; i < n; i++) {
-		buf[used++] = hex[b[i] >> 4];
-		buf[used++] = hex[b[i] & 15];
-		if (used == sizeof(buf)) {
-			fwrite(buf, 1, used, e->out);
-			used = 0;
-		}
-	}
-	fwrite(buf, 1, used, e->out);
-	fputc('"', e->out);
+	out_putc(e->out, '"');
+	out_hex_bytes(e->out, p, n);
+	out_putc(e->out, '"');
 }
 
 void em_enum(struct emit *e, const char *k, uint64_t v, const char *name)
@@ -209,7 +223,7 @@ void em_enum(struct emit *e, const char *k, uint64_t v, const char *name)
 		return;
 	}
 	key(e, k);
-	fputs(name, e->out);
+	out_puts(e->out, name);
 }
 
 void em_strn(struct emit *e, const char *k, const char *s, size_t max)
@@ -227,7 +241,7 @@ void em_strn(struct emit *e, const char *k, const char *s, size_t max)
 void em_str_list_begin(struct emit *e, const char *k)
 {
 	key(e, k);
-	fputc('[', e->out);
+	out_putc(e->out, '[');
 	if (e->depth < EM_MAX_DEPTH)
 		e->need_sep[e->depth] = false;
 	e->depth++;
@@ -238,25 +252,30 @@ void em_str_list_item(struct emit *e, const char *s, size_t n)
 	key(e, NULL);
 	if (e->json)
 		em_json_string(e->out, s, n);
-	else
-		fprintf(e->out, "\"%.*s\"", (int)n, s);
+	else {   /* as printf's "%.*s": up to a NUL */
+		out_putc(e->out, '"');
+		out_write(e->out, s, strnlen(s, n));
+		out_putc(e->out, '"');
+	}
 }
 
 void em_str_list_end(struct emit *e)
 {
 	if (e->depth > 0)
 		e->depth--;
-	fputc(']', e->out);
+	out_putc(e->out, ']');
 }
 
 void em_null(struct emit *e, const char *k)
 {
 	key(e, k);
-	fputs(e->json ? "null" : "-", e->out);
+	out_puts(e->out, e->json ? "null" : "-");
 }
 
 void em_us(struct emit *e, const char *k, uint64_t ns)
 {
 	key(e, k);
-	fprintf(e->out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	out_u64(e->out, ns / 1000);
+	out_putc(e->out, '.');
+	out_u64_pad(e->out, ns % 1000, 3);
 }

@@ -10,18 +10,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+
+#include "outbuf.h"
 
 #define EM_MAX_DEPTH 16
 
 struct emit {
-	FILE *out;
+	struct ct_out *out;
 	bool json;
 	int depth;
 	bool need_sep[EM_MAX_DEPTH];
 };
 
-void em_init(struct emit *e, FILE *out, bool json);
+void em_init(struct emit *e, struct ct_out *out, bool json);
 /* A JSON object or a text argument list: em_open(e, NULL) at top level. */
 void em_open(struct emit *e, const char *key);
 void em_close(struct emit *e);
@@ -34,13 +35,11 @@ void em_str(struct emit *e, const char *key, const char *s);
 void em_bool(struct emit *e, const char *key, bool v);
 void em_bytes(struct emit *e, const char *key, const void *p, size_t n);
 /* Writes s with JSON escaping (or as is for text). */
-void em_json_string(FILE *out, const char *s, size_t n);
+void em_json_string(struct ct_out *out, const char *s, size_t n);
 /* Text output: n bytes of an untrusted string (comm, path), control bytes
  * and bytes >= 0x7f as \xNN, so a trace cannot forge lines or send
  * terminal escape sequences. */
-void em_text(FILE *out, const char *s, size_t n);
-
-
+void em_text(struct ct_out *out, const char *s, size_t n);
 
 /* An enumerated value: text prints the name alone when known; JSON gives
  * the number (hex string) and key_name. */

@@ -22,8 +22,20 @@ void ct_print_uuid(struct emit *e, const char *key, const unsigned char *u)
 
 uint64_t ct_field_u(const unsigned char *p, uint32_t size)
 {
+	uint32_t v32;
+	uint16_t v16;
 	uint64_t v = 0;
 
+	switch (size) {   /* the usual sizes as plain loads, not a memcpy call */
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	}
 	memcpy(&v, p, size <= 8 ? size : 8);   /* little-endian, as on x86-64 */
 	return v;
 }
@@ -95,18 +107,59 @@ static bool print_cmd(struct emit *e, const struct ct_field *f, uint64_t v,
 	const struct nv_ctrl_info *ci;
 	const struct nv_esc_info *ei;
 
-	if (strcmp(f->name, "cmd") != 0)
+	if ((fc->esc_nr != NV_ESC_RM_CONTROL && fc->esc_nr != NV_ESC_IOCTL_XFER_CMD) ||
+	    f->name[0] != 'c' || strcmp(f->name, "cmd") != 0)   /* every field comes here */
 		return false;
-	if (fc->esc_nr == NV_ESC_RM_CONTROL) {
-		ci = nv_ctrl_lookup((uint32_t)v);
-		em_hex_named(e, f->name, v, ci ? ci->name : NULL);
-		return true;
-	}
 	if (fc->esc_nr == NV_ESC_IOCTL_XFER_CMD) {
 		ei = nv_esc_lookup((uint32_t)v);
 		em_hex_named(e, f->name, v, ei ? ei->name : NULL);
-		return true;
+	} else if (fc->has_ctrl && fc->ctrl == v) {   /* the call's own command */
+		em_hex_named(e, f->name, v, fc->ctrl_name);
+	} else {
+		ci = nv_ctrl_lookup((uint32_t)v);
+		em_hex_named(e, f->name, v, ci ? ci->name : NULL);
 	}
+	return true;
+}
+
+static void print_status(struct emit *e, const struct ct_field *f, uint64_t v,
+			 const struct ct_field_ctx *fc)
+{
+	const struct nv_status_info *st;
+
+	if (fc->has_status && fc->status == v) {   /* the call's own status */
+		em_enum(e, f->name, v, fc->status_name);
+		return;
+	}
+	st = nv_status_lookup((uint32_t)v);
+	em_enum(e, f->name, v, st ? st->name : NULL);
+}
+
+/* An array or union: text if it holds text, else hex (JSON, -vv) or its size. */
+static void print_bytes(const struct ct_field_printer *pr, const struct ct_field *f,
+			const unsigned char *p)
+{
+	struct emit *e = pr->em;
+	char s[32];
+
+	if (is_c_string(p, f->size)) {
+		em_strn(e, f->name, (const char *)p, f->size);
+	} else if (e->json || pr->verbose >= 2) {
+		em_bytes(e, f->name, p, f->size);
+	} else {
+		snprintf(s, sizeof(s), "[%u bytes]", f->size);
+		em_str(e, f->name, s);
+	}
+}
+
+/* "flags" or "Flags" in a field's name: shown in hex.  One strstr. */
+static bool says_flags(const char *name)
+{
+	const char *s;
+
+	for (s = name; (s = strstr(s, "lags")); s++)
+		if (s > name && (s[-1] == 'f' || s[-1] == 'F'))
+			return true;
 	return false;
 }
 
@@ -115,7 +168,6 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 {
 	struct emit *e = pr->em;
 	uint64_t v = f->size <= 8 ? ct_field_u(p, f->size) : 0;
-	const struct nv_status_info *st;
 	const struct nv_class_info *cl;
 
 	if (print_cmd(e, f, v, fc))
@@ -140,8 +192,7 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		em_hex(e, f->name, v);
 		break;
 	case CT_FK_STATUS:
-		st = nv_status_lookup((uint32_t)v);
-		em_enum(e, f->name, v, st ? st->name : NULL);
+		print_status(e, f, v, fc);
 		break;
 	case CT_FK_CLASS:
 		cl = nv_class_lookup((uint32_t)v);
@@ -157,19 +208,10 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		}
 		/* fall through */
 	case CT_FK_BYTES:
-		if (is_c_string(p, f->size)) {
-			em_strn(e, f->name, (const char *)p, f->size);
-		} else if (e->json || pr->verbose >= 2) {
-			em_bytes(e, f->name, p, f->size);
-		} else {
-			char s[32];
-
-			snprintf(s, sizeof(s), "[%u bytes]", f->size);
-			em_str(e, f->name, s);
-		}
+		print_bytes(pr, f, p);
 		break;
 	default:
-		if (strstr(f->name, "flags") || strstr(f->name, "Flags"))
+		if (says_flags(f->name))
 			em_hex(e, f->name, v);
 		else
 			em_u64(e, f->name, v);

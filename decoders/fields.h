@@ -24,6 +24,12 @@ struct ct_field_printer {
 struct ct_field_ctx {
 	uint32_t esc_nr;   /* the 'F' escape the struct belongs to, 0 if none */
 	uint32_t client;   /* the struct's first handle: hClient / hRoot */
+	/* Names the call's description looked up already (describe.c), used
+	 * for a field that holds the same value rather than looked up again:
+	 * its RM control command, its NV_STATUS. */
+	bool has_ctrl, has_status;
+	uint32_t ctrl, status;
+	const char *ctrl_name, *status_name;
 };
 
 /* The struct in buf (len bytes, may be shorter than the layout: the fields

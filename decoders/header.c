@@ -84,7 +84,7 @@ void ct_on_meta(struct ct_decoder *d, const struct ct_rec *r)
 			em_str_list_end(&d->em);
 		}
 		em_close(&d->em);
-		fputc('\n', d->o.out);
+		out_putc(&d->out, '\n');
 	}
 }
 

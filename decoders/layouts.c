@@ -76,12 +76,47 @@ static size_t run_len(size_t at, uint32_t fam, uint32_t req, uint32_t size)
 	return n;
 }
 
-const struct ct_layout *ct_layout_find(enum ct_layout_family fam, uint32_t req,
-				       uint32_t size, uint32_t drv)
+static const struct ct_layout *search(uint32_t fam, uint32_t req, uint32_t size, uint32_t drv)
 {
 	size_t at = lower_bound(fam, req, size), n = run_len(at, fam, req, size);
 
 	return n ? pick(&ct_layout_tab[at], n, drv) : NULL;
+}
+
+/*
+ * ct_layout_find's answers, remembered: a decoder asks for the same few
+ * (request, size) pairs for every call, from describe.c, special.c,
+ * objects.c and the views, and each search takes ~15 steps through the
+ * whole table.  Direct-mapped: a slot keeps the last key that hashed to it,
+ * so colliding keys (even a crafted trace's) cost only searches.  One memo
+ * per thread: lookups stay safe from any thread.
+ */
+#define MEMO_SLOTS 256
+
+struct memo {
+	bool used;
+	uint32_t fam, req, size, drv;
+	const struct ct_layout *l;   /* NULL: no layout of that size */
+};
+
+static _Thread_local struct memo memo[MEMO_SLOTS];
+
+static size_t memo_slot(uint32_t fam, uint32_t req, uint32_t size, uint32_t drv)
+{
+	uint64_t h = req * 0x9e3779b97f4a7c15ull ^ (size ^ fam << 24 ^ (uint64_t)drv << 32) *
+		     0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(h >> 56) % MEMO_SLOTS;
+}
+
+const struct ct_layout *ct_layout_find(enum ct_layout_family fam, uint32_t req,
+				       uint32_t size, uint32_t drv)
+{
+	struct memo *m = &memo[memo_slot(fam, req, size, drv)];
+
+	if (!m->used || m->fam != fam || m->req != req || m->size != size || m->drv != drv)
+		*m = (struct memo){ true, fam, req, size, drv, search(fam, req, size, drv) };
+	return m->l;
 }
 
 size_t ct_layout_sizes(enum ct_layout_family fam, uint32_t req, uint32_t drv,
@@ -104,23 +139,25 @@ size_t ct_layout_sizes(enum ct_layout_family fam, uint32_t req, uint32_t drv,
 
 const struct ct_field *ct_layout_field(const struct ct_layout *l, const char *name)
 {
-	const struct ct_field *member = NULL;
 	size_t n;
 
 	if (!l || !name)
 		return NULL;
+	/* The exact name first, anywhere: a cheap first-byte test per field
+	 * (every by-name read of a call comes here). */
+	for (uint32_t i = 0; i < l->nfields; i++)
+		if (l->fields[i].name[0] == name[0] && strcmp(l->fields[i].name, name) == 0)
+			return &l->fields[i];
+	/* Else "hRoot" also names "params.hRoot" of a wrapper struct. */
 	n = strlen(name);
 	for (uint32_t i = 0; i < l->nfields; i++) {
 		const char *f = l->fields[i].name;
 		size_t fl = strlen(f);
 
-		if (strcmp(f, name) == 0)
+		if (fl > n && f[fl - n - 1] == '.' && strcmp(f + fl - n, name) == 0)
 			return &l->fields[i];
-		/* "hRoot" also names "params.hRoot" of a wrapper struct. */
-		if (!member && fl > n && f[fl - n - 1] == '.' && strcmp(f + fl - n, name) == 0)
-			member = &l->fields[i];
 	}
-	return member;
+	return NULL;
 }
 
 /* The field, if it lies wholly inside len bytes and is at most max wide. */

@@ -4,7 +4,7 @@
  * made from the TSV files in decoders/tables/ by gen-tables.awk): a binary
  * search by key, and a walk in key order, the same for every table.
  */
-#include <stdlib.h>
+#include <string.h>
 
 #include "nvtables.h"
 
@@ -17,20 +17,33 @@ extern const struct uvm_ioctl_info uvm_ioctl_tab[];
 extern const size_t nv_esc_tab_len, nv_ctrl_tab_len, nv_class_tab_len, nv_status_tab_len,
 	uvm_ioctl_tab_len;
 
-/* Every table's struct starts with its uint32_t key, so one comparator serves all. */
-static int key_cmp(const void *key, const void *elem)
+/* Every table's struct starts with its uint32_t key. */
+static inline uint32_t key_of(const void *entry)
 {
-	uint32_t a = *(const uint32_t *)key, b = *(const uint32_t *)elem;
+	uint32_t k;
 
-	return (a > b) - (a < b);
+	memcpy(&k, entry, sizeof(k));
+	return k;
 }
 
-/* lookup, count and at for one table: five tables, one shape. */
+/* lookup, count and at for one table: five tables, one shape.  lookup is
+ * a binary search written out for each table's own type, not bsearch():
+ * its comparator call at each step was most of a lookup. */
 #define TABLE_ACCESS(prefix, type)                                                   \
 	const type *prefix##_lookup(uint32_t key)                                    \
 	{                                                                            \
-		return bsearch(&key, prefix##_tab, prefix##_tab_len,                 \
-			       sizeof(prefix##_tab[0]), key_cmp);                    \
+		size_t lo = 0, hi = prefix##_tab_len;                                \
+                                                                                     \
+		while (lo < hi) {                                                    \
+			size_t mid = lo + (hi - lo) / 2;                             \
+                                                                                     \
+			if (key_of(&prefix##_tab[mid]) < key)                        \
+				lo = mid + 1;                                        \
+			else                                                         \
+				hi = mid;                                            \
+		}                                                                    \
+		return lo < prefix##_tab_len && key_of(&prefix##_tab[lo]) == key     \
+		       ? &prefix##_tab[lo] : NULL;                                   \
 	}                                                                            \
 	size_t prefix##_count(void)                                                  \
 	{                                                                            \

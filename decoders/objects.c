@@ -471,6 +471,41 @@ void ct_objects_learn_freed(struct ct_objects *o, const struct ct_ioctl *ex)
 		free_tree(o, f[0], f[1], 0);
 }
 
+/* Appends the n bytes at s to the string at buf as snprintf would: what
+ * fits before buf's last byte, NUL-terminated; *at counts every byte. */
+static void append(char *buf, size_t len, size_t *at, const char *s, size_t n)
+{
+	size_t fit;
+
+	if (*at + 1 < len) {
+		fit = len - 1 - *at < n ? len - 1 - *at : n;
+		memcpy(buf + *at, s, fit);
+		buf[*at + fit] = 0;
+	}
+	*at += n;
+}
+
+/* snprintf(buf, len, "%s #%d", name, n), or "%s" for n < 0, and its
+ * return value, without printf: this runs for every handle printed. */
+static int name_and_number(char *buf, size_t len, const char *name, int32_t n)
+{
+	char num[16], *p = num + sizeof(num);
+	size_t at = 0;
+
+	if (len)
+		buf[0] = 0;
+	append(buf, len, &at, name, strlen(name));
+	if (n < 0)
+		return (int)at;
+	do
+		*--p = (char)('0' + n % 10);
+	while ((n /= 10));
+	*--p = '#';
+	*--p = ' ';
+	append(buf, len, &at, p, (size_t)(num + sizeof(num) - p));
+	return (int)at;
+}
+
 static int describe_one(const struct object *ob, char *buf, size_t len)
 {
 	/* An import whose export is unknown has no class (0 is NV01_ROOT). */
@@ -481,9 +516,7 @@ static int describe_one(const struct object *ob, char *buf, size_t len)
 		snprintf(cls, sizeof(cls), "imported object");
 	else if (!ci)
 		snprintf(cls, sizeof(cls), "class 0x%x", ob->cls);
-	if (ob->instance >= 0)
-		return snprintf(buf, len, "%s #%d", ci ? ci->name : cls, ob->instance);
-	return snprintf(buf, len, "%s", ci ? ci->name : cls);
+	return name_and_number(buf, len, ci ? ci->name : cls, ob->instance);
 }
 
 const char *ct_objects_describe(struct ct_objects *o, uint32_t client, uint32_t h,

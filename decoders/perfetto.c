@@ -51,7 +51,8 @@ struct proc {
 
 struct ct_perfetto {
 	FILE *f;
-	struct emit em;               /* JSON on f */
+	struct ct_out out;            /* on its way to f */
+	struct emit em;               /* JSON on out */
 	char *path;
 	uint64_t nevents;
 	bool have_base;
@@ -83,8 +84,9 @@ struct ct_perfetto *ct_perfetto_open(const char *path)
 		errno = err;
 		return NULL;
 	}
-	em_init(&p->em, p->f, true);
-	fputs("{\"traceEvents\":[\n", p->f);
+	out_init(&p->out, p->f);
+	em_init(&p->em, &p->out, true);
+	out_puts(&p->out, "{\"traceEvents\":[\n");
 	return p;
 }
 
@@ -94,7 +96,7 @@ struct ct_perfetto *ct_perfetto_open(const char *path)
 static struct emit *begin_event(struct ct_perfetto *p)
 {
 	if (p->nevents++)
-		fputs(",\n", p->f);
+		out_puts(&p->out, ",\n");
 	em_open(&p->em, NULL);
 	return &p->em;
 }
@@ -515,9 +517,10 @@ int ct_perfetto_close(struct ct_perfetto *p)
 	idmap_free(&p->threads);
 	idmap_free(&p->procs);
 	ct_devmem_free(p->mem);
-	fprintf(p->f, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatrace\","
-		"\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64 ",\"events\":%" PRIu64 "}}\n",
-		p->base, p->nevents);
+	out_printf(&p->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":"
+		   "\"cudatrace\",\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64
+		   ",\"events\":%" PRIu64 "}}\n", p->base, p->nevents);
+	out_flush(&p->out);
 	err = ferror(p->f) ? EIO : 0;
 	if (fclose(p->f) && !err)
 		err = errno;

@@ -22,9 +22,9 @@ static void print_mmap_target(struct ct_decoder *d, const struct ct_mmap *m)
 		em_hex(&d->em, "hClient", client);
 		em_hex_named(&d->em, "hMemory", hmem, what);
 	} else {
-		fprintf(d->o.out, " maps hMemory=0x%x", hmem);
+		out_printf(&d->out, " maps hMemory=0x%x", hmem);
 		if (what)
-			fprintf(d->o.out, "<%s>", what);
+			out_printf(&d->out, "<%s>", what);
 	}
 }
 
@@ -48,15 +48,15 @@ void ct_print_mmap(struct ct_decoder *d, const struct ct_mmap *m, const struct c
 		em_u64(e, "duration_ns", m->h.ts_ns - m->ts_enter);
 		print_mmap_target(d, m);
 	} else {
-		fprintf(d->o.out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ",
-			(uint64_t)m->addr, (uint64_t)m->len, m->prot, m->mflags);
+		out_printf(&d->out, "mmap(0x%" PRIx64 ", %" PRIu64 ", 0x%x, 0x%x, ",
+			   (uint64_t)m->addr, (uint64_t)m->len, m->prot, m->mflags);
 		ct_print_fd_path(d, m->fd, m->dev, m->flags, m->ino);
 		if (m->ret < 0 && m->ret > -4096)
-			fprintf(d->o.out, ", 0x%" PRIx64 ") = %" PRId64, (uint64_t)m->off,
-				(int64_t)m->ret);
+			out_printf(&d->out, ", 0x%" PRIx64 ") = %" PRId64, (uint64_t)m->off,
+				   (int64_t)m->ret);
 		else
-			fprintf(d->o.out, ", 0x%" PRIx64 ") = 0x%" PRIx64, (uint64_t)m->off,
-				(uint64_t)m->ret);
+			out_printf(&d->out, ", 0x%" PRIx64 ") = 0x%" PRIx64, (uint64_t)m->off,
+				   (uint64_t)m->ret);
 		ct_print_duration(d, m->h.ts_ns - m->ts_enter);
 		print_mmap_target(d, m);
 	}
@@ -72,8 +72,8 @@ void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m, const stru
 		em_u64(&d->em, "len", m->len);
 		em_u64(&d->em, "mapping_len", m->map_len);
 	} else {
-		fprintf(d->o.out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", (uint64_t)m->addr,
-			(uint64_t)m->len);
+		out_printf(&d->out, "munmap(0x%" PRIx64 ", %" PRIu64 ")", (uint64_t)m->addr,
+			   (uint64_t)m->len);
 	}
 	ct_end_call_line(d, c);
 }
@@ -95,24 +95,24 @@ static void print_strings(struct ct_decoder *d, const char *key, const char *p, 
 		em_str_list_end(&d->em);
 		return;
 	}
-	fprintf(d->o.out, " %s=[", key);
+	out_printf(&d->out, " %s=[", key);
 	while (i < n) {
 		size_t len = strnlen(p + i, n - i);
 
 		if (!first)
-			fputs(", ", d->o.out);
+			out_write(&d->out, ", ", 2);
 		/* JSON escaping keeps a text line one line, whatever argv holds;
 		 * without -v long values are cut (NVIDIA_REQUIRE_CUDA is 2 KB). */
 		if (d->o.verbose < 1 && len > TEXT_STRING_MAX) {
-			em_json_string(d->o.out, p + i, TEXT_STRING_MAX);
-			fputs("...", d->o.out);
+			em_json_string(&d->out, p + i, TEXT_STRING_MAX);
+			out_write(&d->out, "...", 3);
 		} else {
-			em_json_string(d->o.out, p + i, len);
+			em_json_string(&d->out, p + i, len);
 		}
 		first = false;
 		i += (uint32_t)len + 1;
 	}
-	fputc(']', d->o.out);
+	out_putc(&d->out, ']');
 }
 
 void ct_print_proc(struct ct_decoder *d, const struct ct_proc *p)
@@ -126,7 +126,7 @@ void ct_print_proc(struct ct_decoder *d, const struct ct_proc *p)
 		em_u64(&d->em, "ppid", p->ppid);
 		em_str(&d->em, "source", s);
 	} else {
-		fprintf(d->o.out, "+++ process %u (parent %u) %s:", p->h.pid, p->ppid, s);
+		out_printf(&d->out, "+++ process %u (parent %u) %s:", p->h.pid, p->ppid, s);
 	}
 	print_strings(d, "argv", argv, p->argv_size);
 	print_strings(d, "env", argv + p->argv_size, p->env_size);
@@ -141,7 +141,7 @@ void ct_print_fork(struct ct_decoder *d, const struct ct_fork *f)
 	if (d->o.json)
 		em_u64(&d->em, "child", f->child_pid);
 	else
-		fprintf(d->o.out, "+++ forked child %u", f->child_pid);
+		out_printf(&d->out, "+++ forked child %u", f->child_pid);
 	ct_end_line(d);
 }
 
@@ -151,7 +151,7 @@ void ct_print_exit(struct ct_decoder *d, const struct ct_rec *r)
 		return;
 	ct_print_head(d, "exit", r->ts_ns, r, NULL);
 	if (!d->o.json)
-		fputs("+++ exited", d->o.out);
+		out_puts(&d->out, "+++ exited");
 	ct_end_line(d);
 }
 
@@ -164,7 +164,7 @@ void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t)
 		em_u64(&d->em, "lost", t->lost);
 		em_u64(&d->em, "lost_inflight", t->lost_inflight);
 		em_close(&d->em);
-		fputc('\n', d->o.out);
+		out_putc(&d->out, '\n');
 	}
 }
 
@@ -175,7 +175,7 @@ void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m)
 	if (!d->o.json && d->o.verbose < 2)
 		return;
 	ct_print_head(d, "mapping", m->h.ts_ns, &m->h, NULL);
-	ct_stack_print_mapping(&d->em, d->o.out, m);
+	ct_stack_print_mapping(&d->em, m);
 	ct_end_line(d);
 }
 
@@ -189,9 +189,10 @@ void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f)
 		em_i64(&d->em, "fd", f->fd);
 		em_hex(&d->em, "file", f->file_id);
 	} else if (f->file_id) {
-		fprintf(d->o.out, "+++ fd %d is open file %#" PRIx64, f->fd, (uint64_t)f->file_id);
+		out_printf(&d->out, "+++ fd %d is open file %#" PRIx64, f->fd,
+			   (uint64_t)f->file_id);
 	} else {
-		fprintf(d->o.out, "+++ fd %d is not open", f->fd);
+		out_printf(&d->out, "+++ fd %d is not open", f->fd);
 	}
 	ct_end_line(d);
 }

@@ -12,23 +12,28 @@
 #include "labels.h"
 #include "special.h"
 
-static void print_request(struct ct_decoder *d, uint32_t cmd)
+/* The request, by the name describe.c found for it. */
+static void print_request(struct ct_decoder *d, const struct ct_call *c)
 {
 	char buf[64];
-	const char *name = ct_request_label(cmd, ct_request_name(cmd), buf, sizeof(buf));
+	const char *name = ct_request_label(c->request, c->name, buf, sizeof(buf));
 
 	if (d->o.json) {
-		em_hex(&d->em, "request", cmd);
+		em_hex(&d->em, "request", c->request);
 		em_str(&d->em, "name", name);
 	} else {
-		fprintf(d->o.out, "%s%s%s", ct_color(d, CT_COLOR_NAME), name,
-			ct_color(d, CT_COLOR_OFF));
+		out_puts(&d->out, ct_color(d, CT_COLOR_NAME));
+		out_puts(&d->out, name);
+		out_puts(&d->out, ct_color(d, CT_COLOR_OFF));
 	}
 }
 
 static struct ct_field_ctx arg_ctx(const struct ct_call *c)
 {
-	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client };
+	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client,
+				      .has_ctrl = c->has_ctrl, .ctrl = c->ctrl,
+				      .ctrl_name = c->ctrl_name, .has_status = c->has_status,
+				      .status = c->status, .status_name = c->status_name };
 }
 
 /* The wrapped struct of IOCTL_XFER_CMD is named as its own escape. */
@@ -119,7 +124,7 @@ static void print_json(struct ct_decoder *d, const struct ct_call *c)
 	ct_print_head(d, "ioctl", r->ts_enter, &r->h, r->comm);
 	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
 	em_str(&d->em, "syscall", "ioctl");
-	print_request(d, r->cmd);
+	print_request(d, c);
 	json_result(d, c);
 	print_key_fields(d, c);
 	print_arg(d, c, "args");
@@ -133,13 +138,13 @@ static void print_json(struct ct_decoder *d, const struct ct_call *c)
 static void text_args(struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_ioctl *r = c->rec;
-	FILE *out = d->o.out;
+	struct ct_out *out = &d->out;
 
 	if (c->layout) {
 		print_arg(d, c, NULL);
-		fputs(c->layout->nfields ? "" : "{}", out);
+		out_puts(out, c->layout->nfields ? "" : "{}");
 		if (c->nested_layout && d->o.verbose >= 1) {
-			fputs(", ", out);
+			out_write(out, ", ", 2);
 			em_open(&d->em, NULL);
 			print_nested(d, c, c->nested_name);
 			em_close(&d->em);
@@ -147,34 +152,41 @@ static void text_args(struct ct_decoder *d, const struct ct_call *c)
 	} else if (print_arg(d, c, NULL)) {
 		/* printed by its special decoder */
 	} else if (r->arg_size) {
-		fprintf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]",
-			(uint64_t)r->arg, r->arg_size);
+		out_printf(out, "0x%" PRIx64 " [%u bytes, no layout for this size]",
+			   (uint64_t)r->arg, r->arg_size);
 	} else {
-		fprintf(out, "0x%" PRIx64, (uint64_t)r->arg);
+		out_printf(out, "0x%" PRIx64, (uint64_t)r->arg);
 	}
 	if (r->flags & CT_F_ARG_FAULT)
-		fputs(" <fault>", out);
+		out_puts(out, " <fault>");
 }
 
 /* " = ret", errno, a failed NV_STATUS, -T; or unfinished. */
 static void text_result(struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_ioctl *ex = c->ex;
-	FILE *out = d->o.out;
+	struct ct_out *out = &d->out;
 	const char *fail = c->failed ? CT_COLOR_ERROR : "", *off = c->failed ? CT_COLOR_OFF : "";
 
 	if (!ex) {
-		fputs(" = ? <unfinished>", out);
+		out_puts(out, " = ? <unfinished>");
 		return;
 	}
-	fprintf(out, " = %s%" PRId64, ct_color(d, fail), (int64_t)ex->ret);
-	if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret))
-		fprintf(out, " %s (%s)", strerrorname_np((int)-ex->ret), strerror((int)-ex->ret));
-	fputs(ct_color(d, off), out);
+	out_write(out, " = ", 3);
+	out_puts(out, ct_color(d, fail));
+	out_i64(out, ex->ret);
+	if (ex->ret < 0 && ex->ret > -4096 && strerrorname_np((int)-ex->ret)) {
+		out_putc(out, ' ');
+		out_puts(out, strerrorname_np((int)-ex->ret));
+		out_write(out, " (", 2);
+		out_puts(out, ct_errtext(&d->errs, (int)-ex->ret));
+		out_putc(out, ')');
+	}
+	out_puts(out, ct_color(d, off));
 	if (c->has_status && c->status)
-		fprintf(out, " %s(%s)%s", ct_color(d, CT_COLOR_ERROR),
-			c->status_name ? c->status_name : "unknown NV_STATUS",
-			ct_color(d, CT_COLOR_OFF));
+		out_printf(out, " %s(%s)%s", ct_color(d, CT_COLOR_ERROR),
+			   c->status_name ? c->status_name : "unknown NV_STATUS",
+			   ct_color(d, CT_COLOR_OFF));
 	ct_print_duration(d, c->duration_ns);
 }
 
@@ -182,7 +194,7 @@ static void text_result(struct ct_decoder *d, const struct ct_call *c)
 static void text_hexdumps(struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_ioctl *en = c->en, *ex = c->ex;
-	FILE *out = d->o.out;
+	struct ct_out *out = &d->out;
 
 	if (((d->o.verbose >= 1 && !c->nested_layout) || d->o.verbose >= 2) &&
 	    c->rec->nest_ptr) {
@@ -202,21 +214,21 @@ static void text_hexdumps(struct ct_decoder *d, const struct ct_call *c)
 static void print_text(struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_ioctl *r = c->rec;
-	FILE *out = d->o.out;
+	struct ct_out *out = &d->out;
 
 	ct_print_head(d, "ioctl", r->ts_enter, &r->h, r->comm);
-	fputs("ioctl(", out);
+	out_write(out, "ioctl(", 6);
 	ct_print_fd_path(d, r->fd, r->dev, r->flags, r->ino);
-	fputs(", ", out);
-	print_request(d, r->cmd);
-	fputs(", ", out);
+	out_write(out, ", ", 2);
+	print_request(d, c);
+	out_write(out, ", ", 2);
 	text_args(d, c);
-	fputc(')', out);
+	out_putc(out, ')');
 	text_result(d, c);
 	if (!c->en)
-		fputs(" <entry lost>", out);
+		out_puts(out, " <entry lost>");
 	if (r->flags & CT_F_NEST_TRUNC)
-		fprintf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
+		out_printf(out, " <nested %u of %u bytes>", r->nest_size, r->nest_want);
 	ct_end_call_line(d, c);
 	text_hexdumps(d, c);
 }

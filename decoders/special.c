@@ -76,21 +76,21 @@ static bool print_card_info(struct ct_decoder *d, const struct ct_call *c)
 	if (d->o.json)
 		em_str_list_begin(&d->em, "args");
 	else
-		fputc('[', d->o.out);
+		out_putc(&d->out, '[');
 	for (i = 0; i + l->size <= r->arg_size; i += l->size) {
 		if (!ct_read_u32(l, arg + i, l->size, "valid", &valid) || !valid)
 			continue;
 		if (!d->o.json)
-			fputs(shown ? ", {" : "{", d->o.out);
+			out_puts(&d->out, shown ? ", {" : "{");
 		ct_print_struct(&d->fp, NULL, l, arg + i, l->size, &fc);
 		if (!d->o.json)
-			fputc('}', d->o.out);
+			out_putc(&d->out, '}');
 		shown++;
 	}
 	if (d->o.json)
 		em_str_list_end(&d->em);
 	else
-		fprintf(d->o.out, "] /* %u of %u slots valid */", shown, r->arg_size / l->size);
+		out_printf(&d->out, "] /* %u of %u slots valid */", shown, r->arg_size / l->size);
 	return true;
 }
 

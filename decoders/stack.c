@@ -194,22 +194,22 @@ void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
 }
 
 /* An untrusted name, control bytes escaped (em_text). */
-static void text(FILE *out, const char *s)
+static void text(struct ct_out *out, const char *s)
 {
 	em_text(out, s, strlen(s));
 }
 
-void ct_stack_print_tag(FILE *out, const struct ct_call *c)
+void ct_stack_print_tag(struct ct_out *out, const struct ct_call *c)
 {
 	if (!c->stack)
 		return;
 	if (!c->api)
 		return;
-	fputs(" [", out);
+	out_puts(out, " [");
 	text(out, c->api);
-	fputs(" <- ", out);
+	out_puts(out, " <- ");
 	text(out, c->caller ? c->caller : "?");
-	fputc(']', out);
+	out_putc(out, ']');
 }
 
 static const char *const status_text[] = {
@@ -229,7 +229,7 @@ static const char *status_name(uint32_t st)
 	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
-void ct_stack_print_frames(FILE *out, const struct ct_call *c)
+void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 {
 	const struct ct_frames *f = c->stack;
 	const struct ct_frame *fr;
@@ -243,27 +243,27 @@ void ct_stack_print_frames(FILE *out, const struct ct_call *c)
 		const char *sym = ct_frame_str(f, fr[i].sym);
 		const char *src = ct_frame_str(f, fr[i].src);
 
-		fputs(" > ", out);
+		out_puts(out, " > ");
 		if (!m) {
-			fputs("??", out);
+			out_puts(out, "??");
 		} else if (sym) {
 			text(out, m);
-			fputc('(', out);
+			out_putc(out, '(');
 			text(out, sym);
-			fprintf(out, "+0x%" PRIx64 ")", (uint64_t)fr[i].sym_off);
+			out_printf(out, "+0x%" PRIx64 ")", (uint64_t)fr[i].sym_off);
 		} else {
 			text(out, m);
-			fprintf(out, "(+0x%" PRIx64 ")", (uint64_t)fr[i].offset);
+			out_printf(out, "(+0x%" PRIx64 ")", (uint64_t)fr[i].offset);
 		}
-		fprintf(out, " [0x%" PRIx64 "]", (uint64_t)fr[i].pc);
+		out_printf(out, " [0x%" PRIx64 "]", (uint64_t)fr[i].pc);
 		if (src) {
-			fputc(' ', out);
+			out_putc(out, ' ');
 			text(out, src);
 		}
-		fputc('\n', out);
+		out_putc(out, '\n');
 	}
 	if (f->status < sizeof(status_text) / sizeof(status_text[0]) && status_text[f->status])
-		fprintf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
+		out_printf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
 }
 
 void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
@@ -305,7 +305,7 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 	em_u64(e, "stack_bytes", f->stack_size);
 }
 
-void ct_stack_print_mapping(struct emit *e, FILE *out, const struct ct_mapping *m)
+void ct_stack_print_mapping(struct emit *e, const struct ct_mapping *m)
 {
 	char id[2 * CT_BUILD_ID_MAX + 1] = "";
 	uint32_t i;
@@ -322,9 +322,9 @@ void ct_stack_print_mapping(struct emit *e, FILE *out, const struct ct_mapping *
 			em_str(e, "build_id", id);
 		return;
 	}
-	fprintf(out, "+++ maps %#" PRIx64 "-%#" PRIx64 " off %#" PRIx64 " ", (uint64_t)m->start,
-		(uint64_t)m->end, (uint64_t)m->pgoff);
-	em_text(out, (const char *)(m + 1), m->path_size);
+	out_printf(e->out, "+++ maps %#" PRIx64 "-%#" PRIx64 " off %#" PRIx64 " ",
+		   (uint64_t)m->start, (uint64_t)m->end, (uint64_t)m->pgoff);
+	em_text(e->out, (const char *)(m + 1), m->path_size);
 	if (id[0])
-		fprintf(out, " build-id %s", id);
+		out_printf(e->out, " build-id %s", id);
 }

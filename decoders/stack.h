@@ -32,14 +32,14 @@ void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c);
 void ct_stacks_forget(struct ct_stacks *s, uint32_t tid);
 
 /* Text: " [api <- caller]" on the call's line (nothing without a stack). */
-void ct_stack_print_tag(FILE *out, const struct ct_call *c);
+void ct_stack_print_tag(struct ct_out *out, const struct ct_call *c);
 /* Text: one " > module(sym+0x..) [0xpc]" line per frame, after the call's line. */
-void ct_stack_print_frames(FILE *out, const struct ct_call *c);
+void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c);
 /* JSON: "api", "caller", "stack": [...] in the call's object. */
 void ct_stack_emit_json(struct emit *e, const struct ct_call *c);
 
 /* A mapping record's fields (after the decoder's line head). */
-void ct_stack_print_mapping(struct emit *e, FILE *out, const struct ct_mapping *m);
+void ct_stack_print_mapping(struct emit *e, const struct ct_mapping *m);
 
 /* Frame i's strings (NULL where the frame has none). */
 const char *ct_frame_str(const struct ct_frames *f, uint32_t off);

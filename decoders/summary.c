@@ -527,12 +527,14 @@ static void em_u64_or_null(struct emit *e, const char *key, uint64_t v, bool hav
 static void json_row(struct ct_summary *s, const struct group *g, const struct row *r)
 {
 	struct figures f;
+	struct ct_out out;
 	struct emit e;
 	char label[64];
 
 	row_figures(r, &f);
 	group_label(s, g, label, sizeof(label));
-	em_init(&e, s->o.out, true);
+	out_init(&out, s->o.out);
+	em_init(&e, &out, true);
 	em_open(&e, NULL);
 	em_str(&e, "type", "summary");
 	em_str(&e, "group", label);
@@ -558,7 +560,8 @@ static void json_row(struct ct_summary *s, const struct group *g, const struct r
 	em_u64_or_null(&e, "p99_ns", f.p99_ns, f.timed);
 	em_u64_or_null(&e, "max_ns", f.max_ns, f.timed);
 	em_close(&e);
-	fputc('\n', s->o.out);
+	out_putc(&out, '\n');
+	out_flush(&out);
 }
 
 static int cmp_groups(const void *a, const void *b)
@@ -592,8 +595,12 @@ static void print_group(struct ct_summary *s, const struct group *g, const struc
 		fprintf(out, "\n=== %s\n", label);
 	}
 	if (s->o.by_pid) {
+		struct ct_out comm;
+
 		fprintf(out, "\n=== pid %u (", g->pid);
-		em_text(out, g->comm[0] ? g->comm : "?", g->comm[0] ? strlen(g->comm) : 1);
+		out_init(&comm, out);
+		em_text(&comm, g->comm[0] ? g->comm : "?", g->comm[0] ? strlen(g->comm) : 1);
+		out_flush(&comm);
 		fputs(")\n", out);
 	}
 	for (sec = 0; sec < SEC_MAX; sec++)

@@ -16,5 +16,6 @@ struct ct_decode_opts ct_decode_opts_from(const struct ct_options *o)
 
 	/* Colour only where a person reads it, unless asked. */
 	d.color = !o->json && (o->color == 1 || (o->color == -1 && isatty(fileno(o->out))));
+	d.batch_output = o->read_path && !isatty(fileno(o->out));
 	return d;
 }
