@@ -25,7 +25,6 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	d->stacks = ct_stacks_new(opts->api_lib);
 	if (!d->objs || !d->stacks) {
 		ct_objects_free(d->objs);
-	ct_stacks_free(d->stacks);
 		ct_stacks_free(d->stacks);
 		free(d);
 		return NULL;

@@ -55,31 +55,30 @@ static void describe_status(struct ct_call *c)
 	}
 }
 
-/* The first field of a kind that names a GPU: a handle of an object under a
- * device, or (UVM) a GPU UUID. */
-static int gpu_of_fields(const struct ct_decoder *d, const struct ct_call *c, uint8_t kind)
+/* The GPU the argument's fields name: the first handle of an object under
+ * a device, else (UVM) the first GPU UUID that names one; -1.  One walk. */
+static int gpu_of_fields(const struct ct_decoder *d, const struct ct_call *c)
 {
 	const struct ct_layout *l = c->layout;
 	const unsigned char *arg = ct_ioctl_arg(c->rec);
 	uint32_t len = c->rec->arg_size, i;
-	int gpu;
+	int gpu, by_uuid = -1;
 
 	for (i = 0; l && i < l->nfields; i++) {
 		const struct ct_field *f = &l->fields[i];
 
-		if (f->kind != kind || (uint64_t)f->offset + f->size > len)
+		if ((uint64_t)f->offset + f->size > len)
 			continue;
-		if (kind == CT_FK_HANDLE && f->size == 4)
+		if (f->kind == CT_FK_HANDLE && f->size == 4) {
 			gpu = ct_objects_gpu(d->objs, c->client,
 					     (uint32_t)ct_field_u(arg + f->offset, 4));
-		else if (kind == CT_FK_UUID && f->size == 16)
-			gpu = ct_gpus_by_uuid(&d->gpus, arg + f->offset);
-		else
-			continue;
-		if (gpu >= 0)
-			return gpu;
+			if (gpu >= 0)
+				return gpu;
+		} else if (f->kind == CT_FK_UUID && f->size == 16 && by_uuid < 0) {
+			by_uuid = ct_gpus_by_uuid(&d->gpus, arg + f->offset);
+		}
 	}
-	return -1;
+	return by_uuid;
 }
 
 /* Which GPU a call concerns: the N of /dev/nvidiaN, else what the special
@@ -87,14 +86,11 @@ static int gpu_of_fields(const struct ct_decoder *d, const struct ct_call *c, ui
  * names (hObject, hDevice, hParent ...), else the GPU a UUID names. */
 static int call_gpu(const struct ct_decoder *d, const struct ct_call *c)
 {
-	int n;
-
 	if (c->gpu >= 0)   /* ct_describe_common's reading of the path */
 		return c->gpu;
 	if (c->special && c->special->gpu)
 		return c->special->gpu(d, c);
-	n = gpu_of_fields(d, c, CT_FK_HANDLE);
-	return n >= 0 ? n : gpu_of_fields(d, c, CT_FK_UUID);
+	return gpu_of_fields(d, c);
 }
 
 void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,

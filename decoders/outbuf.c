@@ -107,6 +107,17 @@ void out_u64_pad(struct ct_out *o, uint64_t v, int w)
 		*--p = '0';
 }
 
+/* Each byte's two hex digits: one 2-byte copy per byte of a number or buffer. */
+static const char hex_pairs[] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 void out_hex_pad(struct ct_out *o, uint64_t v, int w)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -117,8 +128,8 @@ void out_hex_pad(struct ct_out *o, uint64_t v, int w)
 		n = w > 16 ? 16 : w;
 	p = out_reserve(o, (size_t)n) + n;   /* digits go in directly, backwards */
 	for (; n >= 2; n -= 2, v >>= 8) {
-		*--p = digits[v & 15];
-		*--p = digits[(v >> 4) & 15];
+		p -= 2;
+		memcpy(p, hex_pairs + 2 * (v & 0xff), 2);
 	}
 	if (n)
 		*--p = digits[v & 15];
@@ -133,17 +144,6 @@ void out_i64(struct ct_out *o, int64_t v)
 	}
 	out_u64(o, (uint64_t)v);
 }
-
-/* Each byte's two hex digits: one 2-byte copy per byte. */
-static const char hex_pairs[] =
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 void out_hex_bytes(struct ct_out *o, const void *p, size_t n)
 {
