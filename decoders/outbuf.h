@@ -21,7 +21,7 @@
 
 struct ct_out {
 	FILE *f;
-	uint64_t flushes;   /* how many times the buffer was handed on */
+	uint64_t flushes;   /* out_flush calls so far: a copy of buf[] taken before is stale */
 	size_t len;
 	char buf[CT_OUT_SIZE];
 };
