@@ -14,14 +14,10 @@ WINDOWS=${WINDOWS:-10}
 TOOLS=${TOOLS:?TOOLS=DIR with stamp}
 PIN=${PIN-$(command -v taskset > /dev/null && echo taskset -c 2)}
 mkdir -p "$W"
+. "$SRC/lib.sh"
 # MGB=PROGRAM instead of building memgetinfo_blocks (to try the script without a GPU)
-if [ -n "${MGB:-}" ]; then
-	cp "$MGB" "$W/mgb"
-else
-	nvcc -O2 -o "$W/mgb" "$SRC/memgetinfo_blocks.cu" || exit 1
-fi
+cuda_program "$W/mgb" "$SRC/memgetinfo_blocks.cu" "${MGB:-}" || exit 1
 stamp() { local s; s=$("$TOOLS/stamp"); echo "${s#stamp }"; }
-until_word() { for _ in $(seq 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.02; done; return 1; }
 for b in $CTS; do
 	name=${b%%=*} ct=${b#*=}
 	for mode in p system; do
@@ -33,7 +29,7 @@ for b in $CTS; do
 			[ "$mode" = p ] && args+=(-p "$lp")
 			"$ct" ${CTARGS:-} "${args[@]}" 2> "$W/a.err" &
 			cp=$!
-			until_word "$W/a.err" tracing
+			until_word "$W/a.err" tracing 6
 			on=$(stamp); sleep 1; off=$(stamp)
 			kill -INT $cp; wait $cp
 			echo "window $name-$mode $on $off $(stamp)"

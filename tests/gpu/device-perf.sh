@@ -26,12 +26,9 @@ CALLS=${CALLS:-20000}
 TOOLS=${TOOLS:?TOOLS=DIR with ioctl_mix stamp floor floor.bpf.o}
 PIN=${PIN-$(command -v taskset > /dev/null && echo taskset -c 2)}
 mkdir -p "$W"
+. "$SRC/lib.sh"
 # MGI=PROGRAM instead of building memgetinfo_loop (to try the script without a GPU)
-if [ -n "${MGI:-}" ]; then
-	cp "$MGI" "$W/memgetinfo_loop"
-else
-	nvcc -O2 -o "$W/memgetinfo_loop" "$SRC/memgetinfo_loop.cu" || exit 1
-fi
+cuda_program "$W/memgetinfo_loop" "$SRC/memgetinfo_loop.cu" "${MGI:-}" || exit 1
 
 measure() {
 for i in $(seq "$REPS"); do
@@ -62,10 +59,6 @@ for i in $(seq "$REPS"); do
 		echo "perf startup build=$name run=$i startup_ms=$(((st - t0) / 1000000)) exit_ms=$(((t1 - st) / 1000000))"
 	done
 done
-until_word() {   # until_word FILE WORD: wait (at most 30 s) for WORD in FILE
-	for _ in $(seq 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.1; done
-	return 1
-}
 for i in $(seq "$REPS"); do
 	echo "perf tax build=bare run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
 	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter 2> "$W/f.err" &

@@ -9,28 +9,31 @@ import sys
 from collections import defaultdict
 
 med = statistics.median
-vals, pairs, bpf = defaultdict(list), defaultdict(list), defaultdict(list)
-last_untraced = last_stand = None
-stand_pairs = defaultdict(list)
+vals, bpf = defaultdict(list), defaultdict(list)
+pairs = defaultdict(list)   # (kind, build) -> traced - the untraced run before it
+last_untraced = {}          # kind -> the last untraced figure
+
+
+def paired(kind, label, build, ns):
+    """Keeps ns under (label, build), and its difference from the untraced run before."""
+    vals[(label, build)].append(ns)
+    if build == "untraced":
+        last_untraced[kind] = ns
+    elif kind in last_untraced:
+        pairs[(kind, build)].append(ns - last_untraced[kind])
+
+
 for line in sys.stdin:
     m = re.match(r"perf (\w+) build=(\S+) (?:run=\d+ )?(.*)", line)
     if not m:
         continue
     kind, build, rest = m.groups()
     if kind == "memgetinfo":
-        ns = float(re.search(r"ns_per_call ([\d.]+)", rest).group(1))
-        vals[("memgetinfo", build)].append(ns)
-        if build == "untraced":
-            last_untraced = ns
-        elif last_untraced is not None:
-            pairs[build].append(ns - last_untraced)
+        paired(kind, "memgetinfo", build,
+               float(re.search(r"ns_per_call ([\d.]+)", rest).group(1)))
     elif kind == "stand":
-        ns = float(re.search(r"cpu_ns_per_ioctl ([\d.]+)", rest).group(1))
-        vals[("stand cpu ns", build)].append(ns)
-        if build == "untraced":
-            last_stand = ns
-        elif last_stand is not None:
-            stand_pairs[build].append(ns - last_stand)
+        paired(kind, "stand cpu ns", build,
+               float(re.search(r"cpu_ns_per_ioctl ([\d.]+)", rest).group(1)))
     elif kind == "startup":
         up, down = re.search(r"startup_ms=(-?\d+) exit_ms=(-?\d+)", rest).groups()
         vals[("startup ms", build)].append(int(up))
@@ -45,12 +48,11 @@ for line in sys.stdin:
 for (kind, build), v in sorted(vals.items()):
     print("%-12s %-9s median %9.1f  (%d runs: %s)" % (kind, build, med(v), len(v),
                                                      " ".join("%.0f" % x for x in v)))
-for build, d in sorted(pairs.items()):
-    print("memgetinfo   %-9s traced - untraced run before it: median %+.1f ns/call (%s)" %
-          (build, med(d), " ".join("%+.0f" % x for x in d)))
-for build, d in sorted(stand_pairs.items()):
-    print("stand-in     %-9s traced - untraced run before it: median %+.1f CPU ns/call (%s)" %
-          (build, med(d), " ".join("%+.0f" % x for x in d)))
+for (kind, build), d in sorted(pairs.items()):
+    label, unit = {"memgetinfo": ("memgetinfo", "ns/call"),
+                   "stand": ("stand-in", "CPU ns/call")}[kind]
+    print("%-12s %-9s traced - untraced run before it: median %+.1f %s (%s)" %
+          (label, build, med(d), unit, " ".join("%+.0f" % x for x in d)))
 tax = {b: med(v) for (k, b), v in vals.items() if k == "tax cpu ns"}
 if "bare" in tax and "floor" in tax and tax["floor"] > tax["bare"]:
     floor = tax["floor"] - tax["bare"]
