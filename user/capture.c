@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -31,11 +31,11 @@
 #include "decode.h"
 #include "detach.h"
 #include "devices.h"
+#include "heap_prefault.h"
 #include "meta_build.h"
 #include "nvtables.h"
 #include "metrics.h"
 #include "options.h"
-#include "heap_prefault.h"
 #include "privs.h"
 #include "procinfo.h"
 #include "record.h"
