@@ -41,11 +41,15 @@ build build/bench/ioctl_mix bench/ioctl_mix.c
 build build/bench/preload_logger.so bench/preload_logger.c -shared -fPIC -ldl -pthread
 build build/bench/rusage_run bench/rusage_run.c
 build build/bench/stamp bench/stamp.c
+build build/bench/syscall_blocks bench/syscall_blocks.c
 build build/bench/floor bench/floor.c -lbpf
-if [ ! -e build/bench/floor.bpf.o ] || [ bench/floor.bpf.c -nt build/bench/floor.bpf.o ]; then
-	printf '  %-8s %s\n' BPF build/bench/floor.bpf.o
-	${CLANG:-clang} -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -c bench/floor.bpf.c \
-		-o build/bench/floor.bpf.o
-fi
+build build/bench/costs bench/costs.c -lbpf
+for b in floor costs; do
+	if [ ! -e build/bench/$b.bpf.o ] || [ bench/$b.bpf.c -nt build/bench/$b.bpf.o ]; then
+		printf '  %-8s %s\n' BPF build/bench/$b.bpf.o
+		${CLANG:-clang} -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibpf \
+			-c bench/$b.bpf.c -o build/bench/$b.bpf.o
+	fi
+done
 
 exec python3 bench/bench.py

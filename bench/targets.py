@@ -4,10 +4,12 @@ target, for `make bench` (bench.py runs measure() first and prints table()
 last).  Everything is measured in this run, alternating the cases, so that
 the ratios hold on a machine shared with other load:
 
-  tax      a getppid loop, which cudatrace does not trace: bare, under an
-           empty raw sys_enter program (the floor of the tracepoint
-           approach), under two empty raw programs (sys_enter + sys_exit),
-           under a system-wide cudatrace and while `cudatrace -- CMD` runs
+  tax      getppid, which cudatrace does not trace, in blocks of one
+           process (bench/tax_windows.py) while each is attached in turn:
+           an empty raw sys_enter program (the floor of the tracepoint
+           approach), two empty raw programs (sys_enter + sys_exit), a
+           system-wide cudatrace and `cudatrace -p` of that process
+  costs    bench/costs: each piece a traced call is made of, on its own
   traced   the RM_CONTROL burst untraced and under `cudatrace -w FILE --`
   bpf      each BPF program's ns per run (kernel.bpf_stats_enabled), in the
            getppid loop and in the traced burst, beside an empty program's
@@ -23,9 +25,13 @@ import statistics
 import subprocess
 import time
 
+import tax_windows
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 B = os.path.join(ROOT, "build", "bench")
 FLOOR, FLOOR_OBJ = os.path.join(B, "floor"), os.path.join(B, "floor.bpf.o")
+COSTS, COSTS_OBJ = os.path.join(B, "costs"), os.path.join(B, "costs.bpf.o")
+BLOCKS = os.path.join(B, "syscall_blocks")
 STAMP = os.path.join(B, "stamp")
 
 FIG = {}      # name -> value, filled by measure() and note()
@@ -86,27 +92,32 @@ def _record_runs(where, before, after, min_runs=1000):
             BPF.append((where, key[1], cnt - c0, (ns - n0) / (cnt - c0)))
 
 
-def _tax(ct, gen, other, n, reps, ctl, out):
+def _tax(ct, ctl, out, reps):
+    """tax_windows: getppid blocks of one process while each tracer is
+    attached in turn, against the untraced stretches between."""
     configs = [
-        ("bare", None, None),
         ("floor", [FLOOR, FLOOR_OBJ, "floor_enter"], "attached"),
         ("two raw hooks", [FLOOR, FLOOR_OBJ, "floor_enter", "floor_exit"], "attached"),
-        ("cudatrace", [ct, "--device", ctl, "-w", out], "tracing"),
-        # a command traced: its exits go through a raw sys_exit program
-        ("cudatrace --", [ct, "--device", ctl, "-w", out, "--", "sh", "-c",
-                          "echo tracing >&2; exec sleep 600"], "tracing"),
+        ("cudatrace system-wide", [ct, "--device", ctl, "-w", out], "tracing"),
+        # its design with empty programs (after it: it mounts tracefs if missing)
+        ("floor + exit tracepoint", [FLOOR, FLOOR_OBJ, "floor_enter", "floor_exit_ioctl"],
+         "attached"),
+        # the traced process's own other calls: its exits pass a raw sys_exit program
+        ("cudatrace -p", [ct, "--device", ctl, "-w", out, "-p", "{pid}"], "tracing"),
     ]
-    res = {k: [] for k, _, _ in configs}
-    for _ in range(reps):
-        for k, cmd, word in configs:
-            tracer = _start(cmd, word) if cmd else None
-            for _ in range(3):
-                res[k].append(_gen(gen, ["-f", other, "getppid", str(n)]))
-            if tracer:
-                _stop(*tracer)
-    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
-           for k, v in res.items()}
-    note("tax", med)
+    res = tax_windows.measure(BLOCKS, configs, windows=max(reps, 4),
+                              tmp=os.environ.get("TMPDIR", "/tmp"))
+    note("tax", tax_windows.summary(res)[0])
+
+
+def _costs():
+    """bench/costs: each piece of a traced call on its own, ns per run."""
+    p = subprocess.run([COSTS, COSTS_OBJ, "20000", "5"], capture_output=True, text=True,
+                       check=True)
+    lines = p.stdout.splitlines()
+    first = dict(f.split("=") for f in lines[0].split()[1:])
+    pieces = [dict(f.split("=") for f in ln.split()[1:]) for ln in lines[1:]]
+    note("costs", (float(first["ring_first_pass_run_ns"]), pieces))
 
 
 def _traced(ct, gen, ctl, n, reps, out):
@@ -163,8 +174,10 @@ def _startup(ct, ctl, reps, out):
 def measure(ct, gen, ctl, other, work, n, reps, progress):
     """Runs the tax, traced, bpf and start-up measurements."""
     out = os.path.join(work, "targets.ctrace")
-    _tax(ct, gen, other, n, reps, ctl, out)
+    _tax(ct, ctl, out, reps)
     progress("targets: tax on getppid done")
+    _costs()
+    progress("targets: costs of the pieces done")
     _traced(ct, gen, ctl, n, reps * 2, out)
     progress("targets: traced burst done")
     _bpf(ct, gen, ctl, other, n, out)
@@ -188,22 +201,21 @@ def table(out, big_n):
         rows.append((figure, measured, target, "-" if met is None else ("yes" if met else "NO")))
 
     tax = FIG.get("tax")
-    if tax:
-        bare, floor, two, ct = (tax[k][1] for k in ("bare", "floor", "two raw hooks", "cudatrace"))
-        added = floor - bare
-        ratio = (ct - bare) / added if added > 0 else float("nan")
-        row("untraced syscall (getppid), CPU ns/call",
-            "bare %s; +%s floor (empty raw sys_enter); +%s two empty raw hooks; +%s cudatrace "
-            "system-wide = %.2fx floor" % (_fmt(bare), _fmt(floor - bare), _fmt(two - bare),
-                                           _fmt(ct - bare), ratio), "<= 1.3x floor", ratio <= 1.3)
-        cmd = tax["cudatrace --"][1]
-        row("  the same, while cudatrace -- CMD runs",
-            "+%s = %.2fx floor (its exits on a raw sys_exit)" %
-            (_fmt(cmd - bare), (cmd - bare) / added if added > 0 else float("nan")),
-            "<= 1.3x floor", added > 0 and (cmd - bare) / added <= 1.3)
-        wb, wf, wc = (tax[k][0] for k in ("bare", "floor", "cudatrace"))
-        row("  the same, wall ns/call", "bare %s; floor +%s; cudatrace +%s" %
-            (_fmt(wb), _fmt(wf - wb), _fmt(wc - wb)), "-", None)
+    if tax and "bare" in tax and "floor" in tax:
+        bare = tax["bare"][0]
+        added = tax["floor"][0] - bare
+
+        def ratio(k):
+            return (tax[k][0] - bare) / added if added > 0 and k in tax else float("nan")
+        row("untraced syscall (getppid), ns/call, 25th percentile of blocks",
+            "bare %s; floor (empty raw sys_enter) +%s; two empty raw hooks %.2fx; empty "
+            "sys_enter + sys_exit_ioctl %.2fx; cudatrace system-wide +%s = %.2fx floor" %
+            (_fmt(bare), _fmt(added), ratio("two raw hooks"), ratio("floor + exit tracepoint"),
+             _fmt(tax.get("cudatrace system-wide", (float("nan"),))[0] - bare),
+             ratio("cudatrace system-wide")), "<= 1.3x floor",
+            ratio("cudatrace system-wide") <= 1.3)
+        row("  the traced process's own other calls (-p: exits on a raw sys_exit)",
+            "%.2fx floor" % ratio("cudatrace -p"), "<= 1.3x floor", ratio("cudatrace -p") <= 1.3)
     tr = FIG.get("traced")
     if tr:
         (uw, uc), (tw, tc) = tr["untraced"], tr["traced"]
@@ -228,6 +240,16 @@ def table(out, big_n):
          for i in range(3)]
     for r in [("figure", "measured", "target", "met")] + rows:
         print("%s  %s  %s  %s" % (r[0].ljust(w[0]), r[1].ljust(w[1]), r[2].ljust(w[2]), r[3]),
+              file=out)
+    if FIG.get("costs"):
+        first, pieces = FIG["costs"]
+        print("\nWhat each piece of a traced call costs (bench/costs: one piece per program on "
+              "raw sys_enter, median of 5 rounds; run ns includes the guard's, added is wall "
+              "ns/call over the guard alone):", file=out)
+        for f in pieces:
+            print("  %-14s run %6.1f ns  added %6.1f" %
+                  (f["piece"], float(f["run_ns"]), float(f["added_ns"])), file=out)
+        print("  (the ring's first pass, before the rounds: ring_reserve %.1f ns per run)" % first,
               file=out)
     if BPF:
         print("\nBPF programs, ns per run (kernel.bpf_stats_enabled=1; the empty program's "

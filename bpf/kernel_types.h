@@ -54,6 +54,11 @@ enum {
 	BPF_RB_AVAIL_DATA = 0,
 };
 
+/* An opaque handle on a ring record (bpf_ringbuf_reserve_dynptr), uapi layout. */
+struct bpf_dynptr {
+	__u64 __opaque[2];
+} __attribute__((aligned(8)));
+
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 struct super_block {

@@ -53,7 +53,8 @@ bench torch_train python3 tests/gpu/torch_train.py 300
 
 # Issue 13's figures for this build: cudaMemGetInfo pairs, start-up and exit,
 # the tax on other system calls, per-program run time (device-perf.sh); the
-# static bench helpers (ioctl_mix, stamp, floor, floor.bpf.o) in .devcarry/tools.
+# static bench helpers (ioctl_mix, stamp, floor, floor.bpf.o, syscall_blocks,
+# costs, costs.bpf.o) in .devcarry/tools.
 if [ -d "$B/tools" ]; then
 	CTS="current=$CT" TOOLS="$B/tools" REPS="$REPS" tests/gpu/device-perf.sh
 fi

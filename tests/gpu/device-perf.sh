@@ -2,7 +2,8 @@
 # Runs on the GPU machine (device tool): issue 13's figures for one or more
 # builds of cudatrace, alternated within one run so that they compare.
 #   CTS="name=/path/to/cudatrace ..."  builds to compare (static builds)
-#   TOOLS=DIR  static bench/ helpers: ioctl_mix, stamp, floor, floor.bpf.o
+#   TOOLS=DIR  static bench/ helpers: ioctl_mix, stamp, floor, floor.bpf.o,
+#              syscall_blocks, costs, costs.bpf.o
 #   REPS (7), CALLS (20000); CTARGS: more options (--device F, to try it here)
 #   PIN: runs the timed loops under it (default taskset -c 2 where there is
 #   taskset: one CPU for untraced and traced runs alike)
@@ -14,16 +15,18 @@
 #              ms from its end until cudatrace has exited
 #  stand:      the stand-in (RM_CONTROL on a regular file, --device), CPU ns
 #              per call, untraced runs alternating with each build's traced run
-#  tax:        getppid loop, CPU ns/call: bare, under an empty raw sys_enter
-#              program (floor), under empty raw sys_enter + sys_exit programs
-#              (floor2), under each build running system-wide
+#  tax:        getppid in blocks of one process, while an empty raw sys_enter
+#              program (floor), empty raw sys_enter + sys_exit programs
+#              (floor2), each build system-wide and each build -p of it are
+#              attached in turn (bench/tax_windows.py: 25th percentiles)
+#  costs:      bench/costs: each piece of a traced call on its own
 #  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop
 set -u
 SRC=$(cd "$(dirname "$0")" && pwd)
 W=${WORK:-/tmp/ctperf}
 REPS=${REPS:-7}
 CALLS=${CALLS:-20000}
-TOOLS=${TOOLS:?TOOLS=DIR with ioctl_mix stamp floor floor.bpf.o}
+TOOLS=${TOOLS:?TOOLS=DIR with ioctl_mix stamp floor floor.bpf.o syscall_blocks costs costs.bpf.o}
 PIN=${PIN-$(command -v taskset > /dev/null && echo taskset -c 2)}
 mkdir -p "$W"
 . "$SRC/lib.sh"
@@ -59,27 +62,14 @@ for i in $(seq "$REPS"); do
 		echo "perf startup build=$name run=$i startup_ms=$(((st - t0) / 1000000)) exit_ms=$(((t1 - st) / 1000000))"
 	done
 done
-for i in $(seq "$REPS"); do
-	echo "perf tax build=bare run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
-	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter 2> "$W/f.err" &
-	fp=$!
-	until_word "$W/f.err" attached
-	echo "perf tax build=floor run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
-	kill -INT $fp; wait $fp
-	"$TOOLS/floor" "$TOOLS/floor.bpf.o" floor_enter floor_exit 2> "$W/f.err" &
-	fp=$!
-	until_word "$W/f.err" attached
-	echo "perf tax build=floor2 run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
-	kill -INT $fp; wait $fp
-	for b in $CTS; do
-		name=${b%%=*} ct=${b#*=}
-		"$ct" ${CTARGS:-} -w "$W/t.ctrace" 2> "$W/t.err" &
-		cp=$!
-		until_word "$W/t.err" tracing
-		echo "perf tax build=$name run=$i $($PIN "$TOOLS/ioctl_mix" -f "$W/other" getppid 1000000)"
-		kill -INT $cp; wait $cp
-	done
-done
+# Untraced getppid in blocks of one process while each tracer is attached
+# in turn (bench/tax_windows.py), and what each piece of a traced call costs
+ctlist=()
+for b in $CTS; do ctlist+=(--ct "$b"); done
+python3 "$SRC/../../bench/tax_windows.py" --blocks "$TOOLS/syscall_blocks" \
+	--floor "$TOOLS/floor" --floor-obj "$TOOLS/floor.bpf.o" "${ctlist[@]}" \
+	--ctargs "${CTARGS:-}" --windows "$REPS" --pin "$PIN" --tmp "$W"
+"$TOOLS/costs" "$TOOLS/costs.bpf.o" 20000 "$REPS"
 # Per-program run time, read from the tracer's own fdinfo (no bpftool there).
 old=$(cat /proc/sys/kernel/bpf_stats_enabled)
 echo 1 > /proc/sys/kernel/bpf_stats_enabled

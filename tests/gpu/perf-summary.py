@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Medians of tests/gpu/device-perf.sh's lines (stdin): per build, the
 cudaMemGetInfo ns per call and the difference of each traced run from the
-untraced run just before it, the same for the stand-in, start-up and exit ms, the getppid tax against
-the floor, and each BPF program's ns per run."""
+untraced run just before it, the same for the stand-in, start-up and exit ms, and each BPF program's
+ns per run.  (The tax on getppid: bench/tax_windows.py prints its own lines.)"""
 import re
 import statistics
 import sys
@@ -38,9 +38,6 @@ for line in sys.stdin:
         up, down = re.search(r"startup_ms=(-?\d+) exit_ms=(-?\d+)", rest).groups()
         vals[("startup ms", build)].append(int(up))
         vals[("exit ms", build)].append(int(down))
-    elif kind == "tax":
-        vals[("tax cpu ns", build)].append(
-            float(re.search(r"cpu_ns_per_ioctl ([\d.]+)", rest).group(1)))
     elif kind == "bpf":
         f = dict(re.findall(r"(\w+): (\d+)", rest))
         if int(f.get("run_cnt", 0)) > 0:
@@ -53,13 +50,6 @@ for (kind, build), d in sorted(pairs.items()):
                    "stand": ("stand-in", "CPU ns/call")}[kind]
     print("%-12s %-9s traced - untraced run before it: median %+.1f %s (%s)" %
           (label, build, med(d), unit, " ".join("%+.0f" % x for x in d)))
-tax = {b: med(v) for (k, b), v in vals.items() if k == "tax cpu ns"}
-if "bare" in tax and "floor" in tax and tax["floor"] > tax["bare"]:
-    floor = tax["floor"] - tax["bare"]
-    for b, v in sorted(tax.items()):
-        if b not in ("bare", "floor"):  # floor2 too: two empty raw programs
-            print("tax          %-9s +%.1f ns/call = %.2fx the floor (+%.1f)" %
-                  (b, v - tax["bare"], (v - tax["bare"]) / floor, floor))
 for build, progs in sorted(bpf.items()):
     print("bpf          %-9s %s" % (build, "; ".join(
         "prog %d: %d runs, %.0f ns/run" % (i, c, t / c) for i, c, t in progs)))
