@@ -89,6 +89,16 @@ PIECE(comm)
 	bpf_get_current_comm(c, sizeof(c));
 }
 
+/* The same name read straight from the task (two loads, no helper). */
+PIECE(comm_direct)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	volatile __u64 c[2];
+
+	c[0] = *(__u64 *)&task->comm[0];
+	c[1] = *(__u64 *)&task->comm[8];
+}
+
 /* fd -> file -> inode -> rdev, as cudatrace's fd_traced walks it. */
 PIECE(fd_walk)
 {

@@ -25,7 +25,7 @@
 #define RECORD_BYTES (8 + 288)   /* ring_reserve's record with its header */
 
 static const char *const pieces[] = {
-	"guard", "ktime", "comm", "fd_walk", "read_small", "read_both", "task_storage",
+	"guard", "ktime", "comm", "comm_direct", "fd_walk", "read_small", "read_both", "task_storage",
 	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "entry_now",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))

@@ -151,6 +151,7 @@ struct vm_area_struct {
 struct task_struct {
 	int pid;
 	int tgid;
+	char comm[16];           /* TASK_COMM_LEN, NUL-padded (strscpy_pad) */
 	struct task_struct *real_parent;
 	struct files_struct *files;
 	struct mm_struct *mm;
