@@ -20,7 +20,8 @@
 #              (floor2), each build system-wide and each build -p of it are
 #              attached in turn (bench/tax_windows.py: 25th percentiles)
 #  costs:      bench/costs: each piece of a traced call on its own
-#  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop
+#  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop, REPS
+#              times alternating; medians by program (in load order)
 set -u
 SRC=$(cd "$(dirname "$0")" && pwd)
 W=${WORK:-/tmp/ctperf}
@@ -73,13 +74,15 @@ python3 "$SRC/../../bench/tax_windows.py" --blocks "$TOOLS/syscall_blocks" \
 # Per-program run time, read from the tracer's own fdinfo (no bpftool there).
 old=$(cat /proc/sys/kernel/bpf_stats_enabled)
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
-for b in $CTS; do
-	name=${b%%=*} ct=${b#*=}
-	"$ct" ${CTARGS:-} -w "$W/b.ctrace" -- sh -c "'$W/memgetinfo_loop' $CALLS > /dev/null;
-		for f in /proc/\$PPID/fdinfo/*; do
-			grep -q '^run_cnt' \$f 2> /dev/null || continue
-			echo \"perf bpf build=$name \$(grep -E '^(prog_id|run_time_ns|run_cnt)' \$f | tr '\n\t' '  ')\"
-		done" 2> /dev/null
+for i in $(seq "$REPS"); do
+	for b in $CTS; do
+		name=${b%%=*} ct=${b#*=}
+		"$ct" ${CTARGS:-} -w "$W/b.ctrace" -- sh -c "'$W/memgetinfo_loop' $CALLS > /dev/null;
+			for f in /proc/\$PPID/fdinfo/*; do
+				grep -q '^run_cnt' \$f 2> /dev/null || continue
+				echo \"perf bpf build=$name run=$i \$(grep -E '^(prog_id|run_time_ns|run_cnt)' \$f | tr '\n\t' '  ')\"
+			done" 2> /dev/null
+	done
 done
 echo "$old" > /proc/sys/kernel/bpf_stats_enabled
 }

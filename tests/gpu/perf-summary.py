@@ -2,7 +2,7 @@
 """Medians of tests/gpu/device-perf.sh's lines (stdin): per build, the
 cudaMemGetInfo ns per call and the difference of each traced run from the
 untraced run just before it, the same for the stand-in, start-up and exit ms, and each BPF program's
-ns per run.  (The tax on getppid: bench/tax_windows.py prints its own lines.)"""
+ns per run (median over runs).  (The tax on getppid: bench/tax_windows.py prints its own lines.)"""
 import re
 import statistics
 import sys
@@ -24,10 +24,10 @@ def paired(kind, label, build, ns):
 
 
 for line in sys.stdin:
-    m = re.match(r"perf (\w+) build=(\S+) (?:run=\d+ )?(.*)", line)
+    m = re.match(r"perf (\w+) build=(\S+) (?:run=(\d+) )?(.*)", line)
     if not m:
         continue
-    kind, build, rest = m.groups()
+    kind, build, run, rest = m.groups()
     if kind == "memgetinfo":
         paired(kind, "memgetinfo", build,
                float(re.search(r"ns_per_call ([\d.]+)", rest).group(1)))
@@ -41,7 +41,8 @@ for line in sys.stdin:
     elif kind == "bpf":
         f = dict(re.findall(r"(\w+): (\d+)", rest))
         if int(f.get("run_cnt", 0)) > 0:
-            bpf[build].append((int(f["prog_id"]), int(f["run_cnt"]), int(f["run_time_ns"])))
+            bpf[(build, run or "1")].append(
+                (int(f["prog_id"]), int(f["run_cnt"]), int(f["run_time_ns"])))
 for (kind, build), v in sorted(vals.items()):
     print("%-12s %-9s median %9.1f  (%d runs: %s)" % (kind, build, med(v), len(v),
                                                      " ".join("%.0f" % x for x in v)))
@@ -50,6 +51,14 @@ for (kind, build), d in sorted(pairs.items()):
                    "stand": ("stand-in", "CPU ns/call")}[kind]
     print("%-12s %-9s traced - untraced run before it: median %+.1f %s (%s)" %
           (label, build, med(d), unit, " ".join("%+.0f" % x for x in d)))
-for build, progs in sorted(bpf.items()):
+# Program k of a run is the k-th loaded (sys_enter, sys_exit, then the
+# process hooks): its ns per run, median over the runs of each build.
+by_prog = defaultdict(list)
+for (build, run), progs in bpf.items():
+    for k, (_, cnt, ns) in enumerate(sorted(progs)):
+        by_prog[(build, k)].append((cnt, ns / cnt))
+for build in sorted({b for b, _ in by_prog}):
     print("bpf          %-9s %s" % (build, "; ".join(
-        "prog %d: %d runs, %.0f ns/run" % (i, c, t / c) for i, c, t in progs)))
+        "prog %d: %.0f runs, %.0f ns/run (%s)" % (
+            k, med(c for c, _ in v), med(x for _, x in v), " ".join("%.0f" % x for _, x in v))
+        for (b, k), v in sorted(by_prog.items()) if b == build)))
