@@ -205,7 +205,7 @@ PIECE(entry_now)
 	if (!s)
 		return;
 	*(__u64 *)s->data = bpf_ktime_get_ns();
-	bpf_get_current_comm(s->data + 8, 16);
+	__builtin_memcpy(s->data + 8, bpf_get_current_task_btf()->comm, 16);
 	bpf_probe_read_user(s->data + SMALL, SMALL, (void *)cfg.uaddr);
 	bpf_probe_read_user(s->data + 2 * SMALL, LARGE - SMALL, (void *)cfg.uaddr);
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < (1ULL << 40))
