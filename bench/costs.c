@@ -29,6 +29,7 @@ static const char *const pieces[] = {
 	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "entry_now",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))
+_Static_assert(NPIECES <= MAX_PIECES, "raise MAX_PIECES");
 
 struct cfg {
 	uint32_t tgid;
