@@ -214,6 +214,20 @@ static bool under(struct ct_devmem *m, const struct dobj *o, uint32_t anc)
 	return false;
 }
 
+/* Newest first: children before the parents made before them, and an
+ * order that does not hang on the map's (its hash is seeded per process). */
+static int newest_first(const void *a, const void *b)
+{
+	const struct dobj *x = *(const struct dobj *const *)a;
+	const struct dobj *y = *(const struct dobj *const *)b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns > y->ts_ns ? -1 : 1;
+	if (x->client != y->client)
+		return x->client > y->client ? -1 : 1;
+	return x->handle > y->handle ? -1 : x->handle < y->handle;
+}
+
 /* Drops every object of client that matches: under handle h, or all
  * (h == 0), or all of a pid (client == 0). */
 static void drop_where(struct ct_devmem *m, uint32_t client, uint32_t h, uint32_t pid,
@@ -235,6 +249,7 @@ static void drop_where(struct ct_devmem *m, uint32_t client, uint32_t h, uint32_
 		if (client ? (o->client == client && (!h || under(m, o, h))) : o->pid == pid)
 			victims[n++] = o;
 	}
+	qsort(victims, n, sizeof(*victims), newest_first);
 	for (i = 0; i < n; i++)
 		drop(m, victims[i], ts);
 	free(victims);

@@ -72,6 +72,18 @@ vid = [e["args"]["gpu0 video bytes"] for e in ev
 t.ok(ev and all(e["ph"] == "C" for e in ev) and max(vid) == video["peak_bytes"] and vid[-1] == 0,
      "--perfetto: a device memory counter track, peak %s, ends at 0" % (max(vid) if vid else None))
 
+# The counters do not depend on the order of a hash map: cudatrace seeds
+# its maps anew in each process, and a free that takes a whole tree (a
+# client, a process's exit) once emitted its steps in that map's order.
+TRAIN = os.path.join(ROOT, "traces", "h100-torch_train.ctrace")
+outs = []
+for i in range(3):
+    run([CUDATRACE, "-r", TRAIN, "--perfetto", pf, "-c"])
+    outs.append(open(pf, "rb").read())
+    os.unlink(pf)
+t.ok(outs[0] and outs.count(outs[0]) == 3,
+     "--perfetto: the same trace decoded three times gives the same timeline")
+
 # The H100 traces run one program to its exit: all it allocated is freed.
 for tr in sorted(glob.glob(os.path.join(ROOT, "traces", "h100-*.ctrace"))):
     rs = mem_rows(tr)
