@@ -5,7 +5,7 @@ last).  Everything is measured in this run, alternating the cases, so that
 the ratios hold on a machine shared with other load:
 
   tax      getppid, which cudatrace does not trace, in blocks of one
-           process (bench/tax_windows.py) while each is attached in turn:
+           process (bench/attach_windows.py) while each is attached in turn:
            an empty raw sys_enter program (the floor of the tracepoint
            approach), two empty raw programs (sys_enter + sys_exit), a
            system-wide cudatrace and `cudatrace -p` of that process
@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import time
 
-import tax_windows
+import attach_windows
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 B = os.path.join(ROOT, "build", "bench")
@@ -93,7 +93,7 @@ def _record_runs(where, before, after, min_runs=1000):
 
 
 def _tax(ct, ctl, out, reps):
-    """tax_windows: getppid blocks of one process while each tracer is
+    """attach_windows: getppid blocks of one process while each tracer is
     attached in turn, against the untraced stretches between."""
     configs = [
         ("floor", [FLOOR, FLOOR_OBJ, "floor_enter"], "attached"),
@@ -105,9 +105,9 @@ def _tax(ct, ctl, out, reps):
         # the traced process's own other calls: its exits pass a raw sys_exit program
         ("cudatrace -p", [ct, "--device", ctl, "-w", out, "-p", "{pid}"], "tracing"),
     ]
-    res = tax_windows.measure(BLOCKS, configs, windows=max(reps, 4),
-                              tmp=os.environ.get("TMPDIR", "/tmp"))
-    note("tax", tax_windows.summary(res)[0])
+    res = attach_windows.measure(BLOCKS, configs, windows=max(reps, 4),
+                                 tmp=os.environ.get("TMPDIR", "/tmp"))
+    note("tax", attach_windows.summary(res)[0])   # name -> (p10, p25, median, blocks)
 
 
 def _costs():
@@ -202,16 +202,16 @@ def table(out, big_n):
 
     tax = FIG.get("tax")
     if tax and "bare" in tax and "floor" in tax:
-        bare = tax["bare"][0]
-        added = tax["floor"][0] - bare
+        bare = tax["bare"][1]   # 25th percentiles
+        added = tax["floor"][1] - bare
 
         def ratio(k):
-            return (tax[k][0] - bare) / added if added > 0 and k in tax else float("nan")
+            return (tax[k][1] - bare) / added if added > 0 and k in tax else float("nan")
         row("untraced syscall (getppid), ns/call, 25th percentile of blocks",
             "bare %s; floor (empty raw sys_enter) +%s; two empty raw hooks %.2fx; empty "
             "sys_enter + sys_exit_ioctl %.2fx; cudatrace system-wide +%s = %.2fx floor" %
             (_fmt(bare), _fmt(added), ratio("two raw hooks"), ratio("floor + exit tracepoint"),
-             _fmt(tax.get("cudatrace system-wide", (float("nan"),))[0] - bare),
+             _fmt(tax.get("cudatrace system-wide", (0, float("nan")))[1] - bare),
              ratio("cudatrace system-wide")), "<= 1.3x floor",
             ratio("cudatrace system-wide") <= 1.3)
         row("  the traced process's own other calls (-p: exits on a raw sys_exit)",

@@ -18,7 +18,7 @@
 #  tax:        getppid in blocks of one process, while an empty raw sys_enter
 #              program (floor), empty raw sys_enter + sys_exit programs
 #              (floor2), each build system-wide and each build -p of it are
-#              attached in turn (bench/tax_windows.py: 25th percentiles)
+#              attached in turn (bench/attach_windows.py: 25th percentiles)
 #  costs:      bench/costs: each piece of a traced call on its own
 #  bpf:        each BPF program's ns per run (bpf_stats) in a traced loop, REPS
 #              times alternating; medians by program (in load order)
@@ -64,10 +64,10 @@ for i in $(seq "$REPS"); do
 	done
 done
 # Untraced getppid in blocks of one process while each tracer is attached
-# in turn (bench/tax_windows.py), and what each piece of a traced call costs
+# in turn (bench/attach_windows.py), and what each piece of a traced call costs
 ctlist=()
 for b in $CTS; do ctlist+=(--ct "$b"); done
-python3 "$SRC/../../bench/tax_windows.py" --blocks "$TOOLS/syscall_blocks" \
+python3 "$SRC/../../bench/attach_windows.py" --blocks "$TOOLS/syscall_blocks" \
 	--floor "$TOOLS/floor" --floor-obj "$TOOLS/floor.bpf.o" "${ctlist[@]}" \
 	--ctargs "${CTARGS:-}" --windows "$REPS" --pin "$PIN" --tmp "$W"
 "$TOOLS/costs" "$TOOLS/costs.bpf.o" 20000 "$REPS"

@@ -2,7 +2,7 @@
 """Medians of tests/gpu/device-perf.sh's lines (stdin): per build, the
 cudaMemGetInfo ns per call and the difference of each traced run from the
 untraced run just before it, the same for the stand-in, start-up and exit ms, and each BPF program's
-ns per run (median over runs).  (The tax on getppid: bench/tax_windows.py prints its own lines.)"""
+ns per run (median over runs).  (The tax on getppid: bench/attach_windows.py prints its own lines.)"""
 import re
 import statistics
 import sys
