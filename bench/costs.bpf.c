@@ -9,6 +9,7 @@
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "current_task.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -46,7 +47,6 @@ struct {
 	__uint(max_entries, 1 << 24);
 } rb SEC(".maps");
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 /* Linux 6.16 on; on older kernels ring_dynptr does nothing. */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
 				      const void *unsafe_ptr) __ksym __weak;
@@ -89,26 +89,23 @@ PIECE(comm)
 	bpf_get_current_comm(c, sizeof(c));
 }
 
-/* The same name read straight from the task (two loads, no helper). */
+/* The same name read straight from the task (current_task.bpf.h). */
 PIECE(comm_direct)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	volatile __u64 c[2];
+	__u64 c[2];
 
-	c[0] = *(__u64 *)&task->comm[0];
-	c[1] = *(__u64 *)&task->comm[8];
+	current_comm((char *)c);
+	asm volatile("" : : "r"(c[0]), "r"(c[1]));   /* keep the loads */
 }
 
 /* fd -> file -> inode -> rdev, as cudatrace's fd_traced walks it. */
 PIECE(fd_walk)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = task->files->fdt;
+	__u64 addr = fd_file_addr(cfg.fd);
 	struct file *file;
-	__u64 addr;
 	volatile __u32 rdev;
 
-	if (bpf_probe_read_kernel(&addr, sizeof(addr), &fdt->fd[cfg.fd]) || !addr)
+	if (!addr)
 		return;
 	file = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct file));
 	rdev = file->f_inode->i_rdev;
@@ -205,7 +202,7 @@ PIECE(entry_now)
 	if (!s)
 		return;
 	*(__u64 *)s->data = bpf_ktime_get_ns();
-	__builtin_memcpy(s->data + 8, bpf_get_current_task_btf()->comm, 16);
+	current_comm((char *)s->data + 8);
 	bpf_probe_read_user(s->data + SMALL, SMALL, (void *)cfg.uaddr);
 	bpf_probe_read_user(s->data + 2 * SMALL, LARGE - SMALL, (void *)cfg.uaddr);
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < (1ULL << 40))

@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include "cudatrace.h"
 #include "nvlayout.h"
+#include "current_task.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -235,20 +236,6 @@ static __always_inline struct scratch *get_scratch(void)
 	return bpf_map_lookup_elem(&scratch_map, &cpu);
 }
 
-/*
- * The thread's name into an 8-byte aligned comm field: two loads from the
- * task instead of bpf_get_current_comm's byte-by-byte copy, which costs
- * 18-30 ns a call on the GPU machine (bench/costs).  The kernel keeps comm
- * NUL-padded (strscpy_pad), so the bytes are the helper's.
- */
-static __always_inline void current_comm(char *dst)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	((__u64 *)dst)[0] = *(__u64 *)&task->comm[0];
-	((__u64 *)dst)[1] = *(__u64 *)&task->comm[8];
-}
-
 /* The word of traced_pids that holds tgid, and its bit there. */
 static __always_inline __u64 *pid_word(__u32 tgid, __u64 *bit)
 {
@@ -286,35 +273,7 @@ struct fd_info {
 	__u8 kind;     /* DEV_* */
 };
 
-/* A no-op cast that lets the verifier type a kernel pointer we read. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-/*
- * fd -> struct file -> inode, then the device filters.  This runs on every
- * ioctl and mmap of the traced processes (of every process, system-wide),
- * so it walks BTF-typed pointers with plain loads: one helper call, for the
- * fd array slot, instead of one probe read per hop.
- */
-/* The struct file behind fd of the current task, as a number (0: none). */
-static __always_inline __u64 fd_file_addr(int fd)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct files_struct *files = task->files;
-	struct fdtable *fdt;
-	struct file **fds;
-	__u64 file;
-
-	if (fd < 0 || !files)
-		return 0;
-	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return 0;
-	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]))
-		return 0;
-	return file;
-}
-
+/* fd -> struct file (current_task.bpf.h) -> inode, then the device filters. */
 static __always_inline bool fd_traced(int fd, struct fd_info *out)
 {
 	__u64 addr = fd_file_addr(fd);
