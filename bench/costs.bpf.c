@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * What each piece of a traced call costs, one piece per program, for
- * bench/costs.c: every program runs on the raw sys_enter tracepoint, does
- * nothing for system calls other than getppid from the bench's own
- * process (the "guard" program is that test alone), and does its one piece
- * once per call.  The pieces are the ones bpf/cudatrace.bpf.c is made of.
+ * bench/costs.c: every program runs on the raw sys_enter tracepoint (but
+ * exit_raw, on sys_exit), does nothing for system calls other than getppid
+ * from the bench's own process (the "guard" program is that test alone),
+ * and does its one piece once per call.  The pieces are the ones
+ * bpf/cudatrace.bpf.c is made of, and two ways to write an exit record.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -46,6 +47,38 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24);
 } rb SEC(".maps");
+
+/*
+ * Task work (Linux 6.18 on; on older kernels exit_task_work does nothing):
+ * a callback the kernel runs when the thread next returns to user space.
+ * The field's type is the kernel's uapi struct, recognised by its name.
+ */
+struct bpf_task_work {
+	__u64 __opaque;
+} __attribute__((aligned(8)));
+
+struct exit_work {
+	struct bpf_task_work tw;
+};
+
+/* Opaque; a struct, not a declaration, or libbpf finds the callback's
+ * type unlike the kernel's. */
+struct bpf_map {
+	int _opaque;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);      /* tid */
+	__type(value, struct exit_work);
+} exit_works SEC(".maps");
+
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task,
+					      struct bpf_task_work *tw, void *map__map,
+					      int (*callback)(struct bpf_map *map, void *key,
+							      void *value),
+					      void *aux__prog) __ksym __weak;
 
 /* Linux 6.16 on; on older kernels ring_dynptr does nothing. */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
@@ -208,4 +241,60 @@ PIECE(entry_now)
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < (1ULL << 40))
 		bpf_ringbuf_output(&rb, s, SMALL + LARGE, BPF_RB_NO_WAKEUP);
 	piece_task_storage();
+}
+
+/* What an exit writes at the least: the time and the return value. */
+static __always_inline void exit_record(long ret)
+{
+	__u64 r[2] = { bpf_ktime_get_ns(), (__u64)ret };
+
+	bpf_ringbuf_output(&rb, r, sizeof(r), BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * The exit on a raw sys_exit program of its own, as cudatrace -p has it.
+ * Timed against "guard" on sys_enter, so added_ns is its work plus the
+ * difference between the two hooks' dispatch.
+ */
+SEC("raw_tracepoint/sys_exit")
+int exit_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = bpf_rdonly_cast((void *)ctx->args[0],
+					       bpf_core_type_id_kernel(struct pt_regs));
+
+	if (regs->orig_ax == NR_getppid && bpf_get_current_pid_tgid() >> 32 == cfg.tgid)
+		exit_record((long)ctx->args[1]);
+	return 0;
+}
+
+static int exit_work_run(struct bpf_map *map, void *key, void *value)
+{
+	struct pt_regs *regs = bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+					       bpf_core_type_id_kernel(struct pt_regs));
+
+	exit_record((long)regs->ax);
+	return 0;
+}
+
+/*
+ * The same exit as task work scheduled at entry: the one way BPF has here
+ * to act at the end of a traced call without an exit hook that every other
+ * system call on the machine pays.  The kernel queues it through an
+ * irq_work (a self-interrupt) and runs it on the way back to user space.
+ */
+PIECE(exit_task_work)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct exit_work *w, zero = {};
+
+	if (!bpf_task_work_schedule_resume_impl)
+		return;
+	w = bpf_map_lookup_elem(&exit_works, &tid);
+	if (!w) {
+		bpf_map_update_elem(&exit_works, &tid, &zero, BPF_NOEXIST);
+		w = bpf_map_lookup_elem(&exit_works, &tid);
+	}
+	if (w)
+		bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &w->tw, &exit_works,
+						   exit_work_run, NULL);
 }

@@ -27,6 +27,7 @@
 static const char *const pieces[] = {
 	"guard", "ktime", "comm", "comm_direct", "fd_walk", "read_small", "read_both", "task_storage",
 	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "entry_now",
+	"exit_raw", "exit_task_work",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))
 _Static_assert(NPIECES <= MAX_PIECES, "raise MAX_PIECES");

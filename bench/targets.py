@@ -244,7 +244,8 @@ def table(out, big_n):
     if FIG.get("costs"):
         first, pieces = FIG["costs"]
         print("\nWhat each piece of a traced call costs (bench/costs: one piece per program on "
-              "raw sys_enter, median of 5 rounds; run ns includes the guard's, added is wall "
+              "raw sys_enter, exit_raw on raw sys_exit, median of 5 rounds; run ns includes the "
+              "guard's, added is wall "
               "ns/call over the guard alone):", file=out)
         for f in pieces:
             print("  %-14s run %6.1f ns  added %6.1f" %
