@@ -273,19 +273,13 @@ struct fd_info {
 	__u8 kind;     /* DEV_* */
 };
 
-/* fd -> struct file (current_task.bpf.h) -> inode, then the device filters. */
+/* fd -> struct file -> inode (current_task.bpf.h), then the device filters. */
 static __always_inline bool fd_traced(int fd, struct fd_info *out)
 {
-	__u64 addr = fd_file_addr(fd);
-	struct file *file;
-	struct inode *inode;
+	struct inode *inode = current_fd_inode(fd);
 	struct file_key key = {};
 	__u8 *kind;
 
-	if (!addr)
-		return false;
-	file = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct file));
-	inode = file->f_inode;
 	if (!inode)
 		return false;
 
@@ -827,9 +821,7 @@ SEC("tracepoint/syscalls/sys_exit_mmap")
 int sys_exit_mmap(struct syscall_exit_ctx *ctx)
 {
 	if (stack_bytes)
-		send_code_map(bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
-					      bpf_core_type_id_kernel(struct pt_regs)),
-			      ctx->ret);
+		send_code_map(current_user_regs(), ctx->ret);
 	return mmap_exit(ctx->ret);
 }
 

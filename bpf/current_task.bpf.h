@@ -2,7 +2,7 @@
 /*
  * Reads of the current task shared by bpf/cudatrace.bpf.c and
  * bench/costs.bpf.c (which times them on their own).  Include after
- * kernel_types.h and bpf_helpers.h.
+ * kernel_types.h, bpf_helpers.h and bpf_core_read.h.
  */
 #ifndef CT_CURRENT_TASK_BPF_H
 #define CT_CURRENT_TASK_BPF_H
@@ -47,6 +47,25 @@ static __always_inline __u64 fd_file_addr(int fd)
 	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]))
 		return 0;
 	return file;
+}
+
+/* The inode behind fd of the current task (NULL: none), typed for loads. */
+static __always_inline struct inode *current_fd_inode(int fd)
+{
+	__u64 addr = fd_file_addr(fd);
+	struct file *file;
+
+	if (!addr)
+		return NULL;
+	file = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct file));
+	return file->f_inode;
+}
+
+/* The current thread's user registers, as saved at kernel entry. */
+static __always_inline struct pt_regs *current_user_regs(void)
+{
+	return bpf_rdonly_cast((void *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+			       bpf_core_type_id_kernel(struct pt_regs));
 }
 
 #endif

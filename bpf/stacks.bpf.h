@@ -87,8 +87,7 @@ static __noinline void send_stack(__u64 ts)
 	if (!s)
 		return;
 	st = (struct stack_scratch *)s->data;
-	regs = bpf_rdonly_cast((void *)bpf_task_pt_regs(task),
-			       bpf_core_type_id_kernel(struct pt_regs));
+	regs = current_user_regs();
 	st->rec.h.type = CT_REC_STACK;
 	st->rec.h.ts_ns = ts;
 	st->rec.h.pid = id >> 32;
