@@ -545,6 +545,7 @@ static __always_inline void emit_proc(__u32 source)
 }
 
 #include "stacks.bpf.h"
+#include "pyframes.bpf.h"
 
 static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 {
@@ -586,6 +587,10 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->_pad = 0;
 	send_ioctl(s, true);
 	send_fileref(s);
+	/* Python frames first: the capture reads their code objects before
+	 * it spends time unwinding, while the process surely lives. */
+	if (py_frames)
+		send_pystack(r->ts_enter);
 	if (stack_bytes)
 		send_stack(r->ts_enter);
 
@@ -675,6 +680,10 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 		*slot = in;
 	else
 		count(CT_CNT_INFLIGHT_FULL);
+	/* Python frames first: the capture reads their code objects before
+	 * it spends time unwinding, while the process surely lives. */
+	if (py_frames)
+		send_pystack(in.ts);
 	if (stack_bytes)
 		send_stack(in.ts);
 	return 0;
@@ -735,6 +744,10 @@ static __noinline int munmap_enter(struct syscall_enter_ctx *ctx)
 	r.len = ctx->args[1];
 	r.map_len = *len;
 	/* The stack first: the decoder prints a munmap as soon as it comes. */
+	/* Python frames first: the capture reads their code objects before
+	 * it spends time unwinding, while the process surely lives. */
+	if (py_frames)
+		send_pystack(r.h.ts_ns);
 	if (stack_bytes)
 		send_stack(r.h.ts_ns);
 	emit(&r, sizeof(r));
@@ -806,7 +819,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* -k: a file mapped executable; the registers still hold the
 	 * mmap's arguments at its exit. */
-	if (stack_bytes)
+	if (stack_bytes || py_frames)
 		send_code_map(regs, ret);
 	return mmap_exit(ret);
 }
@@ -820,7 +833,7 @@ int sys_exit_ioctl(struct syscall_exit_ctx *ctx)
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int sys_exit_mmap(struct syscall_exit_ctx *ctx)
 {
-	if (stack_bytes)
+	if (stack_bytes || py_frames)
 		send_code_map(current_user_regs(), ctx->ret);
 	return mmap_exit(ctx->ret);
 }
@@ -868,7 +881,7 @@ int on_exec(void *ctx)
 	}
 	if (pid_traced(tgid)) {
 		emit_proc(CT_PROC_EXEC);
-		if (stack_bytes)
+		if (stack_bytes || py_frames)
 			send_exe_map();
 	}
 	return 0;

@@ -37,6 +37,8 @@ enum ct_rec_type {
 	CT_REC_CODE_MAP    = 13, /* -k, ring buffer only: struct ct_code_map */
 	CT_REC_MAPPING     = 14, /* -k: struct ct_mapping + path bytes */
 	CT_REC_FRAMES      = 15, /* -k: struct ct_frames + frames + strings */
+	CT_REC_PYSTACK     = 16, /* --py-stack, ring buffer only: struct ct_pystack + raw frames */
+	CT_REC_PYFRAMES    = 17, /* --py-stack: struct ct_pyframes + frames + strings */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -285,6 +287,65 @@ struct ct_frame {
 	__u32 sym;            /* string: best symbol (.symtab, else .dynsym), demangled */
 	__u32 exp;            /* string: exported .dynsym function that holds pc */
 	__u32 src;            /* string: "file:line" from DWARF line tables */
+};
+
+/*
+ * --py-stack (and -k where the process runs CPython): the Python frames of
+ * the calling thread at the entry of each traced call, innermost first.
+ * The kernel walks the thread's own PyThreadState (found by its thread id
+ * in the interpreter's thread list, whether or not it holds the GIL) and
+ * sends, per frame, the code object's address, the instruction pointer
+ * (3.11+; 3.10: f_lasti) and a check of the code object, so that a code
+ * object freed and its address reused is caught (CT_REC_PYSTACK).  The
+ * capture names each code object once and writes CT_REC_PYFRAMES; the raw
+ * record never reaches a trace file.
+ */
+#define CT_PY_FRAMES_MAX 256
+
+/* ct_pystack.flags and ct_pyframes.flags */
+#define CT_PY_NO_TSTATE  (1u << 0)  /* the thread has no Python thread state */
+#define CT_PY_TRUNC      (1u << 1)  /* more frames than CT_PY_FRAMES_MAX */
+#define CT_PY_FAULT      (1u << 2)  /* a frame could not be read: the chain ends there */
+#define CT_PY_NEW_TSTATE (1u << 3)  /* the thread state was found by a walk of the thread list */
+
+/* ct_pyframe_raw.marks and ct_pyframe.marks */
+#define CT_PYF_ENTRY     (1u << 0)  /* the first frame a C-level call into the interpreter ran */
+#define CT_PYF_UNNAMED   (1u << 1)  /* pyframes: the code object could not be read (or changed) */
+
+struct ct_pystack {
+	struct ct_rec h;      /* ts_ns: the call's entry time */
+	__u64 tstate;         /* PyThreadState * */
+	__u32 nframes;
+	__u32 flags;          /* CT_PY_* */
+};
+
+struct ct_pyframe_raw {
+	__u64 code;           /* PyCodeObject * */
+	__u64 instr;          /* 3.11+: the instruction pointer; 3.10: f_lasti */
+	__u64 check;          /* ct_py_check() of the code object's fields */
+	__u32 marks;          /* CT_PYF_* */
+	__u32 _pad;
+};
+
+/*
+ * Named Python frames, innermost first.  h.ts_ns: the call's entry time
+ * (same pid/tid).  Followed by nframes struct ct_pyframe, then
+ * strings_size bytes of NUL-terminated strings (as in ct_frames).
+ */
+struct ct_pyframes {
+	struct ct_rec h;
+	__u32 nframes;
+	__u32 flags;          /* CT_PY_* */
+	__u32 strings_size;
+	__u32 py_minor;       /* 3.minor of the interpreter */
+};
+
+struct ct_pyframe {
+	__u64 code;           /* PyCodeObject *, as the process had it */
+	__u32 file;           /* string: co_filename; CT_NOSTR when unnamed */
+	__u32 qualname;       /* string: co_qualname (3.10: co_name) */
+	__s32 line;           /* -1: none */
+	__u32 marks;          /* CT_PYF_* */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

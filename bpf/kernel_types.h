@@ -148,7 +148,18 @@ struct vm_area_struct {
 	struct file *vm_file;
 };
 
+struct upid {             /* a pid as one namespace sees it */
+	int nr;
+	void *ns;
+};
+
+struct pid {
+	unsigned int level;      /* depth of the task's pid namespace */
+	struct upid numbers[1];  /* [level]: the innermost namespace's number */
+};
+
 struct task_struct {
+	struct pid *thread_pid;
 	int pid;
 	int tgid;
 	char comm[16];           /* TASK_COMM_LEN, NUL-padded (strscpy_pad) */

@@ -57,6 +57,9 @@ struct ct_call {
 	const char *api;                  /* driver entry point it came through, or NULL */
 	const char *caller;               /* first frame outside the driver library */
 	uint64_t caller_pc;               /* that frame's pc (0: none) */
+	const struct ct_pyframes *pystack; /* its Python frames, NULL if none (pystack.h) */
+	const struct ct_pyframe *py;      /* the Python frame it is charged to, or NULL */
+	const char *py_file, *py_func;    /* that frame's strings */
 };
 
 /* Views run in order; a filter that returns false drops the call for the

@@ -23,9 +23,11 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	em_init(&d->em, &d->out, opts->json);
 	d->objs = ct_objects_new();
 	d->stacks = ct_stacks_new(opts->api_lib);
+	d->pystacks = ct_pystacks_new(opts->py_user);
 	if (!d->objs || !d->stacks) {
 		ct_objects_free(d->objs);
 		ct_stacks_free(d->stacks);
+	ct_pystacks_free(d->pystacks);
 		free(d);
 		return NULL;
 	}
@@ -64,6 +66,7 @@ static void show_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 
 	ct_describe_ioctl(d, en, ex, &c);
 	ct_stacks_describe(d->stacks, &c);
+	ct_pystacks_describe(d->pystacks, &c);
 	if (run_views(d, &c))
 		ct_print_ioctl(d, &c);
 }
@@ -128,6 +131,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 	c.ret = m->ret;
 	c.failed = m->ret < 0 && m->ret > -4096;
 	ct_stacks_describe(d->stacks, &c);
+	ct_pystacks_describe(d->pystacks, &c);
 	if (run_views(d, &c))
 		ct_print_mmap(d, m, &c);
 }
@@ -140,6 +144,7 @@ static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 	ct_describe_common(d, &c, &m->h, NULL, -1, 0, 0, 0);
 	c.ts_ns = m->h.ts_ns;
 	ct_stacks_describe(d->stacks, &c);
+	ct_pystacks_describe(d->pystacks, &c);
 	if (run_views(d, &c))
 		ct_print_munmap(d, m, &c);
 }
@@ -234,6 +239,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	case CT_REC_FRAMES:
 		ct_stacks_learn(d->stacks, (const struct ct_frames *)r);
 		break;
+	case CT_REC_PYFRAMES:
+		ct_pystacks_learn(d->pystacks, (const struct ct_pyframes *)r);
+		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
 			ct_print_mapping(d, (const struct ct_mapping *)r);
@@ -315,6 +323,7 @@ void ct_decoder_free(struct ct_decoder *d)
 	idmap_free(&d->pending);
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
+	ct_pystacks_free(d->pystacks);
 	ct_devnames_free(&d->devs);
 	ct_errtext_free(&d->errs);
 	free(d);

@@ -25,6 +25,7 @@
 #include "idmap.h"
 #include "objects.h"
 #include "outbuf.h"
+#include "pystack.h"
 #include "record.h"
 #include "stack.h"
 
@@ -47,6 +48,7 @@ struct ct_decoder {
 	struct idmap pending;        /* tid -> malloc'd entry record */
 	struct ct_objects *objs;     /* handles -> objects, across the trace */
 	struct ct_stacks *stacks;    /* -k: frames records by thread (stack.h) */
+	struct ct_pystacks *pystacks; /* Python frames records by thread (pystack.h) */
 	struct ct_view views[CT_MAX_VIEWS];
 	int nviews;
 	struct ct_devnames devs;     /* (rdev, inode) -> path */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "idmap.h"
+#include "pystack.h"
 #include "stack.h"
 
 #define NAME_MAX_LEN 512
@@ -201,14 +202,21 @@ static void text(struct ct_out *out, const char *s)
 
 void ct_stack_print_tag(struct ct_out *out, const struct ct_call *c)
 {
-	if (!c->stack)
-		return;
-	if (!c->api)
+	bool native = c->stack && c->api;
+
+	if (!native && !c->py)
 		return;
 	out_puts(out, " [");
-	text(out, c->api);
-	out_puts(out, " <- ");
-	text(out, c->caller ? c->caller : "?");
+	if (native) {
+		text(out, c->api);
+		out_puts(out, " <- ");
+		text(out, c->caller ? c->caller : "?");
+	}
+	if (c->py) {
+		if (native)
+			out_puts(out, " <- ");
+		ct_py_print_where(out, c);
+	}
 	out_putc(out, ']');
 }
 
@@ -229,78 +237,109 @@ static const char *status_name(uint32_t st)
 	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
+static void print_native_frame(struct ct_out *out, const struct ct_frames *f, uint32_t i)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	const char *m = base_name(ct_frame_str(f, fr[i].module));
+	const char *sym = ct_frame_str(f, fr[i].sym);
+	const char *src = ct_frame_str(f, fr[i].src);
+
+	out_puts(out, " > ");
+	if (!m) {
+		out_puts(out, "??");
+	} else if (sym) {
+		text(out, m);
+		out_putc(out, '(');
+		text(out, sym);
+		out_printf(out, "+0x%" PRIx64 ")", (uint64_t)fr[i].sym_off);
+	} else {
+		text(out, m);
+		out_printf(out, "(+0x%" PRIx64 ")", (uint64_t)fr[i].offset);
+	}
+	out_printf(out, " [0x%" PRIx64 "]", (uint64_t)fr[i].pc);
+	if (src) {
+		out_putc(out, ' ');
+		text(out, src);
+	}
+	out_putc(out, '\n');
+}
+
+static const char appended_text[] =
+	"the Python frames do not line up with the interpreter's native frames; listed after them";
+
 void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 {
+	static struct ct_stack_item items[CT_FRAMES_MAX + CT_PY_FRAMES_MAX];
 	const struct ct_frames *f = c->stack;
-	const struct ct_frame *fr;
-	uint32_t i;
+	bool appended;
+	size_t n = ct_stack_merge(c, items, &appended);
 
-	if (!f)
-		return;
-	fr = ct_frames_at(f);
-	for (i = 0; i < f->nframes; i++) {
-		const char *m = base_name(ct_frame_str(f, fr[i].module));
-		const char *sym = ct_frame_str(f, fr[i].sym);
-		const char *src = ct_frame_str(f, fr[i].src);
-
-		out_puts(out, " > ");
-		if (!m) {
-			out_puts(out, "??");
-		} else if (sym) {
-			text(out, m);
-			out_putc(out, '(');
-			text(out, sym);
-			out_printf(out, "+0x%" PRIx64 ")", (uint64_t)fr[i].sym_off);
-		} else {
-			text(out, m);
-			out_printf(out, "(+0x%" PRIx64 ")", (uint64_t)fr[i].offset);
-		}
-		out_printf(out, " [0x%" PRIx64 "]", (uint64_t)fr[i].pc);
-		if (src) {
-			out_putc(out, ' ');
-			text(out, src);
-		}
-		out_putc(out, '\n');
+	for (size_t k = 0; k < n; k++) {
+		if (appended && items[k].python && (k == 0 || !items[k - 1].python))
+			out_printf(out, " > (%s)\n", appended_text);
+		if (items[k].python)
+			ct_py_print_frame(out, c->pystack, items[k].i);
+		else
+			print_native_frame(out, f, items[k].i);
 	}
-	if (f->status < sizeof(status_text) / sizeof(status_text[0]) && status_text[f->status])
+	if (c->pystack && (c->pystack->flags & CT_PY_TRUNC))
+		out_puts(out, " > (Python frame limit reached)\n");
+	if (f && f->status < sizeof(status_text) / sizeof(status_text[0]) && status_text[f->status])
 		out_printf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
+}
+
+static void emit_native_frame(struct emit *e, const struct ct_frames *f, uint32_t i)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	const char *s;
+
+	em_open(e, NULL);
+	em_hex(e, "pc", fr[i].pc);
+	if ((s = ct_frame_str(f, fr[i].module))) {
+		em_str(e, "module", base_name(s));
+		em_str(e, "path", s);
+		em_hex(e, "offset", fr[i].offset);
+	}
+	if ((s = ct_frame_str(f, fr[i].sym))) {
+		em_str(e, "sym", s);
+		em_hex(e, "sym_off", fr[i].sym_off);
+	}
+	if ((s = ct_frame_str(f, fr[i].exp)))
+		em_str(e, "export", s);
+	if ((s = ct_frame_str(f, fr[i].src)))
+		em_str(e, "src", s);
+	em_close(e);
 }
 
 void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 {
+	static struct ct_stack_item items[CT_FRAMES_MAX + CT_PY_FRAMES_MAX];
 	const struct ct_frames *f = c->stack;
-	const struct ct_frame *fr;
-	uint32_t i;
+	bool appended;
+	size_t n;
 
-	if (!f)
+	if (!f && !c->pystack)
 		return;
 	if (c->api)
 		em_str(e, "api", c->api);
 	if (c->caller)
 		em_str(e, "caller", c->caller);
-	fr = ct_frames_at(f);
+	ct_py_emit_json(e, c);
+	n = ct_stack_merge(c, items, &appended);
 	em_str_list_begin(e, "stack");
-	for (i = 0; i < f->nframes; i++) {
-		const char *s;
-
-		em_open(e, NULL);
-		em_hex(e, "pc", fr[i].pc);
-		if ((s = ct_frame_str(f, fr[i].module))) {
-			em_str(e, "module", base_name(s));
-			em_str(e, "path", s);
-			em_hex(e, "offset", fr[i].offset);
-		}
-		if ((s = ct_frame_str(f, fr[i].sym))) {
-			em_str(e, "sym", s);
-			em_hex(e, "sym_off", fr[i].sym_off);
-		}
-		if ((s = ct_frame_str(f, fr[i].exp)))
-			em_str(e, "export", s);
-		if ((s = ct_frame_str(f, fr[i].src)))
-			em_str(e, "src", s);
-		em_close(e);
+	for (size_t k = 0; k < n; k++) {
+		if (items[k].python)
+			ct_py_emit_frame(e, c->pystack, items[k].i);
+		else
+			emit_native_frame(e, f, items[k].i);
 	}
 	em_str_list_end(e);
+	if (appended)
+		em_str(e, "py_merge", "appended");
+	if (c->pystack && (c->pystack->flags & CT_PY_NO_TSTATE))
+		em_bool(e, "py_no_thread_state", true);
+	if (!f)
+		return;
 	em_str(e, "stack_end", status_name(f->status));
 	em_u64(e, "stack_bytes", f->stack_size);
 }

@@ -89,6 +89,33 @@ static const char *check_frames(const struct ct_frames *f, size_t len)
 	return NULL;
 }
 
+static const char *check_pystack(const struct ct_pystack *s, size_t len)
+{
+	if (len < sizeof(*s) || s->nframes > CT_PY_FRAMES_MAX ||
+	    sizeof(*s) + (size_t)s->nframes * sizeof(struct ct_pyframe_raw) != len)
+		return "python stack record sizes do not add up";
+	return NULL;
+}
+
+/* As check_frames: every string offset inside a NUL-terminated table. */
+static const char *check_pyframes(const struct ct_pyframes *f, size_t len)
+{
+	const struct ct_pyframe *fr = (const struct ct_pyframe *)(f + 1);
+	const char *strings;
+	uint32_t i;
+
+	if (len < sizeof(*f) || f->nframes > CT_PY_FRAMES_MAX || f->strings_size > CT_STRINGS_MAX ||
+	    sizeof(*f) + (size_t)f->nframes * sizeof(*fr) + f->strings_size != len)
+		return "python frames record sizes do not add up";
+	strings = (const char *)(fr + f->nframes);
+	if (f->strings_size && strings[f->strings_size - 1] != 0)
+		return "python frames record string table does not end with NUL";
+	for (i = 0; i < f->nframes; i++)
+		if (!str_ok(fr[i].file, f->strings_size) || !str_ok(fr[i].qualname, f->strings_size))
+			return "python frames record names a string outside its table";
+	return NULL;
+}
+
 const char *ct_record_check(const void *buf, size_t len)
 {
 	const struct ct_rec *h = buf;
@@ -127,6 +154,10 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_mapping(buf, len);
 	case CT_REC_FRAMES:
 		return check_frames(buf, len);
+	case CT_REC_PYSTACK:
+		return check_pystack(buf, len);
+	case CT_REC_PYFRAMES:
+		return check_pyframes(buf, len);
 	default:
 		return "unknown record type";
 	}

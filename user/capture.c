@@ -40,6 +40,7 @@
 #include "procinfo.h"
 #include "record.h"
 #include "trace_file.h"
+#include "python.h"
 #include "unwind.h"
 #include "views.h"
 
@@ -70,6 +71,7 @@ struct capture {
 	struct ct_writer *writer;
 	struct ct_decoder *decoder;
 	struct ct_unwinder *unwinder; /* -k */
+	struct ct_python *python;     /* --py-stack (and -k): Python frames */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -359,6 +361,7 @@ static int load_bpf(struct capture *c)
 	if (set_layout(s, o))
 		return -1;
 	s->rodata->stack_bytes = o->stack_bytes;
+	s->rodata->py_frames = o->py_stack;
 	/* libbpf parses the kernel's BTF in there: about 3x its size. */
 	ct_heap_prefault(btf_bytes() * 3);
 	err = cudatrace_bpf__load(s);
@@ -449,6 +452,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	c->events++;
+	if (c->python && ct_python_take(c->python, r))
+		return c->sink_error ? -1 : 0;
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return c->sink_error ? -1 : 0;
 	switch (r->type) {
@@ -687,6 +692,8 @@ static void emit_attach_records(struct capture *c)
 			sink(c, (struct ct_rec *)c->procbuf);
 		if (c->unwinder)   /* -k: the code it has now; later code comes as it is mapped */
 			ct_unwinder_refresh(c->unwinder, c->o->pids[i], now_ns(CLOCK_MONOTONIC));
+		if (c->python)
+			ct_python_scan(c->python, (uint32_t)c->o->pids[i]);
 	}
 }
 
@@ -861,6 +868,11 @@ static int start_capture(struct capture *c, int *go_fd)
 		return -1;
 	if (o->stack_bytes && !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c)))
 		return -1;
+	if (o->py_stack && !(c->python = ct_python_new(o->proc_root,
+						       bpf_map__fd(c->skel->maps.py_procs),
+						       bpf_map__fd(c->skel->maps.py_rb),
+						       unwind_sink, c)))
+		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL);
 	if (!c->rb) {
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
@@ -872,6 +884,11 @@ static int start_capture(struct capture *c, int *go_fd)
 	if (err)
 		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
 			strerror(-err));
+	if (c->python && (err = ct_python_start(c->python))) {
+		fprintf(stderr, "cudatrace: cannot start the Python frames thread: %s\n",
+			strerror(-err));
+		return -1;
+	}
 	return 0;
 }
 
@@ -919,6 +936,16 @@ static void report_counts(struct capture *c)
 			(unsigned long long)us->stacks, (unsigned long long)us->frames,
 			(double)us->cpu_ns / 1e6);
 	}
+	if (c->python) {
+		const struct ct_python_stats *ps = ct_python_stats(c->python);
+
+		fprintf(stderr, "cudatrace: Python: %llu process%s, %llu stacks (%llu frames, %llu "
+				"unnamed; %llu calls from threads without Python) named in %.1f ms of CPU\n",
+			(unsigned long long)ps->procs, ps->procs == 1 ? "" : "es",
+			(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
+			(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
+			(double)ps->cpu_ns / 1e6);
+	}
 }
 
 /* Stops the command if the capture failed or was interrupted, frees
@@ -937,6 +964,7 @@ static int teardown(struct capture *c, int go_fd, int rc)
 	}
 	ring_buffer__free(c->rb);
 	ct_unwinder_free(c->unwinder);
+	ct_python_free(c->python);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);

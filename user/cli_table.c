@@ -21,7 +21,8 @@
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
-       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB };
+       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB,
+       OPT_PY_STACK, OPT_PY_USER };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -253,6 +254,7 @@ static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const cha
 {
 	(void)opt;
 	o->stack_bytes = CT_STACK_DEFAULT;
+	o->py_stack = true;      /* where the process runs CPython: its frames too */
 	if (arg && (parse_u32(arg[0] == '=' ? arg + 1 : arg, 64, CT_STACK_MAX, &o->stack_bytes) ||
 		    (o->stack_bytes & 7)))
 		return bad_arg("Invalid -k/--stack size (bytes, a multiple of 8, 64 to 65536)",
@@ -428,6 +430,15 @@ const struct ct_opt ct_opts[] = {
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "
 	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
+	{ "py-stack", OPT_PY_STACK, NO, NULL, NULL, G_STACK,
+	  "keep the Python frames of each traced call of a process that runs CPython "
+	  "3.10-3.14 (the calling thread's own frames, whether or not it holds the GIL), "
+	  "named on this machine: file, line and function; without -k, no native stack "
+	  "(cheaper). -k does this too", C_NONE, NULL, apply_true, FIELD(py_stack) },
+	{ "py-user", OPT_PY_USER, REQ, "GLOB[,GLOB]", NULL, G_STACK,
+	  "the Python files that are the user's code, for the Python frame a call is "
+	  "charged to (default: any file not under site-packages, dist-packages or "
+	  "lib/python3.X, and not <frozen ...>)", C_FILE, NULL, apply_str, FIELD(py_user) },
 
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "

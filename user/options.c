@@ -12,6 +12,7 @@ struct ct_decode_opts ct_decode_opts_from(const struct ct_options *o)
 		.timestamps = o->timestamps,
 		.durations = o->durations,
 		.api_lib = o->api_lib,
+		.py_user = o->py_user,
 	};
 
 	/* Colour only where a person reads it, unless asked. */

@@ -52,6 +52,8 @@ struct ct_options {
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
+	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */
+	const char *py_user;     /* --py-user GLOB: the files that are the user's code */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

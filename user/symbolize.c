@@ -123,9 +123,13 @@ static void report_file(struct ct_symbolizer *s, struct ct_symfile *f, int fd)
 		close(dfd);
 		return;
 	}
-	f->base = s->next_base;
+	/* A non-PIE executable (ET_EXEC: Debian's python3) stays at its link
+	 * address whatever base it was offered: its bias is libdw's, not ours. */
+	if (!dwfl_module_getelf(f->mod, &f->base))
+		f->base = s->next_base;
 	dwfl_module_info(f->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
-	s->next_base = (end + MODULE_GAP) & ~MODULE_ALIGN_MASK;
+	if (((end + MODULE_GAP) & ~MODULE_ALIGN_MASK) > s->next_base)
+		s->next_base = (end + MODULE_GAP) & ~MODULE_ALIGN_MASK;
 }
 
 struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m)

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the BPF program needs to walk one process's Python frames: where
+ * _PyRuntime is, and CPython's offsets for that process's minor version
+ * (user/pyabi.h, filled by the capture: user/pyprocs.c).  Not a record: it
+ * lives in the py_procs map and never reaches a trace file.
+ */
+#ifndef CT_PYFRAMES_H
+#define CT_PYFRAMES_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/* A frame, and a code object, are each read with one copy of this many
+ * bytes from their start: every field the walker reads lies inside. */
+#define CT_PY_FRAME_CHUNK 128
+#define CT_PY_CODE_CHUNK  256
+#define CT_PY_NO_FIELD    0xffffffffu
+
+struct ct_py_proc {
+	__u64 runtime;                   /* address of _PyRuntime */
+	__u64 code_tag_mask;             /* bits of frame_code that are tags, not address */
+	__u32 minor;
+	__u32 runtime_interpreters_head;
+	__u32 interp_next;
+	__u32 interp_threads_head;
+	__u32 tstate_next;
+	__u32 tstate_native_thread_id;
+	__u32 tstate_frame;              /* the field of PyThreadState that leads to the frame */
+	__u32 cframe_current_frame;      /* 3.11, 3.12: tstate_frame is a _PyCFrame *; else NO_FIELD */
+	__u32 frame_previous;            /* inside CT_PY_FRAME_CHUNK, as all frame_* */
+	__u32 frame_code;
+	__u32 frame_instr;
+	__u32 frame_instr_size;          /* 4 (3.10's int f_lasti) or 8 */
+	__u32 frame_owner;               /* NO_FIELD: none */
+	__u32 frame_is_entry;            /* 3.11; NO_FIELD: none */
+	__u32 owned_by_cstack;           /* owner of a shim frame; NO_FIELD: none */
+	__u32 every_frame_entry;         /* 3.10: each frame has its own eval call */
+	__u32 code_filename;             /* inside CT_PY_CODE_CHUNK, as all code_* */
+	__u32 code_qualname;
+	__u32 code_linetable;
+	__u32 code_firstlineno;
+};
+
+/*
+ * The check of a code object sent with each frame and recomputed by the
+ * capture from what it reads: a code object freed and another placed at
+ * its address almost surely differs in one of these.
+ */
+static inline __u64 ct_py_check(__u64 filename, __u64 qualname, __u64 linetable, __u32 firstlineno)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	h = (h ^ filename) * 0x100000001b3ULL;
+	h = (h ^ qualname) * 0x100000001b3ULL;
+	h = (h ^ linetable) * 0x100000001b3ULL;
+	return (h ^ firstlineno) * 0x100000001b3ULL;
+}
+
+#endif /* CT_PYFRAMES_H */

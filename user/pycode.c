@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "pycode.h"
+#include "pyframes.h"
+
+#define FILE_MAX      4096          /* bytes of a file name kept */
+#define QUALNAME_MAX  1024
+#define LINETABLE_MAX (1u << 20)    /* a bigger line table is not believed */
+
+struct py_code {
+	uint64_t check;
+	char *file, *qualname;
+	int firstlineno;
+	uint8_t *linetable;
+	uint32_t linetable_len;
+	uint64_t bytecode;          /* 3.11+: address of the first instruction */
+};
+
+int ct_pymem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static uint64_t field_u64(const uint8_t *obj, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, obj + off, sizeof(v));
+	return v;
+}
+
+/* UCS-1/2/4 code points of a compact str into UTF-8. */
+static char *utf8_of(const uint8_t *data, uint64_t n, unsigned kind)
+{
+	char *s = malloc(n * 4 + 1), *p = s;
+
+	for (uint64_t i = 0; s && i < n; i++) {
+		uint32_t cp = kind == 1 ? data[i] : kind == 2 ? ((const uint16_t *)data)[i]
+							      : ((const uint32_t *)data)[i];
+
+		if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+			cp = 0xfffd;
+		if (cp < 0x80) {
+			*p++ = (char)cp;
+		} else if (cp < 0x800) {
+			*p++ = (char)(0xc0 | cp >> 6);
+			*p++ = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			*p++ = (char)(0xe0 | cp >> 12);
+			*p++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+			*p++ = (char)(0x80 | (cp & 0x3f));
+		} else {
+			*p++ = (char)(0xf0 | cp >> 18);
+			*p++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+			*p++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+			*p++ = (char)(0x80 | (cp & 0x3f));
+		}
+	}
+	if (p)
+		*p = 0;
+	return s;
+}
+
+/* A str object of the process as a malloc'd UTF-8 string (at most max code points), or NULL. */
+static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
+{
+	const struct ct_pyabi *a = &c->abi;
+	uint32_t state, kind;
+	int64_t len;
+	uint8_t *data;
+	char *s;
+
+	if (!addr || ct_pymem_read(c->pid, addr + a->unicode_state, &state, sizeof(state)) ||
+	    ct_pymem_read(c->pid, addr + a->unicode_length, &len, sizeof(len)) || len < 0)
+		return NULL;
+	if (!(state >> a->unicode_compact_bit & 1))
+		return NULL;   /* a legacy str: never a code object's name */
+	kind = state >> a->unicode_kind_shift & 7;
+	if ((uint64_t)len > max)
+		len = (int64_t)max;
+	if (kind != 1 && kind != 2 && kind != 4)
+		return NULL;
+	data = malloc((size_t)len * kind + 1);
+	if (!data)
+		return NULL;
+	addr += (state >> a->unicode_ascii_bit & 1) ? a->unicode_ascii_size : a->unicode_compact_size;
+	s = ct_pymem_read(c->pid, addr, data, (size_t)len * kind) ? NULL
+								    : utf8_of(data, (uint64_t)len, kind);
+	free(data);
+	return s;
+}
+
+/* A bytes object's contents (at most max bytes); *n its length. */
+static uint8_t *read_bytes(const struct ct_pycode *c, uint64_t addr, uint32_t max, uint32_t *n)
+{
+	const struct ct_pyabi *a = &c->abi;
+	int64_t len;
+	uint8_t *b;
+
+	if (!addr || ct_pymem_read(c->pid, addr + a->bytes_ob_size, &len, sizeof(len)) ||
+	    len < 0 || (uint64_t)len > max)
+		return NULL;
+	b = malloc((size_t)len + 1);
+	if (b && ct_pymem_read(c->pid, addr + a->bytes_ob_sval, b, (size_t)len)) {
+		free(b);
+		return NULL;
+	}
+	*n = (uint32_t)len;
+	return b;
+}
+
+static void free_code(struct py_code *pc)
+{
+	if (!pc)
+		return;
+	free(pc->file);
+	free(pc->qualname);
+	free(pc->linetable);
+	free(pc);
+}
+
+/* The code object at addr, read whole; NULL when unreadable. */
+static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
+{
+	const struct ct_pyabi *a = &c->abi;
+	uint8_t obj[CT_PY_CODE_CHUNK];
+	uint32_t qual = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
+	struct py_code *pc;
+
+	c->reads++;
+	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !(pc = calloc(1, sizeof(*pc)))) {
+		c->read_fails++;
+		return NULL;
+	}
+	pc->firstlineno = (int)(uint32_t)field_u64(obj, a->code_firstlineno);
+	pc->check = ct_py_check(field_u64(obj, a->code_filename), field_u64(obj, qual),
+				field_u64(obj, a->code_linetable), (uint32_t)pc->firstlineno);
+	pc->file = read_str(c, field_u64(obj, a->code_filename), FILE_MAX);
+	pc->qualname = read_str(c, field_u64(obj, qual), QUALNAME_MAX);
+	pc->linetable = read_bytes(c, field_u64(obj, a->code_linetable), LINETABLE_MAX,
+				   &pc->linetable_len);
+	if (a->code_code_adaptive != CT_PY_NONE)
+		pc->bytecode = addr + a->code_code_adaptive;
+	if (!pc->file || !pc->qualname) {
+		c->read_fails++;
+		free_code(pc);
+		return NULL;
+	}
+	return pc;
+}
+
+/* The code object a frame names, as it is now: cached, or read (again). */
+static struct py_code *code_of(struct ct_pycode *c, const struct ct_pyframe_raw *f)
+{
+	struct py_code *pc = idmap_get(&c->codes, f->code);
+
+	if (pc && pc->check == f->check)
+		return pc;
+	pc = read_code(c, f->code);
+	if (!pc)
+		return NULL;
+	free_code(idmap_put(&c->codes, f->code, pc));
+	if (pc->check != f->check) {
+		c->mismatches++;
+		return NULL;
+	}
+	return pc;
+}
+
+static int line_of(const struct ct_pycode *c, const struct py_code *pc, uint64_t instr)
+{
+	uint64_t off;
+
+	if (c->abi.minor < 11) {
+		if ((int32_t)instr < 0)
+			return pc->firstlineno;   /* f_lasti -1: not started */
+		off = (uint64_t)(uint32_t)instr * c->abi.code_unit_size;
+	} else {
+		if (instr < pc->bytecode)
+			return -1;
+		off = instr - pc->bytecode;
+	}
+	if (off > UINT32_MAX || !pc->linetable)
+		return -1;
+	return ct_pyline(c->abi.minor, pc->linetable, pc->linetable_len, pc->firstlineno,
+			 (uint32_t)off);
+}
+
+int ct_pycode_name(struct ct_pycode *c, const struct ct_pyframe_raw *f, struct ct_pyname *out)
+{
+	struct py_code *pc = f->code && f->check ? code_of(c, f) : NULL;
+
+	out->file = out->qualname = NULL;
+	out->line = -1;
+	if (!pc)
+		return -1;
+	out->file = pc->file;
+	out->qualname = pc->qualname;
+	out->line = line_of(c, pc, f->instr);
+	return 0;
+}
+
+void ct_pycode_prefetch(struct ct_pycode *c, const struct ct_pyframe_raw *f)
+{
+	if (f->code && f->check)
+		code_of(c, f);
+}
+
+void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->abi = *abi;
+}
+
+static void drop_code(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free_code(val);
+}
+
+void ct_pycode_free(struct ct_pycode *c)
+{
+	idmap_drain(&c->codes, drop_code, NULL);
+	idmap_free(&c->codes);
+}

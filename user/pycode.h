@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names for the Python frames of one process: each code object read once
+ * from the process's memory (process_vm_readv) and cached by address;
+ * file, qualified name, and the line of a frame's instruction from the
+ * code object's line table.  A code object whose fields no longer give the
+ * check the kernel sent (freed, its address reused) is read again; if it
+ * still does not match, the frame stays unnamed: never a wrong name.
+ */
+#ifndef CT_PYCODE_H
+#define CT_PYCODE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "cudatrace.h"
+#include "idmap.h"
+#include "pyabi.h"
+
+struct ct_pycode {
+	pid_t pid;
+	struct ct_pyabi abi;
+	struct idmap codes;     /* code address -> struct py_code */
+	uint64_t reads, read_fails, mismatches;
+};
+
+struct ct_pyname {
+	const char *file;       /* owned by the cache; NULL: unnamed */
+	const char *qualname;
+	int line;               /* -1: none */
+};
+
+void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi);
+void ct_pycode_free(struct ct_pycode *c);
+/* Names one frame the kernel sent; returns 0, or -1 (unnamed). */
+int ct_pycode_name(struct ct_pycode *c, const struct ct_pyframe_raw *f, struct ct_pyname *out);
+
+/* Reads the code object a frame names into the cache, if it is not there. */
+void ct_pycode_prefetch(struct ct_pycode *c, const struct ct_pyframe_raw *f);
+
+/* Reads len bytes of pid's memory at addr; 0 or -1 (a short read counts as failed). */
+int ct_pymem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyelf.h"
+
+/* Py_Version and PY_VERSION_HEX: major in bits 31:24, minor in 23:16. */
+#define HEX_MAJOR(v) ((v) >> 24)
+#define HEX_MINOR(v) (((v) >> 16) & 0xff)
+
+bool ct_pyelf_candidate(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strstr(base ? base + 1 : path, "python") != NULL;
+}
+
+struct wanted {
+	GElf_Sym runtime, version;
+	bool has_runtime, has_version;
+};
+
+static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct wanted *w)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Sym sym;
+
+	for (size_t i = 0; d && i < n; i++) {
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (!w->has_runtime && strcmp(name, "_PyRuntime") == 0) {
+			w->runtime = sym;
+			w->has_runtime = true;
+		} else if (!w->has_version && strcmp(name, "Py_Version") == 0) {
+			w->version = sym;
+			w->has_version = true;
+		}
+	}
+}
+
+/* Up to want bytes of initialised data at ELF address addr, from the
+ * section that holds it; returns the bytes copied (0: none). */
+static size_t read_at(Elf *elf, uint64_t addr, void *out, size_t want)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		uint64_t off, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		off = addr - sh.sh_addr;
+		if (!d || !d->d_buf || off >= d->d_size)
+			return 0;
+		n = d->d_size - off < want ? d->d_size - off : want;
+		memcpy(out, (const char *)d->d_buf + off, n);
+		return n;
+	}
+	return 0;
+}
+
+/* "python3.10", "libpython3.10.so.1.0", "python3.10d": 3.minor from the name. */
+static unsigned minor_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p;
+	unsigned major, minor;
+
+	p = strstr(base ? base + 1 : path, "python");
+	if (!p || sscanf(p, "python%u.%u", &major, &minor) != 2 || major != 3)
+		return 0;
+	return minor;
+}
+
+int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)
+{
+	struct wanted w = {};
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint32_t hex = 0;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB))
+			scan_symtab(elf, scn, &sh, &w);
+	if (w.has_version && read_at(elf, w.version.st_value, &hex, 4) == 4 && HEX_MAJOR(hex) == 3)
+		out->minor = HEX_MINOR(hex);
+	else
+		out->minor = minor_from_name(path);
+	out->runtime = w.runtime.st_value;
+	out->head_len = w.has_runtime ? (uint32_t)read_at(elf, out->runtime, out->head,
+							   sizeof(out->head)) : 0;
+	elf_end(elf);
+	return w.has_runtime && out->minor ? 0 : -1;
+}

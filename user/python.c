@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "codemaps.h"
+#include "idmap.h"
+#include "pyabi.h"
+#include "pycode.h"
+#include "pyelf.h"
+#include "pyframes.h"
+#include "python.h"
+#include "record.h"
+
+#define STR_SLOTS 1024
+
+struct py_proc {
+	struct ct_pycode code;
+	bool found;
+};
+
+/* One CT_REC_PYFRAMES being built. */
+struct pyframes_builder {
+	unsigned char *buf;
+	uint32_t nframes, strings_size;
+	uint32_t slots[STR_SLOTS];    /* string offset + 1, by hash: dedupe */
+};
+
+#define PYFRAMES_BUF (sizeof(struct ct_pyframes) + sizeof(struct ct_pyframe) * CT_PY_FRAMES_MAX + \
+		      CT_STRINGS_MAX)
+
+struct ct_python {
+	const char *proc_root;
+	int map_fd;
+	/* The prefetch thread: reads the code objects of new stacks as soon
+	 * as the kernel sends them (py_rb), while the main loop may be busy.
+	 * lock guards procs and every code cache. */
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stop;
+	struct ring_buffer *prefetch_rb;
+	ct_python_sink sink;
+	void *ctx;
+	struct idmap procs;          /* pid -> struct py_proc */
+	struct pyframes_builder b;
+	struct ct_python_stats st;
+};
+
+/* --- finding CPython ------------------------------------------------------ */
+
+/* The kernel's view of a process's CPython; -1 where a field it reads is
+ * missing or lies outside the chunk it copies. */
+static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_proc *v)
+{
+	uint32_t frame_fields[3], code_fields[4];
+
+	memset(v, 0, sizeof(*v));
+	v->runtime = runtime;
+	v->code_tag_mask = a->code_ptr_tag_mask;
+	v->minor = a->minor;
+	v->runtime_interpreters_head = a->runtime_interpreters_head;
+	v->interp_next = a->interp_next;
+	v->interp_threads_head = a->interp_threads_head;
+	v->tstate_next = a->tstate_next;
+	v->tstate_native_thread_id = a->tstate_native_thread_id;
+	v->cframe_current_frame = CT_PY_NO_FIELD;
+	if (a->tstate_frame != CT_PY_NONE) {
+		v->tstate_frame = a->tstate_frame;
+	} else if (a->tstate_cframe != CT_PY_NONE) {
+		v->tstate_frame = a->tstate_cframe;
+		v->cframe_current_frame = a->cframe_current_frame;
+	} else {
+		v->tstate_frame = a->tstate_current_frame;
+	}
+	v->frame_previous = a->frame_previous;
+	v->frame_code = a->frame_code;
+	v->frame_instr = a->frame_instr;
+	v->frame_instr_size = a->minor < 11 ? 4 : 8;
+	v->frame_owner = a->frame_owner;
+	v->frame_is_entry = a->frame_is_entry;
+	v->owned_by_cstack = a->owned_by_cstack;
+	v->every_frame_entry = a->minor < 11;
+	v->code_filename = a->code_filename;
+	v->code_qualname = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
+	v->code_linetable = a->code_linetable;
+	v->code_firstlineno = a->code_firstlineno;
+
+	frame_fields[0] = v->frame_previous;
+	frame_fields[1] = v->frame_code;
+	frame_fields[2] = v->frame_instr;
+	code_fields[0] = v->code_filename;
+	code_fields[1] = v->code_qualname;
+	code_fields[2] = v->code_linetable;
+	code_fields[3] = v->code_firstlineno;
+	for (int i = 0; i < 3; i++)
+		if (frame_fields[i] > CT_PY_FRAME_CHUNK - 8)
+			return -1;
+	for (int i = 0; i < 4; i++)
+		if (code_fields[i] > CT_PY_CODE_CHUNK - 8)
+			return -1;
+	if ((v->frame_owner != CT_PY_NO_FIELD && v->frame_owner > CT_PY_FRAME_CHUNK - 8) ||
+	    (v->frame_is_entry != CT_PY_NO_FIELD && v->frame_is_entry > CT_PY_FRAME_CHUNK - 8))
+		return -1;
+	if (v->tstate_frame == CT_PY_NONE || v->tstate_next == CT_PY_NONE ||
+	    v->tstate_native_thread_id == CT_PY_NONE || v->interp_threads_head == CT_PY_NONE)
+		return -1;
+	return 0;
+}
+
+/* The offsets for one process: its own _Py_DebugOffsets (3.13+; from the
+ * file's initialised data, else its memory), else the built-in table. */
+static int abi_of(pid_t pid, const struct ct_pyelf *e, uint64_t runtime, struct ct_pyabi *out)
+{
+	size_t n = ct_pyabi_debug_offsets_size(e->minor);
+	const struct ct_pyabi *builtin;
+
+	if (n) {
+		uint8_t *blob = malloc(n);
+		int rc = -1;
+
+		if (blob) {
+			if (e->head_len >= n)
+				memcpy(blob, e->head, n);
+			if (e->head_len >= n || ct_pymem_read(pid, runtime, blob, n) == 0)
+				rc = ct_pyabi_from_debug_offsets(blob, n, out);
+			free(blob);
+		}
+		if (rc == 0)
+			return 0;
+	}
+	builtin = ct_pyabi_builtin(e->minor);
+	if (!builtin)
+		return -1;
+	*out = *builtin;
+	return 0;
+}
+
+static struct py_proc *get_proc(struct ct_python *p, uint32_t pid)
+{
+	struct py_proc *pr = idmap_get(&p->procs, pid);
+
+	if (!pr && (pr = calloc(1, sizeof(*pr))))
+		idmap_put(&p->procs, pid, pr);
+	return pr;
+}
+
+/* A mapped file of pid: if it holds CPython, tell the kernel. */
+static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap *m)
+{
+	struct ct_pyelf e;
+	struct ct_pyabi abi;
+	struct ct_py_proc v;
+	struct py_proc *pr;
+	uint64_t runtime;
+
+	if (!m->is_elf || m->fd < 0 || !ct_pyelf_candidate(m->path) ||
+	    ct_pyelf_find(m->fd, m->path, &e))
+		return;
+	runtime = e.runtime + m->bias;
+	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v))
+		return;
+	pr = get_proc(p, pid);
+	if (!pr || pr->found)
+		return;
+	if (bpf_map_update_elem(p->map_fd, &pid, &v, BPF_ANY))
+		return;
+	ct_pycode_init(&pr->code, (pid_t)pid, &abi);
+	pr->found = true;
+	p->st.procs++;
+}
+
+void ct_python_scan(struct ct_python *p, uint32_t pid)
+{
+	struct ct_codemaps old = {}, maps = {};
+
+	if (ct_codemaps_read(p->proc_root, pid, &old, &maps))
+		return;
+	for (size_t i = 0; i < maps.n; i++)
+		consider(p, pid, &maps.v[i]);
+	ct_codemaps_free(&maps);
+}
+
+static void code_mapped(struct ct_python *p, const struct ct_code_map *r)
+{
+	const char *leaf = (const char *)(r + 1);   /* components leaf first */
+	struct ct_codemap m;
+
+	if (!r->path_size || strnlen(leaf, r->path_size) == r->path_size ||
+	    !ct_pyelf_candidate(leaf) || ct_codemap_from_record(p->proc_root, r, &m))
+		return;
+	consider(p, r->h.pid, &m);
+	close(m.fd);
+	free(m.path);
+}
+
+static void forget(struct ct_python *p, uint32_t pid)
+{
+	struct py_proc *pr = idmap_del(&p->procs, pid);
+
+	if (!pr)
+		return;
+	if (pr->found) {
+		ct_pycode_free(&pr->code);
+		bpf_map_delete_elem(p->map_fd, &pid);
+	}
+	free(pr);
+}
+
+/* --- naming frames ------------------------------------------------------- */
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* The string's offset in the record's table (added once), or CT_NOSTR when full. */
+static uint32_t add_string(struct pyframes_builder *b, char *strings, const char *s)
+{
+	uint32_t h = str_hash(s), n = (uint32_t)strlen(s) + 1;
+
+	for (uint32_t i = 0; i < STR_SLOTS; i++) {
+		uint32_t *slot = &b->slots[(h + i) % STR_SLOTS];
+
+		if (!*slot) {
+			if (n > CT_STRINGS_MAX - b->strings_size)
+				return CT_NOSTR;
+			memcpy(strings + b->strings_size, s, n);
+			*slot = b->strings_size + 1;
+			b->strings_size += n;
+			return *slot - 1;
+		}
+		if (strcmp(strings + *slot - 1, s) == 0)
+			return *slot - 1;
+	}
+	return CT_NOSTR;
+}
+
+static void name_frame(struct ct_python *p, struct py_proc *pr, const struct ct_pyframe_raw *raw,
+		       struct ct_pyframe *out, char *strings)
+{
+	struct ct_pyname nm;
+
+	out->code = raw->code;
+	out->marks = raw->marks & CT_PYF_ENTRY;
+	out->file = out->qualname = CT_NOSTR;
+	out->line = -1;
+	if (!pr || !pr->found || ct_pycode_name(&pr->code, raw, &nm)) {
+		out->marks |= CT_PYF_UNNAMED;
+		p->st.unnamed++;
+		return;
+	}
+	out->file = add_string(&p->b, strings, nm.file);
+	out->qualname = add_string(&p->b, strings, nm.qualname);
+	out->line = nm.line;
+	if (out->file == CT_NOSTR || out->qualname == CT_NOSTR)
+		out->marks |= CT_PYF_UNNAMED;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A raw stack from the kernel (checked by ct_record_check) -> CT_REC_PYFRAMES. */
+static void name_stack(struct ct_python *p, const struct ct_pystack *s)
+{
+	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
+	struct ct_pyframes *r = (struct ct_pyframes *)p->b.buf;
+	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
+	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
+	char strings[CT_STRINGS_MAX];
+	uint64_t t0 = thread_cpu_ns();
+
+	p->b.strings_size = 0;
+	memset(p->b.slots, 0, sizeof(p->b.slots));
+	for (uint32_t i = 0; i < s->nframes; i++)
+		name_frame(p, pr, &raw[i], &fr[i], strings);
+	memcpy(fr + s->nframes, strings, p->b.strings_size);
+	r->h = s->h;
+	r->h.type = CT_REC_PYFRAMES;
+	r->h.size = (uint32_t)(sizeof(*r) + s->nframes * sizeof(*fr) + p->b.strings_size);
+	r->nframes = s->nframes;
+	r->flags = s->flags;
+	r->strings_size = p->b.strings_size;
+	r->py_minor = pr && pr->found ? pr->code.abi.minor : 0;
+	p->st.stacks++;
+	p->st.frames += s->nframes;
+	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
+	p->sink(p->ctx, &r->h);
+	p->st.cpu_ns += thread_cpu_ns() - t0;
+}
+
+static bool take_locked(struct ct_python *p, const struct ct_rec *r)
+{
+	switch (r->type) {
+	case CT_REC_PYSTACK:
+		name_stack(p, (const struct ct_pystack *)r);
+		return true;
+	case CT_REC_CODE_MAP:
+		code_mapped(p, (const struct ct_code_map *)r);
+		return false;
+	case CT_REC_PROC: {
+		uint32_t source = ((const struct ct_proc *)r)->source;
+
+		if (source == CT_PROC_EXEC)
+			forget(p, r->pid);    /* a new program; its code maps follow */
+		else
+			ct_python_scan(p, r->pid);
+		return false;
+	}
+	case CT_REC_PROC_EXIT:
+		forget(p, r->pid);
+		return false;
+	}
+	return false;
+}
+
+bool ct_python_take(struct ct_python *p, const struct ct_rec *r)
+{
+	bool taken;
+
+	pthread_mutex_lock(&p->lock);
+	taken = take_locked(p, r);
+	pthread_mutex_unlock(&p->lock);
+	return taken;
+}
+
+static int on_prefetch(void *ctx, void *data, size_t len)
+{
+	struct ct_python *p = ctx;
+	const struct ct_pystack *s = data;
+	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
+	struct py_proc *pr;
+
+	if (ct_record_check(data, len) || s->h.type != CT_REC_PYSTACK)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	pr = idmap_get(&p->procs, s->h.pid);
+	for (uint32_t i = 0; pr && pr->found && i < s->nframes; i++)
+		ct_pycode_prefetch(&pr->code, &raw[i]);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct ct_python *p = arg;
+
+	while (!p->stop)
+		ring_buffer__poll(p->prefetch_rb, 100);
+	return NULL;
+}
+
+struct ct_python *ct_python_new(const char *proc_root, int procs_map_fd, int prefetch_rb_fd,
+				ct_python_sink sink, void *ctx)
+{
+	struct ct_python *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->proc_root = proc_root;
+	p->map_fd = procs_map_fd;
+	p->sink = sink;
+	p->ctx = ctx;
+	pthread_mutex_init(&p->lock, NULL);
+	p->b.buf = malloc(PYFRAMES_BUF);
+	p->prefetch_rb = ring_buffer__new(prefetch_rb_fd, on_prefetch, p, NULL);
+	if (!p->b.buf || !p->prefetch_rb) {
+		ct_python_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int ct_python_start(struct ct_python *p)
+{
+	int err = pthread_create(&p->thread, NULL, prefetch_main, p);
+
+	p->thread_started = err == 0;
+	return -err;
+}
+
+static void free_proc(uint64_t pid, void *val, void *ctx)
+{
+	struct py_proc *pr = val;
+
+	(void)pid;
+	(void)ctx;
+	if (pr->found)
+		ct_pycode_free(&pr->code);
+	free(pr);
+}
+
+void ct_python_free(struct ct_python *p)
+{
+	if (!p)
+		return;
+	if (p->thread_started) {
+		p->stop = true;
+		pthread_join(p->thread, NULL);
+	}
+	ring_buffer__free(p->prefetch_rb);
+	pthread_mutex_destroy(&p->lock);
+	idmap_drain(&p->procs, free_proc, NULL);
+	idmap_free(&p->procs);
+	free(p->b.buf);
+	free(p);
+}
+
+const struct ct_python_stats *ct_python_stats(const struct ct_python *p)
+{
+	return &p->st;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --py-stack on the capture machine: finds CPython in the traced processes
+ * (a python executable or libpython mapped executable), tells the BPF
+ * program where each one's runtime is and which offsets to use (the
+ * py_procs map), and names the raw Python frames the kernel sends
+ * (CT_REC_PYSTACK) into CT_REC_PYFRAMES for the sink.
+ */
+#ifndef CT_PYTHON_H
+#define CT_PYTHON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cudatrace.h"
+
+struct ct_python;
+
+typedef void (*ct_python_sink)(void *ctx, const struct ct_rec *r);
+
+/* procs_map_fd: the BPF program's py_procs map; prefetch_rb_fd: its py_rb ring. */
+struct ct_python *ct_python_new(const char *proc_root, int procs_map_fd, int prefetch_rb_fd,
+				ct_python_sink sink, void *ctx);
+/* Starts the thread that reads new code objects at once; 0 or -errno. */
+int ct_python_start(struct ct_python *p);
+void ct_python_free(struct ct_python *p);
+/* Looks for CPython in pid's mappings now (-p, a process seen system-wide). */
+void ct_python_scan(struct ct_python *p, uint32_t pid);
+/*
+ * The capture's hook, before the unwinder's: raw Python stacks are used
+ * here (true); code mappings, exec and exit records update what is known
+ * of the process (false: they go on).
+ */
+bool ct_python_take(struct ct_python *p, const struct ct_rec *r);
+
+struct ct_python_stats {
+	uint64_t procs;          /* processes found running CPython */
+	uint64_t stacks;         /* raw stacks named */
+	uint64_t frames, unnamed;
+	uint64_t no_tstate;      /* calls from threads with no Python thread state */
+	uint64_t cpu_ns;         /* thread CPU time spent naming */
+};
+const struct ct_python_stats *ct_python_stats(const struct ct_python *p);
+
+#endif
