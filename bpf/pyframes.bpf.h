@@ -184,6 +184,22 @@ static __always_inline __u64 code_field(struct py_walk *w, __u32 off)
 	return chunk_u64(w->ps->code, off, CT_PY_CODE_CHUNK);
 }
 
+/* ct_py_check of the code object just read into the chunk. */
+static __always_inline __u64 code_check(struct py_walk *w)
+{
+	const struct ct_py_proc *pp = w->pp;
+	struct ct_py_code_id id = {
+		.filename = code_field(w, pp->code_filename),
+		.qualname = code_field(w, pp->code_qualname),
+		.linetable = code_field(w, pp->code_linetable),
+		.firstlineno = (__u32)code_field(w, pp->code_firstlineno),
+	};
+
+	bpf_probe_read_user(&id.filename_hash, 8, (void *)(id.filename + pp->unicode_hash));
+	bpf_probe_read_user(&id.qualname_hash, 8, (void *)(id.qualname + pp->unicode_hash));
+	return ct_py_check(&id);
+}
+
 /* The previous frame sent began a C-level call into the interpreter. */
 static __always_inline void mark_entry(struct py_walk *w)
 {
@@ -231,10 +247,7 @@ static long py_frame_step(__u32 i, void *ctx)
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
 		out->marks = CT_PYF_ENTRY;
 	if (code && !bpf_probe_read_user(w->ps->code, CT_PY_CODE_CHUNK, (void *)code))
-		out->check = ct_py_check(code_field(w, pp->code_filename),
-					 code_field(w, pp->code_qualname),
-					 code_field(w, pp->code_linetable),
-					 (__u32)code_field(w, pp->code_firstlineno));
+		out->check = code_check(w);
 	w->hash = (w->hash ^ code ^ out->check) * 0x100000001b3ULL;
 	w->n = n + 1;
 	return 0;

@@ -41,21 +41,34 @@ struct ct_py_proc {
 	__u32 code_qualname;
 	__u32 code_linetable;
 	__u32 code_firstlineno;
+	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
+	__u32 _pad;
 };
 
 /*
  * The check of a code object sent with each frame and recomputed by the
- * capture from what it reads: a code object freed and another placed at
- * its address almost surely differs in one of these.
+ * capture from what it reads.  Pointers alone are not enough: a loop that
+ * compiles and drops functions gets the code object, its name and its file
+ * name back at the very same addresses (pymalloc reuses them in order), so
+ * the names' cached hashes (content) are in it too.
  */
-static inline __u64 ct_py_check(__u64 filename, __u64 qualname, __u64 linetable, __u32 firstlineno)
+struct ct_py_code_id {
+	__u64 filename, qualname, linetable;   /* the pointers */
+	__u64 filename_hash, qualname_hash;    /* their str objects' cached hashes */
+	__u64 firstlineno;
+};
+
+static inline __u64 ct_py_check(const struct ct_py_code_id *id)
 {
 	__u64 h = 0xcbf29ce484222325ULL;
 
-	h = (h ^ filename) * 0x100000001b3ULL;
-	h = (h ^ qualname) * 0x100000001b3ULL;
-	h = (h ^ linetable) * 0x100000001b3ULL;
-	return (h ^ firstlineno) * 0x100000001b3ULL;
+	h = (h ^ id->filename) * 0x100000001b3ULL;
+	h = (h ^ id->qualname) * 0x100000001b3ULL;
+	h = (h ^ id->linetable) * 0x100000001b3ULL;
+	h = (h ^ id->filename_hash) * 0x100000001b3ULL;
+	h = (h ^ id->qualname_hash) * 0x100000001b3ULL;
+	h = (h ^ id->firstlineno) * 0x100000001b3ULL;
+	return h ? h : 1;      /* 0 means "not read" */
 }
 
 #endif /* CT_PYFRAMES_H */

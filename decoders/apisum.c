@@ -24,22 +24,42 @@ struct api_row {
 
 struct ct_apisum {
 	FILE *out;
-	bool json, by_caller;
+	bool json;
+	enum ct_apisum_by by;
 	struct api_row *rows;
 	size_t nrows, cap;
 	uint64_t with_stack, without_stack;
 };
 
-struct ct_apisum *ct_apisum_new(FILE *out, bool json, bool by_caller)
+struct ct_apisum *ct_apisum_new(FILE *out, bool json, enum ct_apisum_by by)
 {
 	struct ct_apisum *s = calloc(1, sizeof(*s));
 
 	if (s) {
 		s->out = out;
 		s->json = json;
-		s->by_caller = by_caller;
+		s->by = by;
 	}
 	return s;
+}
+
+static const char *by_name(const struct ct_apisum *s)
+{
+	return s->by == CT_SUM_BY_CALLER ? "caller" : s->by == CT_SUM_BY_PY ? "py" : "api";
+}
+
+/* The row a call counts in: "file:line func" for Python. */
+static const char *row_key(const struct ct_apisum *s, const struct ct_call *c, char *buf,
+			   size_t n)
+{
+	if (s->by == CT_SUM_BY_CALLER)
+		return c->caller ? c->caller : "(no caller)";
+	if (s->by == CT_SUM_BY_API)
+		return c->api ? c->api : "(no api)";
+	if (!c->py || !c->py_file)
+		return "(no Python frame)";
+	snprintf(buf, n, "%s:%d %s", c->py_file, c->py->line, c->py_func ? c->py_func : "?");
+	return buf;
 }
 
 void ct_apisum_free(struct ct_apisum *s)
@@ -108,15 +128,14 @@ static const char *request_name(const struct ct_call *c, char *buf, size_t n)
 static void on_call(void *ctx, const struct ct_call *c)
 {
 	struct ct_apisum *s = ctx;
-	const char *key = s->by_caller ? c->caller : c->api;
+	char buf[160], key[4400];
 	struct api_row *r;
-	char buf[160];
 
-	if (c->stack)
+	if (s->by == CT_SUM_BY_PY ? c->pystack != NULL : c->stack != NULL)
 		s->with_stack++;
 	else
 		s->without_stack++;
-	r = row_for(s, key ? key : s->by_caller ? "(no caller)" : "(no api)");
+	r = row_for(s, row_key(s, c, key, sizeof(key)));
 	if (!r)
 		return;
 	r->calls++;
@@ -152,8 +171,8 @@ static void print_json(struct ct_apisum *s, const struct api_row *r)
 	em_init(&e, &out, true);
 	em_open(&e, NULL);
 	em_str(&e, "type", "summary");
-	em_str(&e, "by", s->by_caller ? "caller" : "api");
-	em_str(&e, s->by_caller ? "caller" : "api", r->name);
+	em_str(&e, "by", by_name(s));
+	em_str(&e, by_name(s), r->name);
 	em_u64(&e, "calls", r->calls);
 	em_u64(&e, "errors", r->errors);
 	em_u64(&e, "total_ns", r->total_ns);
@@ -190,11 +209,11 @@ static void finish(void *ctx)
 	for (i = 0; i < s->nrows; i++)
 		qsort(s->rows[i].reqs, s->rows[i].nreqs, sizeof(*s->rows[i].reqs), by_calls);
 	if (!s->json) {
-		fprintf(s->out, "cudatrace summary by %s (%" PRIu64 " calls with a stack, %" PRIu64
-			" without)\n", s->by_caller ? "caller" : "api", s->with_stack,
-			s->without_stack);
+		fprintf(s->out, "cudatrace summary by %s (%" PRIu64 " calls with a %s, %" PRIu64
+			" without)\n", by_name(s), s->with_stack,
+			s->by == CT_SUM_BY_PY ? "Python stack" : "stack", s->without_stack);
 		fprintf(s->out, "%8s %7s %12s  %s  (requests it made, most first)\n", "calls",
-			"errors", "driver ms", s->by_caller ? "caller" : "api");
+			"errors", "driver ms", by_name(s));
 	}
 	for (i = 0; i < s->nrows; i++)
 		(s->json ? print_json : print_text)(s, &s->rows[i]);

@@ -18,22 +18,23 @@
 #include "nvtables.h"
 
 
-enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_MAX };
+enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_PY, K_MAX };
 
 static const char *const key_names[K_MAX] = {
-	"esc", "ctrl", "class", "uvm", "syscall", "status", "api", "caller",
+	"esc", "ctrl", "class", "uvm", "syscall", "status", "api", "caller", "py",
 };
-#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status, api, caller"
+#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status, api, caller, py"
 
 /* What an unknown exact name is called in the error. */
 static const char *const key_what[K_MAX] = {
 	"escape", "RM control", "class", "UVM request", "syscall", "NV_STATUS", "api", "caller",
+	"Python frame",
 };
 
 /* Keys whose names come from the trace (-k stacks), not from tables. */
 static bool free_names(enum key k)
 {
-	return k == K_API || k == K_CALLER;
+	return k == K_API || k == K_CALLER || k == K_PY;
 }
 
 struct pat {
@@ -174,6 +175,7 @@ static bool name_known(enum key k, const char *glob)
 		       pat_matches(glob, "munmap", NULL);
 	case K_API:
 	case K_CALLER:
+	case K_PY:
 		return true;
 	case K_STATUS:
 		for (i = 0; i < nv_status_count(); i++)
@@ -437,6 +439,30 @@ static bool expr_value(const struct expr *e, uint32_t num, const char *name)
 	return false;
 }
 
+/* py=PAT: the call's Python frame by file:line (the file whole or its base
+ * name), by file, or by function. */
+static bool py_matches(const struct expr *e, const struct ct_call *c)
+{
+	char where[4200], base_where[4200];
+	const char *base;
+
+	if (!c->py || !c->py_file)
+		return false;
+	base = strrchr(c->py_file, '/');
+	base = base ? base + 1 : c->py_file;
+	snprintf(where, sizeof(where), "%s:%d", c->py_file, c->py->line);
+	snprintf(base_where, sizeof(base_where), "%s:%d", base, c->py->line);
+	for (size_t i = 0; i < e->npats; i++) {
+		const char *g = e->pats[i].glob;
+
+		if (pat_matches(g, where, NULL) || pat_matches(g, base_where, NULL) ||
+		    pat_matches(g, c->py_file, NULL) || pat_matches(g, base, NULL) ||
+		    pat_matches(g, c->py_func, NULL))
+			return true;
+	}
+	return false;
+}
+
 static bool expr_matches(const struct expr *e, const struct ct_call *c)
 {
 	static const char *const kinds[] = { "ioctl", "mmap", "munmap" };
@@ -465,6 +491,8 @@ static bool expr_matches(const struct expr *e, const struct ct_call *c)
 			if (pat_matches(e->pats[i].glob, e->key == K_API ? c->api : c->caller, NULL))
 				return true;
 		return false;
+	case K_PY:
+		return py_matches(e, c);
 	case K_MAX:
 		break;
 	}

@@ -104,7 +104,11 @@ static bool is_user_file(const struct ct_pystacks *s, const char *file)
 	       !in_stdlib(file) && strncmp(file, "<frozen ", 8) != 0;
 }
 
-/* The innermost frame of the user's code; else the innermost named frame. */
+/*
+ * The innermost frame of the user's code; else the innermost named frame.
+ * None when a frame that could not be named comes first: it may have been
+ * the user's.
+ */
 static const struct ct_pyframe *charged_frame(const struct ct_pystacks *s,
 					      const struct ct_pyframes *f)
 {
@@ -114,7 +118,7 @@ static const struct ct_pyframe *charged_frame(const struct ct_pystacks *s,
 		const char *file = ct_pyframe_str(f, fr[i].file);
 
 		if (!file)
-			continue;
+			return NULL;
 		if (is_user_file(s, file))
 			return &fr[i];
 		if (!named)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "apisum.h"
 #include "cli_table.h"
 #include "nvtables.h"
 #include "version.h"
@@ -242,10 +243,14 @@ static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, cons
 		o->summary_by_pid = true;
 	else if (strcmp(arg, "gpu") == 0)
 		o->summary_by_gpu = true;
-	else if (strcmp(arg, "api") == 0 || strcmp(arg, "caller") == 0)
-		o->summary_by_api = arg[0] == 'a' ? 1 : 2;
+	else if (strcmp(arg, "api") == 0)
+		o->summary_by_api = CT_SUM_BY_API;
+	else if (strcmp(arg, "caller") == 0)
+		o->summary_by_api = CT_SUM_BY_CALLER;
+	else if (strcmp(arg, "py") == 0)
+		o->summary_by_api = CT_SUM_BY_PY;
 	else
-		return bad_arg("Invalid --summary-by (pid, gpu, api or caller)", arg);
+		return bad_arg("Invalid --summary-by (pid, gpu, api, caller or py)", arg);
 	return 0;
 }
 
@@ -392,12 +397,13 @@ const struct ct_opt ct_opts[] = {
 	  "objects that hold them", C_NONE, NULL, apply_summary },
 	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
 	  C_NONE, NULL, apply_summary },
-	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller",
-	  "--summary-by=pid|gpu|api|caller", G_VIEW,
+	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py",
+	  "--summary-by=pid|gpu|api|caller|py", G_VIEW,
 	  "one table per process, or per GPU (the device node, or the device that owns the "
 	  "RM objects a call names); api, caller: one row per driver entry point, or per "
-	  "function that called the driver library (traces taken with -k)",
-	  C_WORDS, "pid gpu api caller", apply_summary_by },
+	  "function that called the driver library (traces taken with -k); py: one row per "
+	  "line of the user's Python code (traces taken with -k or --py-stack)",
+	  C_WORDS, "pid gpu api caller py", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
 	  "ui.perfetto.dev or chrome://tracing), with a calls/s and a device memory counter "

@@ -42,7 +42,7 @@ struct ct_options {
 	int summary;             /* -c 1: the table alone, -C 2: events and the table */
 	bool summary_by_pid;     /* --summary-by=pid */
 	bool summary_by_gpu;     /* --summary-by=gpu */
-	int summary_by_api;      /* --summary-by=api (1) or caller (2): -k traces */
+	int summary_by_api;      /* --summary-by=api, caller (-k), py: enum ct_apisum_by */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
 	const char *sqlite_path;    /* --sqlite OUT.db */

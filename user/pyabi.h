@@ -53,6 +53,7 @@ struct ct_pyabi {
 	uint32_t bytes_ob_sval;              /* PyBytesObject.ob_sval */
 	uint32_t unicode_state;              /* PyASCIIObject.state */
 	uint32_t unicode_length;             /* PyASCIIObject.length */
+	uint32_t unicode_hash;               /* PyASCIIObject.hash (the cached hash, -1: none yet) */
 	uint32_t unicode_ascii_size;         /* sizeof(PyASCIIObject): data of a compact ASCII str */
 	uint32_t unicode_compact_size;       /* sizeof(PyCompactUnicodeObject): data of a compact str */
 

@@ -11,8 +11,10 @@
 #define QUALNAME_MAX  1024
 #define LINETABLE_MAX (1u << 20)    /* a bigger line table is not believed */
 
+#define CODES_MAX     (1u << 16)   /* cached code objects per process; then start again */
+
 struct py_code {
-	uint64_t check;
+	uint64_t addr, check;
 	char *file, *qualname;
 	int firstlineno;
 	uint8_t *linetable;
@@ -132,6 +134,7 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	const struct ct_pyabi *a = &c->abi;
 	uint8_t obj[CT_PY_CODE_CHUNK];
 	uint32_t qual = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
+	struct ct_py_code_id id;
 	struct py_code *pc;
 
 	c->reads++;
@@ -139,9 +142,18 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 		c->read_fails++;
 		return NULL;
 	}
+	pc->addr = addr;
 	pc->firstlineno = (int)(uint32_t)field_u64(obj, a->code_firstlineno);
-	pc->check = ct_py_check(field_u64(obj, a->code_filename), field_u64(obj, qual),
-				field_u64(obj, a->code_linetable), (uint32_t)pc->firstlineno);
+	id.filename = field_u64(obj, a->code_filename);
+	id.qualname = field_u64(obj, qual);
+	id.linetable = field_u64(obj, a->code_linetable);
+	id.firstlineno = (uint32_t)pc->firstlineno;
+	/* As the kernel reads them: unreadable counts as 0. */
+	if (ct_pymem_read(c->pid, id.filename + a->unicode_hash, &id.filename_hash, 8))
+		id.filename_hash = 0;
+	if (ct_pymem_read(c->pid, id.qualname + a->unicode_hash, &id.qualname_hash, 8))
+		id.qualname_hash = 0;
+	pc->check = ct_py_check(&id);
 	pc->file = read_str(c, field_u64(obj, a->code_filename), FILE_MAX);
 	pc->qualname = read_str(c, field_u64(obj, qual), QUALNAME_MAX);
 	pc->linetable = read_bytes(c, field_u64(obj, a->code_linetable), LINETABLE_MAX,
@@ -156,21 +168,40 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	return pc;
 }
 
-/* The code object a frame names, as it is now: cached, or read (again). */
+static void drop_code(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free_code(val);
+}
+
+/* Cached by address and check: the prefetch thread may have read a later
+ * code object at the same address before a frame of the earlier one is named. */
+static uint64_t code_key(uint64_t addr, uint64_t check)
+{
+	return addr ^ (check * 0x9e3779b97f4a7c15ULL);
+}
+
+/* The code object a frame names: cached, or read now; NULL if what is at
+ * its address now is another one (freed, its memory reused). */
 static struct py_code *code_of(struct ct_pycode *c, const struct ct_pyframe_raw *f)
 {
-	struct py_code *pc = idmap_get(&c->codes, f->code);
+	uint64_t key = code_key(f->code, f->check);
+	struct py_code *pc = idmap_get(&c->codes, key);
 
-	if (pc && pc->check == f->check)
+	if (pc && pc->addr == f->code && pc->check == f->check)
 		return pc;
 	pc = read_code(c, f->code);
 	if (!pc)
 		return NULL;
-	free_code(idmap_put(&c->codes, f->code, pc));
 	if (pc->check != f->check) {
 		c->mismatches++;
+		free_code(pc);
 		return NULL;
 	}
+	if (c->codes.used >= CODES_MAX)
+		idmap_drain(&c->codes, drop_code, NULL);
+	free_code(idmap_put(&c->codes, key, pc));
 	return pc;
 }
 
@@ -218,13 +249,6 @@ void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi)
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
 	c->abi = *abi;
-}
-
-static void drop_code(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free_code(val);
 }
 
 void ct_pycode_free(struct ct_pycode *c)

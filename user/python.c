@@ -90,6 +90,9 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->code_qualname = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
 	v->code_linetable = a->code_linetable;
 	v->code_firstlineno = a->code_firstlineno;
+	v->unicode_hash = a->unicode_hash;
+	if (v->unicode_hash == CT_PY_NONE)
+		return -1;
 
 	frame_fields[0] = v->frame_previous;
 	frame_fields[1] = v->frame_code;

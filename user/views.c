@@ -77,7 +77,7 @@ static int open_all(struct opened *op, const struct ct_options *o)
 	if (o->sqlite_path && !(op->db = ct_sqlite_open(o->sqlite_path, o->host)))
 		return -1;
 	if (o->summary && o->summary_by_api) {
-		op->api = ct_apisum_new(o->out, o->json, o->summary_by_api == 2);
+		op->api = ct_apisum_new(o->out, o->json, (enum ct_apisum_by)o->summary_by_api);
 		if (!op->api) {
 			fprintf(stderr, "cudatrace: out of memory\n");
 			return -1;

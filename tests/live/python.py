@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: MIT
+"""--py-stack and -k on CPython (Debian's python3, and a python linked to
+libpython3.X.so): every ioctl of tests/python/callsites.py -- plain
+functions, methods, nested classes, deep recursion, a generator, a
+coroutine, threads, calls with the GIL released (ctypes) and held (fcntl)
+-- is charged to the exact file:line and function its `# CALL` mark names;
+the same after the script deletes itself; with -k the Python frames take
+the place of the interpreter's frames in the native stack; code objects
+freed and reused never give a wrong name; -e py= and --summary-by=py."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("live Python frame tests", why)
+    t.done()
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "..", "python", "callsites.py")
+PYTHON = "/usr/bin/python3"
+EMBED = os.path.join(BUILD, "python", "embed")
+
+tmp = tempfile.mkdtemp(prefix="ct-python-")
+dev = os.path.join(tmp, "nvidiactl")
+open(dev, "w").close()
+
+
+def marks(path):
+    """{request: (line, qualname)} from the script's `# CALL` marks."""
+    out = {}
+    for n, line in enumerate(open(path), 1):
+        m = re.search(r"# CALL (0x[0-9a-f]+) (\S+)", line)
+        if m:
+            out[int(m.group(1), 16)] = (n, m.group(2))
+    return out
+
+
+EXPECT = marks(SRC)
+# Requests made, in order: plain, forward, step, recurse x2, gen x2, coro,
+# in_thread x3, held, main.
+ORDER = [0x101, 0x102, 0x103, 0x104, 0x104, 0x105, 0x105, 0x106, 0x107, 0x107, 0x107,
+         0x108, 0x109]
+
+
+def trace(args, python, script, extra=()):
+    out = os.path.join(tmp, "t.ctrace")
+    p = run([CUDATRACE, "--device", dev, "-w", out] + args +
+            ["--", python, script, dev] + list(extra), timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("capture failed: %s" % p.stderr)
+    return out, p.stderr
+
+
+def calls(path):
+    return [e for e in decode_json(path) if e["type"] == "ioctl"]
+
+
+def check_py(events, tag, script_name):
+    reqs = [int(e["request"], 16) for e in events]
+    t.ok(reqs == ORDER, "%s: the 13 calls, in order" % tag, [hex(r) for r in reqs])
+    for i, e in enumerate(events):
+        want = EXPECT.get(int(e["request"], 16))
+        py = e.get("py") or {}
+        got = (os.path.basename(py.get("file", "")), py.get("line"), py.get("func"))
+        t.ok(want and got == (script_name, want[0], want[1]),
+             "%s: call %d (%s) at %s:%s %s" % (tag, i + 1, e["request"], script_name,
+                                               want and want[0], want and want[1]), got)
+
+
+def copy_script(name):
+    path = os.path.join(tmp, name)
+    shutil.copy(SRC, path)
+    return path
+
+
+# 1. --py-stack alone, Debian's python3 (one static executable).
+script = copy_script("model.py")
+path, err = trace(["--py-stack"], PYTHON, script)
+evs = calls(path)
+check_py(evs, "--py-stack python3", "model.py")
+t.ok("1 process" in err and " 0 unnamed" in err, "--py-stack: the capture's Python summary",
+     err.strip().splitlines()[-1:])
+deep = [e for e in evs if e["request"] == "0x104"]
+depths = [sum(1 for f in e.get("stack", []) if f.get("func") == "recurse") for e in deep]
+t.ok(depths == [41, 201], "recursion 40 and 200 deep: every recurse frame kept", depths)
+t.ok(all(f.get("kind") == "python" for e in evs for f in e.get("stack", [])),
+     "--py-stack alone: only Python frames, no native copy")
+thr = [e for e in evs if e["request"] == "0x107"]
+t.ok(len({e["tid"] for e in thr}) == 3 and all(e["tid"] != e["pid"] for e in thr),
+     "threads: three threads of their own", [e["tid"] for e in thr])
+
+# 2. The script deletes itself before its calls: names come from memory.
+script = copy_script("gone.py")
+path, err = trace(["--py-stack"], PYTHON, script, ["--delete-self"])
+t.ok(not os.path.exists(script), "the script file was deleted by itself")
+check_py(calls(path), "deleted script", "gone.py")
+
+# 3. -k: Python frames in the native stack, in place of the interpreter's.
+script = copy_script("native.py")
+path, err = trace(["-k"], PYTHON, script)
+evs = calls(path)
+check_py(evs, "-k python3", "native.py")
+e = next(x for x in evs if x["request"] == "0x102")
+kinds = ["py:" + f["func"] if f.get("kind") == "python" else f.get("sym", "?")
+         for f in e["stack"]]
+i = kinds.index("py:Model.forward")
+t.ok(kinds[i:i + 3] == ["py:Model.forward", "py:main", "py:<module>"] and
+     "ioctl" in kinds[:i] and "py_merge" not in e and
+     not any(k.startswith("_PyEval_EvalFrameDefault") for k in kinds),
+     "-k: Model.forward < main < <module> where _PyEval_EvalFrameDefault was, ioctl above",
+     kinds)
+text = run([CUDATRACE, "-r", path]).stdout
+t.ok("[native.py:32 Model.forward]" in text and " > %s:32 Model.forward\n" % script in text,
+     "-k text: the call line's tag and the frame line", text[:600])
+
+# 4. A python linked to libpython3.X.so.
+if os.path.exists(EMBED):
+    script = copy_script("embedded.py")
+    path, err = trace(["--py-stack"], EMBED, script)
+    check_py(calls(path), "libpython3.X.so", "embedded.py")
+else:
+    t.skip("libpython3.X.so", "%s was not built (no python3-dev)" % EMBED)
+
+# 5. Code objects freed and their memory reused: never a wrong name.
+churn = os.path.join(HERE, "..", "python", "codechurn.py")
+rounds = 300
+path, err = trace(["--py-stack"], PYTHON, churn, [str(rounds)])
+evs = [e for e in calls(path) if int(e["request"], 16) >= 0x1000]
+wrong = [(e["request"], e.get("py", {}).get("func")) for e in evs
+         if e.get("py", {}).get("func") not in (None, "f_%d" % (int(e["request"], 16) - 0x1000))]
+named = sum(1 for e in evs if e.get("py", {}).get("func"))
+t.ok(len(evs) == rounds and not wrong,
+     "code churn: %d calls, none charged to another round's function (%d named)" %
+     (rounds, named), wrong[:5])
+
+# 6. Views: -e py=, --summary-by=py.
+p = run([CUDATRACE, "-r", os.path.join(tmp, "t.ctrace"), "-e", "py=f_7"])
+t.ok(p.returncode == 0 and len([l for l in p.stdout.splitlines() if "ioctl(" in l]) == 1,
+     "-e py=FUNC keeps that function's calls", p.stdout[-300:] + p.stderr)
+path, err = trace(["--py-stack"], PYTHON, copy_script("views.py"))
+p = run([CUDATRACE, "-r", path, "-e", "py=views.py:58"])
+lines = [l for l in p.stdout.splitlines() if "ioctl(" in l]
+t.ok(len(lines) == 3 and all("in_thread]" in l for l in lines),
+     "-e py=FILE:LINE keeps the three thread calls", p.stdout[-400:] + p.stderr)
+p = run([CUDATRACE, "-r", path, "-c", "--summary-by=py"])
+row = [l for l in p.stdout.splitlines() if "views.py:41 recurse" in l]
+t.ok(p.returncode == 0 and row and re.search(r"\s2\s+2\s", row[0]),
+     "--summary-by=py: one row per line, calls and errors", p.stdout)
+
+shutil.rmtree(tmp, ignore_errors=True)
+t.done()
