@@ -25,6 +25,7 @@
 #include "idmap.h"
 #include "labels.h"
 #include "perfetto.h"
+#include "pystack.h"
 #include "summary.h"
 
 #define NS_PER_S 1000000000ull
@@ -39,6 +40,10 @@ struct thr {
 	 * consecutive calls with the same api and caller frame. */
 	char *api, *caller;
 	uint64_t api_caller_pc, api_start, api_end, api_calls;
+	/* Python frames: the user's line its latest calls came from, around
+	 * the API slices ("file:line func"). */
+	char *py;
+	uint64_t py_start, py_end, py_calls;
 };
 
 struct proc {
@@ -305,6 +310,60 @@ static void write_api_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, s
 	t->api = t->caller = NULL;
 }
 
+/* One slice per run of calls from one line of the user's Python code,
+ * around its API slices (2 ns wider at each end). */
+static void write_py_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, struct thr *t)
+{
+	uint64_t start = rel(p, t->py_start), stop = rel(p, t->py_end) + 2;
+	struct emit *e;
+
+	if (!t->py)
+		return;
+	start = start > 2 ? start - 2 : 0;
+	e = begin_event(p);
+	em_str(e, "name", t->py);
+	em_str(e, "cat", "python");
+	em_str(e, "ph", "X");
+	em_us(e, "ts", start);
+	em_us(e, "dur", stop > start ? stop - start : 0);
+	em_u64(e, "pid", pid);
+	em_u64(e, "tid", tid);
+	em_open(e, "args");
+	em_u64(e, "calls", t->py_calls);
+	em_close(e);
+	em_close(e);
+	free(t->py);
+	t->py = NULL;
+}
+
+/* The call joins its thread's Python slice, or closes it (and the API
+ * slice inside, so that slices nest) and opens its own. */
+static void track_py(struct ct_perfetto *p, struct thr *t, const struct ct_call *c, uint64_t end)
+{
+	char key[4400] = "";
+
+	if (c->py && c->py_file)
+		snprintf(key, sizeof(key), "%s:%d %s", ct_py_base(c->py_file), c->py->line,
+			 c->py_func ? c->py_func : "?");
+	if (t->py && strcmp(t->py, key) != 0) {
+		write_api_slice(p, c->pid, c->tid, t);
+		write_py_slice(p, c->pid, c->tid, t);
+	}
+	if (!key[0])
+		return;
+	if (!t->py) {
+		if (!(t->py = strdup(key))) {
+			p->oom = true;
+			return;
+		}
+		t->py_start = c->ts_ns;
+		t->py_calls = 0;
+	}
+	t->py_calls++;
+	if (end > t->py_end || t->py_calls == 1)
+		t->py_end = end;
+}
+
 /* The call joins its thread's API slice, or closes it and opens its own. */
 static void track_api(struct ct_perfetto *p, struct thr *t, const struct ct_call *c,
 		      uint64_t end)
@@ -457,6 +516,7 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 		t->open = NULL;
 	}
 	count_call(p, pr, end);
+	track_py(p, t, c, end);
 	track_api(p, t, c, end);
 	if (c->kind != CT_CALL_IOCTL) {
 		instant(p, c);
@@ -481,6 +541,7 @@ static void end_thread(uint64_t key, void *val, void *ctx)
 		free_held(t->open);
 	}
 	write_api_slice(p, (uint32_t)(key >> 32), (uint32_t)key, t);
+	write_py_slice(p, (uint32_t)(key >> 32), (uint32_t)key, t);
 	free(t);
 }
 
