@@ -56,8 +56,9 @@ endif
 
 include decoders/tables.mk
 include decoders/layouts.mk
+include user/pyabi.mk
 
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard user/*.c) $(PYABI_SRC)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).

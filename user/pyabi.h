@@ -26,7 +26,9 @@ struct ct_pyabi {
 	uint32_t interp_threads_head;        /* PyInterpreterState.threads.head */
 	uint32_t tstate_next;                /* PyThreadState.next */
 	uint32_t tstate_interp;              /* PyThreadState.interp */
-	uint32_t tstate_native_thread_id;    /* PyThreadState.native_thread_id */
+	uint32_t tstate_native_thread_id;    /* 3.11+: PyThreadState.native_thread_id */
+	uint32_t tstate_thread_id;           /* PyThreadState.thread_id (pthread_self()): 3.10
+	                                      * has no native id, so match on this there */
 	uint32_t tstate_frame;               /* 3.10: PyThreadState.frame (PyFrameObject *) */
 	uint32_t tstate_cframe;              /* 3.11, 3.12: PyThreadState.cframe */
 	uint32_t tstate_current_frame;       /* 3.13+: PyThreadState.current_frame */
@@ -62,6 +64,8 @@ struct ct_pyabi {
 	uint32_t unicode_compact_bit;        /* bit of state: compact */
 	uint32_t unicode_ascii_bit;          /* bit of state: ascii */
 	uint32_t owned_by_cstack;            /* 3.12+: owner value of a shim frame (FRAME_OWNED_BY_CSTACK) */
+	uint32_t owned_by_interpreter;       /* 3.14+: owner value of the interpreter's own entry
+	                                      * frame (FRAME_OWNED_BY_INTERPRETER): skip it too */
 	uint32_t code_ptr_tag_mask;          /* bits of frame_code to clear (3.14 _PyStackRef tags), else 0 */
 	uint32_t code_unit_size;             /* sizeof(_Py_CODEUNIT): f_lasti (3.10) counts these */
 };
