@@ -63,7 +63,7 @@ DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
 CAPTURE_SRCS := user/capture.c user/detach.c user/heap_prefault.c user/unwind.c user/symbolize.c
-CAPTURE_SRCS += user/codemaps.c user/python.c
+CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c user/pycode.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
 LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)

@@ -158,7 +158,12 @@ struct pid {
 	struct upid numbers[1];  /* [level]: the innermost namespace's number */
 };
 
+struct thread_struct {     /* x86-64 */
+	unsigned long fsbase;    /* the thread pointer: pthread_self() in glibc */
+};
+
 struct task_struct {
+	struct thread_struct thread;
 	struct pid *thread_pid;
 	int pid;
 	int tgid;

@@ -60,7 +60,7 @@ static __always_inline __u64 read_ptr(__u64 addr)
 	return v;
 }
 
-/* The current thread's id in its own pid namespace: what CPython stores. */
+/* The current thread's id in its own pid namespace: what CPython 3.11+ stores. */
 static __always_inline __u32 ns_tid(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -76,22 +76,38 @@ static __always_inline __u32 ns_tid(void)
 	return (__u32)nr;
 }
 
+/* What a thread state's thread key holds for the current thread: its
+ * namespace tid, or (3.10) its pthread_t, which glibc makes the thread pointer. */
+static __always_inline __u64 thread_key(const struct ct_py_proc *pp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return pp->thread_key_is_pthread ? task->thread.fsbase : ns_tid();
+}
+
+/* A thread state's key, as comparable to thread_key(). */
+static __always_inline __u64 tstate_key(const struct ct_py_proc *pp, __u64 tstate)
+{
+	__u64 id = 0;
+
+	bpf_probe_read_user(&id, sizeof(id), (void *)(tstate + pp->tstate_thread_key));
+	return pp->thread_key_is_pthread ? id : (__u32)id;
+}
+
 struct tstate_walk {
 	const struct ct_py_proc *pp;
 	__u64 tstate;                        /* the next to look at */
 	__u64 found;
-	__u32 tid;
+	__u64 key;
 };
 
 static long tstate_step(__u32 i, void *ctx)
 {
 	struct tstate_walk *w = ctx;
-	__u64 id = 0;
 
 	if (!w->tstate)
 		return 1;
-	bpf_probe_read_user(&id, sizeof(id), (void *)(w->tstate + w->pp->tstate_native_thread_id));
-	if ((__u32)id == w->tid) {
+	if (tstate_key(w->pp, w->tstate) == w->key) {
 		w->found = w->tstate;
 		return 1;
 	}
@@ -99,10 +115,10 @@ static long tstate_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* Every interpreter's thread list, for the thread state whose native id is tid. */
-static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u32 tid)
+/* Every interpreter's thread list, for the thread state of this thread. */
+static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u64 key)
 {
-	struct tstate_walk w = { .pp = pp, .tid = tid };
+	struct tstate_walk w = { .pp = pp, .key = key };
 	__u64 interp = read_ptr(pp->runtime + pp->runtime_interpreters_head);
 
 	for (int i = 0; i < PY_INTERPS_MAX && interp && !w.found; i++) {
@@ -117,16 +133,12 @@ static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u32 tid)
 static __always_inline struct py_thread *current_thread(const struct ct_py_proc *pp, __u32 tid,
 							 bool *fresh)
 {
-	__u32 ntid = ns_tid();
 	struct py_thread *known = bpf_map_lookup_elem(&py_threads, &tid), t = {};
-	__u64 id = 0;
+	__u64 key = thread_key(pp);
 
-	if (known) {
-		bpf_probe_read_user(&id, sizeof(id), (void *)(known->tstate + pp->tstate_native_thread_id));
-		if ((__u32)id == ntid)
-			return known;
-	}
-	t.tstate = find_tstate(pp, ntid);
+	if (known && tstate_key(pp, known->tstate) == key)
+		return known;
+	t.tstate = find_tstate(pp, key);
 	*fresh = true;
 	if (!t.tstate) {
 		if (known)
@@ -195,8 +207,8 @@ static __always_inline __u64 code_check(struct py_walk *w)
 		.firstlineno = (__u32)code_field(w, pp->code_firstlineno),
 	};
 
-	bpf_probe_read_user(&id.filename_hash, 8, (void *)(id.filename + pp->unicode_hash));
-	bpf_probe_read_user(&id.qualname_hash, 8, (void *)(id.qualname + pp->unicode_hash));
+	bpf_probe_read_user(id.filename_head, CT_PY_NAME_HEAD, (void *)(id.filename + pp->unicode_hash));
+	bpf_probe_read_user(id.qualname_head, CT_PY_NAME_HEAD, (void *)(id.qualname + pp->unicode_hash));
 	return ct_py_check(&id);
 }
 
@@ -207,6 +219,12 @@ static __always_inline void mark_entry(struct py_walk *w)
 
 	if (w->n && last < CT_PY_FRAMES_MAX)
 		w->ps->frames[last].marks |= CT_PYF_ENTRY;
+}
+
+/* A frame the interpreter pushes where C calls into it: no code of its own. */
+static __always_inline bool is_shim(const struct ct_py_proc *pp, __u8 owner)
+{
+	return owner == pp->owned_by_cstack || owner == pp->owned_by_interpreter;
 }
 
 static long py_frame_step(__u32 i, void *ctx)
@@ -228,8 +246,7 @@ static long py_frame_step(__u32 i, void *ctx)
 		return 1;
 	}
 	w->frame = frame_field(w, pp->frame_previous);
-	if (pp->frame_owner != CT_PY_NO_FIELD &&
-	    (__u8)frame_field(w, pp->frame_owner) == pp->owned_by_cstack) {
+	if (pp->frame_owner != CT_PY_NO_FIELD && is_shim(pp, (__u8)frame_field(w, pp->frame_owner))) {
 		mark_entry(w);      /* a shim: the frame before it is an entry */
 		return 0;
 	}

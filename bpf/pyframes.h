@@ -26,7 +26,8 @@ struct ct_py_proc {
 	__u32 interp_next;
 	__u32 interp_threads_head;
 	__u32 tstate_next;
-	__u32 tstate_native_thread_id;
+	__u32 tstate_thread_key;         /* the field that names the thread: */
+	__u32 thread_key_is_pthread;     /* 1: thread_id, pthread_self() (3.10); 0: native_thread_id */
 	__u32 tstate_frame;              /* the field of PyThreadState that leads to the frame */
 	__u32 cframe_current_frame;      /* 3.11, 3.12: tstate_frame is a _PyCFrame *; else NO_FIELD */
 	__u32 frame_previous;            /* inside CT_PY_FRAME_CHUNK, as all frame_* */
@@ -36,26 +37,29 @@ struct ct_py_proc {
 	__u32 frame_owner;               /* NO_FIELD: none */
 	__u32 frame_is_entry;            /* 3.11; NO_FIELD: none */
 	__u32 owned_by_cstack;           /* owner of a shim frame; NO_FIELD: none */
+	__u32 owned_by_interpreter;      /* 3.14: owner of the interpreter's entry frame; NO_FIELD: none */
 	__u32 every_frame_entry;         /* 3.10: each frame has its own eval call */
 	__u32 code_filename;             /* inside CT_PY_CODE_CHUNK, as all code_* */
 	__u32 code_qualname;
 	__u32 code_linetable;
 	__u32 code_firstlineno;
 	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
-	__u32 _pad;
 };
 
 /*
  * The check of a code object sent with each frame and recomputed by the
  * capture from what it reads.  Pointers alone are not enough: a loop that
  * compiles and drops functions gets the code object, its name and its file
- * name back at the very same addresses (pymalloc reuses them in order), so
- * the names' cached hashes (content) are in it too.
+ * name back at the very same addresses (pymalloc reuses them in order), and
+ * a freed object keeps most of its bytes.  So the check also covers content
+ * of both names: CT_PY_NAME_HEAD bytes from their cached hash on (the hash,
+ * the state bits, the first characters of a compact ASCII name).
  */
+#define CT_PY_NAME_HEAD 24
 struct ct_py_code_id {
 	__u64 filename, qualname, linetable;   /* the pointers */
-	__u64 filename_hash, qualname_hash;    /* their str objects' cached hashes */
 	__u64 firstlineno;
+	__u64 filename_head[CT_PY_NAME_HEAD / 8], qualname_head[CT_PY_NAME_HEAD / 8];
 };
 
 static inline __u64 ct_py_check(const struct ct_py_code_id *id)
@@ -65,9 +69,11 @@ static inline __u64 ct_py_check(const struct ct_py_code_id *id)
 	h = (h ^ id->filename) * 0x100000001b3ULL;
 	h = (h ^ id->qualname) * 0x100000001b3ULL;
 	h = (h ^ id->linetable) * 0x100000001b3ULL;
-	h = (h ^ id->filename_hash) * 0x100000001b3ULL;
-	h = (h ^ id->qualname_hash) * 0x100000001b3ULL;
 	h = (h ^ id->firstlineno) * 0x100000001b3ULL;
+	for (int i = 0; i < CT_PY_NAME_HEAD / 8; i++) {
+		h = (h ^ id->filename_head[i]) * 0x100000001b3ULL;
+		h = (h ^ id->qualname_head[i]) * 0x100000001b3ULL;
+	}
 	return h ? h : 1;      /* 0 means "not read" */
 }
 

@@ -50,7 +50,8 @@ struct ct_pyabi {
 	uint32_t code_code;                  /* 3.10: co_code (bytes) */
 	uint32_t code_code_adaptive;         /* 3.11+: co_code_adaptive, the bytecode itself */
 
-	/* bytes and str objects. */
+	/* Any object; bytes and str objects. */
+	uint32_t object_ob_type;             /* PyObject.ob_type */
 	uint32_t bytes_ob_size;              /* PyVarObject.ob_size of a bytes */
 	uint32_t bytes_ob_sval;              /* PyBytesObject.ob_sval */
 	uint32_t unicode_state;              /* PyASCIIObject.state */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -38,6 +39,14 @@ static uint64_t field_u64(const uint8_t *obj, uint32_t off)
 	return v;
 }
 
+/* Whether an object read from the process (its first bytes in obj) has the
+ * type at address type: a freed object's memory reused holds another one.
+ * type 0: not known (the symbol was not found), not checked. */
+static bool of_type(const struct ct_pycode *c, const uint8_t *obj, uint64_t type)
+{
+	return !type || field_u64(obj, c->abi.object_ob_type) == type;
+}
+
 /* UCS-1/2/4 code points of a compact str into UTF-8. */
 static char *utf8_of(const uint8_t *data, uint64_t n, unsigned kind)
 {
@@ -74,13 +83,19 @@ static char *utf8_of(const uint8_t *data, uint64_t n, unsigned kind)
 static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
 {
 	const struct ct_pyabi *a = &c->abi;
+	uint8_t head[CT_PY_CODE_CHUNK];
 	uint32_t state, kind;
 	int64_t len;
 	uint8_t *data;
 	char *s;
 
-	if (!addr || ct_pymem_read(c->pid, addr + a->unicode_state, &state, sizeof(state)) ||
-	    ct_pymem_read(c->pid, addr + a->unicode_length, &len, sizeof(len)) || len < 0)
+	if (!addr || a->unicode_compact_size > sizeof(head) ||
+	    ct_pymem_read(c->pid, addr, head, a->unicode_compact_size) ||
+	    !of_type(c, head, c->types.str))
+		return NULL;
+	memcpy(&state, head + a->unicode_state, sizeof(state));
+	memcpy(&len, head + a->unicode_length, sizeof(len));
+	if (len < 0)
 		return NULL;
 	if (!(state >> a->unicode_compact_bit & 1))
 		return NULL;   /* a legacy str: never a code object's name */
@@ -103,11 +118,15 @@ static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
 static uint8_t *read_bytes(const struct ct_pycode *c, uint64_t addr, uint32_t max, uint32_t *n)
 {
 	const struct ct_pyabi *a = &c->abi;
+	uint8_t head[CT_PY_CODE_CHUNK];
 	int64_t len;
 	uint8_t *b;
 
-	if (!addr || ct_pymem_read(c->pid, addr + a->bytes_ob_size, &len, sizeof(len)) ||
-	    len < 0 || (uint64_t)len > max)
+	if (!addr || a->bytes_ob_sval > sizeof(head) ||
+	    ct_pymem_read(c->pid, addr, head, a->bytes_ob_sval) || !of_type(c, head, c->types.bytes))
+		return NULL;
+	memcpy(&len, head + a->bytes_ob_size, sizeof(len));
+	if (len < 0 || (uint64_t)len > max)
 		return NULL;
 	b = malloc((size_t)len + 1);
 	if (b && ct_pymem_read(c->pid, addr + a->bytes_ob_sval, b, (size_t)len)) {
@@ -148,12 +167,19 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	id.qualname = field_u64(obj, qual);
 	id.linetable = field_u64(obj, a->code_linetable);
 	id.firstlineno = (uint32_t)pc->firstlineno;
-	/* As the kernel reads them: unreadable counts as 0. */
-	if (ct_pymem_read(c->pid, id.filename + a->unicode_hash, &id.filename_hash, 8))
-		id.filename_hash = 0;
-	if (ct_pymem_read(c->pid, id.qualname + a->unicode_hash, &id.qualname_hash, 8))
-		id.qualname_hash = 0;
+	/* As the kernel reads them: unreadable counts as zeros. */
+	memset(id.filename_head, 0, sizeof(id.filename_head));
+	memset(id.qualname_head, 0, sizeof(id.qualname_head));
+	if (ct_pymem_read(c->pid, id.filename + a->unicode_hash, id.filename_head, CT_PY_NAME_HEAD))
+		memset(id.filename_head, 0, sizeof(id.filename_head));
+	if (ct_pymem_read(c->pid, id.qualname + a->unicode_hash, id.qualname_head, CT_PY_NAME_HEAD))
+		memset(id.qualname_head, 0, sizeof(id.qualname_head));
 	pc->check = ct_py_check(&id);
+	if (!of_type(c, obj, c->types.code)) {
+		c->read_fails++;
+		free(pc);
+		return NULL;
+	}
 	pc->file = read_str(c, field_u64(obj, a->code_filename), FILE_MAX);
 	pc->qualname = read_str(c, field_u64(obj, qual), QUALNAME_MAX);
 	pc->linetable = read_bytes(c, field_u64(obj, a->code_linetable), LINETABLE_MAX,
@@ -244,11 +270,13 @@ void ct_pycode_prefetch(struct ct_pycode *c, const struct ct_pyframe_raw *f)
 		code_of(c, f);
 }
 
-void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi)
+void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi,
+		    const struct ct_pytypes *types)
 {
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
 	c->abi = *abi;
+	c->types = *types;
 }
 
 void ct_pycode_free(struct ct_pycode *c)

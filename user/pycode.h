@@ -16,9 +16,15 @@
 #include "idmap.h"
 #include "pyabi.h"
 
+/* Run-time addresses of the type objects a read object must have (0: unknown). */
+struct ct_pytypes {
+	uint64_t code, str, bytes;   /* PyCode_Type, PyUnicode_Type, PyBytes_Type */
+};
+
 struct ct_pycode {
 	pid_t pid;
 	struct ct_pyabi abi;
+	struct ct_pytypes types;
 	struct idmap codes;     /* code address -> struct py_code */
 	uint64_t reads, read_fails, mismatches;
 };
@@ -29,7 +35,8 @@ struct ct_pyname {
 	int line;               /* -1: none */
 };
 
-void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi);
+void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi,
+		    const struct ct_pytypes *types);
 void ct_pycode_free(struct ct_pycode *c);
 /* Names one frame the kernel sent; returns 0, or -1 (unnamed). */
 int ct_pycode_name(struct ct_pycode *c, const struct ct_pyframe_raw *f, struct ct_pyname *out);

@@ -21,6 +21,7 @@ bool ct_pyelf_candidate(const char *path)
 struct wanted {
 	GElf_Sym runtime, version;
 	bool has_runtime, has_version;
+	uint64_t code_type, str_type, bytes_type;
 };
 
 static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct wanted *w)
@@ -43,6 +44,12 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct want
 		} else if (!w->has_version && strcmp(name, "Py_Version") == 0) {
 			w->version = sym;
 			w->has_version = true;
+		} else if (strcmp(name, "PyCode_Type") == 0) {
+			w->code_type = sym.st_value;
+		} else if (strcmp(name, "PyUnicode_Type") == 0) {
+			w->str_type = sym.st_value;
+		} else if (strcmp(name, "PyBytes_Type") == 0) {
+			w->bytes_type = sym.st_value;
 		}
 	}
 }
@@ -104,6 +111,9 @@ int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)
 	else
 		out->minor = minor_from_name(path);
 	out->runtime = w.runtime.st_value;
+	out->code_type = w.code_type;
+	out->str_type = w.str_type;
+	out->bytes_type = w.bytes_type;
 	out->head_len = w.has_runtime ? (uint32_t)read_at(elf, out->runtime, out->head,
 							   sizeof(out->head)) : 0;
 	elf_end(elf);

@@ -15,6 +15,8 @@
 
 struct ct_pyelf {
 	uint64_t runtime;       /* ELF address of _PyRuntime */
+	/* ELF addresses of PyCode_Type, PyUnicode_Type, PyBytes_Type (0: not found). */
+	uint64_t code_type, str_type, bytes_type;
 	unsigned minor;         /* 3.minor */
 	/* The first bytes of _PyRuntime as the file initialises them (3.13+:
 	 * _Py_DebugOffsets), so that a process not yet past ld.so is read too. */

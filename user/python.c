@@ -68,7 +68,9 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->interp_next = a->interp_next;
 	v->interp_threads_head = a->interp_threads_head;
 	v->tstate_next = a->tstate_next;
-	v->tstate_native_thread_id = a->tstate_native_thread_id;
+	v->thread_key_is_pthread = a->tstate_native_thread_id == CT_PY_NONE;
+	v->tstate_thread_key = v->thread_key_is_pthread ? a->tstate_thread_id
+							: a->tstate_native_thread_id;
 	v->cframe_current_frame = CT_PY_NO_FIELD;
 	if (a->tstate_frame != CT_PY_NONE) {
 		v->tstate_frame = a->tstate_frame;
@@ -85,6 +87,7 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->frame_owner = a->frame_owner;
 	v->frame_is_entry = a->frame_is_entry;
 	v->owned_by_cstack = a->owned_by_cstack;
+	v->owned_by_interpreter = a->owned_by_interpreter;
 	v->every_frame_entry = a->minor < 11;
 	v->code_filename = a->code_filename;
 	v->code_qualname = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
@@ -111,7 +114,7 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	    (v->frame_is_entry != CT_PY_NO_FIELD && v->frame_is_entry > CT_PY_FRAME_CHUNK - 8))
 		return -1;
 	if (v->tstate_frame == CT_PY_NONE || v->tstate_next == CT_PY_NONE ||
-	    v->tstate_native_thread_id == CT_PY_NONE || v->interp_threads_head == CT_PY_NONE)
+	    v->tstate_thread_key == CT_PY_NONE || v->interp_threads_head == CT_PY_NONE)
 		return -1;
 	return 0;
 }
@@ -159,6 +162,7 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	struct ct_pyelf e;
 	struct ct_pyabi abi;
 	struct ct_py_proc v;
+	struct ct_pytypes types;
 	struct py_proc *pr;
 	uint64_t runtime;
 
@@ -166,6 +170,9 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	    ct_pyelf_find(m->fd, m->path, &e))
 		return;
 	runtime = e.runtime + m->bias;
+	types.code = e.code_type ? e.code_type + m->bias : 0;
+	types.str = e.str_type ? e.str_type + m->bias : 0;
+	types.bytes = e.bytes_type ? e.bytes_type + m->bias : 0;
 	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v))
 		return;
 	pr = get_proc(p, pid);
@@ -173,7 +180,7 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 		return;
 	if (bpf_map_update_elem(p->map_fd, &pid, &v, BPF_ANY))
 		return;
-	ct_pycode_init(&pr->code, (pid_t)pid, &abi);
+	ct_pycode_init(&pr->code, (pid_t)pid, &abi, &types);
 	pr->found = true;
 	p->st.procs++;
 }

@@ -64,14 +64,16 @@ def calls(path):
     return [e for e in decode_json(path) if e["type"] == "ioctl"]
 
 
-def check_py(events, tag, script_name):
+def check_py(events, tag, script_name, qualnames=True):
+    """qualnames: 3.11+ (co_qualname); 3.10 has the bare name only."""
     reqs = [int(e["request"], 16) for e in events]
     t.ok(reqs == ORDER, "%s: the 13 calls, in order" % tag, [hex(r) for r in reqs])
     for i, e in enumerate(events):
         want = EXPECT.get(int(e["request"], 16))
         py = e.get("py") or {}
         got = (os.path.basename(py.get("file", "")), py.get("line"), py.get("func"))
-        t.ok(want and got == (script_name, want[0], want[1]),
+        func = want and (want[1] if qualnames else want[1].split(".")[-1])
+        t.ok(want and got == (script_name, want[0], func),
              "%s: call %d (%s) at %s:%s %s" % (tag, i + 1, e["request"], script_name,
                                                want and want[0], want and want[1]), got)
 
@@ -129,6 +131,27 @@ if os.path.exists(EMBED):
     check_py(calls(path), "libpython3.X.so", "embedded.py")
 else:
     t.skip("libpython3.X.so", "%s was not built (no python3-dev)" % EMBED)
+
+# 4b. Every other CPython this machine has (pyenv's, where present): 3.10-3.14.
+PYENV = os.path.expanduser("~/.pyenv/versions")
+for minor in (10, 12, 13, 14):
+    found = sorted(d for d in (os.listdir(PYENV) if os.path.isdir(PYENV) else [])
+                   if d.startswith("3.%d." % minor))
+    if not found:
+        t.skip("CPython 3.%d" % minor, "no CPython 3.%d on this machine (pyenv)" % minor)
+        continue
+    exe = os.path.join(PYENV, found[-1], "bin", "python3")
+    script = copy_script("v3%d.py" % minor)
+    path, err = trace(["--py-stack"], exe, script)
+    check_py(calls(path), "CPython %s" % found[-1], "v3%d.py" % minor, qualnames=minor >= 11)
+    path, err = trace(["-k"], exe, script)
+    evs = calls(path)
+    merged = [e for e in evs if e.get("py_merge") != "appended" and
+              any(f.get("kind") == "python" for f in e.get("stack", [])) and
+              any(f.get("kind") != "python" for f in e.get("stack", []))]
+    t.ok(len(merged) == len(evs) == len(ORDER),
+         "CPython %s -k: every call's Python frames merged into its native stack" % found[-1],
+         [(e["request"], e.get("py_merge")) for e in evs])
 
 # 5. Code objects freed and their memory reused: never a wrong name.
 churn = os.path.join(HERE, "..", "python", "codechurn.py")

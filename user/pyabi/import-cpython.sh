@@ -100,10 +100,12 @@ code_code|10|offsetof(PyCodeObject, co_code)|cpython/code.h|PyCodeObject.co_code
 code_code|11-14|none|cpython/code.h|PyCodeObject.co_code is gone from 3.11 (co_code_adaptive)
 code_code_adaptive|10|none|cpython/code.h|PyCodeObject.co_code_adaptive is new in 3.11
 code_code_adaptive|11-14|offsetof(PyCodeObject, co_code_adaptive)|cpython/code.h|PyCodeObject.co_code_adaptive
+object_ob_type|10-14|offsetof(PyObject, ob_type)|object.h|PyObject.ob_type
 bytes_ob_size|10-14|offsetof(PyBytesObject, ob_base.ob_size)|cpython/bytesobject.h|PyBytesObject.ob_base.ob_size
 bytes_ob_sval|10-14|offsetof(PyBytesObject, ob_sval)|cpython/bytesobject.h|PyBytesObject.ob_sval
 unicode_state|10-14|offsetof(PyASCIIObject, state)|cpython/unicodeobject.h|PyASCIIObject.state
 unicode_length|10-14|offsetof(PyASCIIObject, length)|cpython/unicodeobject.h|PyASCIIObject.length
+unicode_hash|10-14|offsetof(PyASCIIObject, hash)|cpython/unicodeobject.h|PyASCIIObject.hash
 unicode_ascii_size|10-14|sizeof(PyASCIIObject)|cpython/unicodeobject.h|sizeof(PyASCIIObject)
 unicode_compact_size|10-14|sizeof(PyCompactUnicodeObject)|cpython/unicodeobject.h|sizeof(PyCompactUnicodeObject)
 unicode_kind_shift|10-14|state_bit(STATE_KIND)|cpython/unicodeobject.h|PyASCIIObject.state.kind (first bit)
