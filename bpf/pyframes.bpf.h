@@ -207,8 +207,14 @@ static __always_inline __u64 code_check(struct py_walk *w)
 		.firstlineno = (__u32)code_field(w, pp->code_firstlineno),
 	};
 
-	bpf_probe_read_user(id.filename_head, CT_PY_NAME_HEAD, (void *)(id.filename + pp->unicode_hash));
-	bpf_probe_read_user(id.qualname_head, CT_PY_NAME_HEAD, (void *)(id.qualname + pp->unicode_hash));
+	if (pp->code_version != CT_PY_NO_FIELD)
+		id.version = (__u32)code_field(w, pp->code_version);
+	if (!id.version) {
+		bpf_probe_read_user(id.filename_head, CT_PY_NAME_HEAD,
+				    (void *)(id.filename + pp->unicode_hash));
+		bpf_probe_read_user(id.qualname_head, CT_PY_NAME_HEAD,
+				    (void *)(id.qualname + pp->unicode_hash));
+	}
 	return ct_py_check(&id);
 }
 
@@ -219,6 +225,15 @@ static __always_inline void mark_entry(struct py_walk *w)
 
 	if (w->n && last < CT_PY_FRAMES_MAX)
 		w->ps->frames[last].marks |= CT_PYF_ENTRY;
+}
+
+/* Copies len bytes (at most max, a power of two) from addr; 0 or an error. */
+static __always_inline long read_window(__u8 *dst, __u32 max, __u64 addr, __u32 len)
+{
+	if (len == 0 || len > max)
+		return -1;
+	len &= 2 * max - 1;
+	return bpf_probe_read_user(dst, len, (void *)addr);
 }
 
 /* A frame the interpreter pushes where C calls into it: no code of its own. */
@@ -241,7 +256,8 @@ static long py_frame_step(__u32 i, void *ctx)
 		w->ps->rec.flags |= CT_PY_TRUNC;
 		return 1;
 	}
-	if (bpf_probe_read_user(w->ps->frame, CT_PY_FRAME_CHUNK, (void *)w->frame)) {
+	if (read_window(w->ps->frame, CT_PY_FRAME_CHUNK, w->frame + pp->frame_read_off,
+			pp->frame_read_len)) {
 		w->ps->rec.flags |= CT_PY_FAULT;
 		return 1;
 	}
@@ -263,7 +279,8 @@ static long py_frame_step(__u32 i, void *ctx)
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
 		out->marks = CT_PYF_ENTRY;
-	if (code && !bpf_probe_read_user(w->ps->code, CT_PY_CODE_CHUNK, (void *)code))
+	if (code && !read_window(w->ps->code, CT_PY_CODE_CHUNK, code + pp->code_read_off,
+				 pp->code_read_len))
 		out->check = code_check(w);
 	w->hash = (w->hash ^ code ^ out->check) * 0x100000001b3ULL;
 	w->n = n + 1;

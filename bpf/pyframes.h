@@ -12,8 +12,9 @@
 #include <linux/types.h>
 #endif
 
-/* A frame, and a code object, are each read with one copy of this many
- * bytes from their start: every field the walker reads lies inside. */
+/* A frame, and a code object, are each read with one copy of at most this
+ * many bytes: the window from the first field the walker reads to the end
+ * of the last (the capture works it out per version). */
 #define CT_PY_FRAME_CHUNK 128
 #define CT_PY_CODE_CHUNK  256
 #define CT_PY_NO_FIELD    0xffffffffu
@@ -30,7 +31,9 @@ struct ct_py_proc {
 	__u32 thread_key_is_pthread;     /* 1: thread_id, pthread_self() (3.10); 0: native_thread_id */
 	__u32 tstate_frame;              /* the field of PyThreadState that leads to the frame */
 	__u32 cframe_current_frame;      /* 3.11, 3.12: tstate_frame is a _PyCFrame *; else NO_FIELD */
-	__u32 frame_previous;            /* inside CT_PY_FRAME_CHUNK, as all frame_* */
+	__u32 frame_read_off, frame_read_len;   /* the window of a frame to copy */
+	__u32 code_read_off, code_read_len;     /* the window of a code object to copy */
+	__u32 frame_previous;            /* from frame_read_off, as all frame_* */
 	__u32 frame_code;
 	__u32 frame_instr;
 	__u32 frame_instr_size;          /* 4 (3.10's int f_lasti) or 8 */
@@ -39,11 +42,13 @@ struct ct_py_proc {
 	__u32 owned_by_cstack;           /* owner of a shim frame; NO_FIELD: none */
 	__u32 owned_by_interpreter;      /* 3.14: owner of the interpreter's entry frame; NO_FIELD: none */
 	__u32 every_frame_entry;         /* 3.10: each frame has its own eval call */
-	__u32 code_filename;             /* inside CT_PY_CODE_CHUNK, as all code_* */
+	__u32 code_filename;             /* from code_read_off, as all code_* */
 	__u32 code_qualname;
 	__u32 code_linetable;
 	__u32 code_firstlineno;
+	__u32 code_version;              /* 3.12+: co_version; NO_FIELD: none */
 	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
+	__u32 _pad;
 };
 
 /*
@@ -51,14 +56,17 @@ struct ct_py_proc {
  * capture from what it reads.  Pointers alone are not enough: a loop that
  * compiles and drops functions gets the code object, its name and its file
  * name back at the very same addresses (pymalloc reuses them in order), and
- * a freed object keeps most of its bytes.  So the check also covers content
- * of both names: CT_PY_NAME_HEAD bytes from their cached hash on (the hash,
- * the state bits, the first characters of a compact ASCII name).
+ * a freed object keeps most of its bytes.  From 3.12 each code object has
+ * its own co_version (a counter, new per code object: nothing else is read);
+ * before, or once the counter ran out (0), the check covers content of both
+ * names: CT_PY_NAME_HEAD bytes from their cached hash on (the hash, the
+ * state bits, the first characters of a compact ASCII name).
  */
 #define CT_PY_NAME_HEAD 24
 struct ct_py_code_id {
 	__u64 filename, qualname, linetable;   /* the pointers */
 	__u64 firstlineno;
+	__u64 version;                         /* co_version, 0: none */
 	__u64 filename_head[CT_PY_NAME_HEAD / 8], qualname_head[CT_PY_NAME_HEAD / 8];
 };
 
@@ -70,6 +78,7 @@ static inline __u64 ct_py_check(const struct ct_py_code_id *id)
 	h = (h ^ id->qualname) * 0x100000001b3ULL;
 	h = (h ^ id->linetable) * 0x100000001b3ULL;
 	h = (h ^ id->firstlineno) * 0x100000001b3ULL;
+	h = (h ^ id->version) * 0x100000001b3ULL;
 	for (int i = 0; i < CT_PY_NAME_HEAD / 8; i++) {
 		h = (h ^ id->filename_head[i]) * 0x100000001b3ULL;
 		h = (h ^ id->qualname_head[i]) * 0x100000001b3ULL;

@@ -940,11 +940,12 @@ static void report_counts(struct capture *c)
 		const struct ct_python_stats *ps = ct_python_stats(c->python);
 
 		fprintf(stderr, "cudatrace: Python: %llu process%s, %llu stacks (%llu frames, %llu "
-				"unnamed; %llu calls from threads without Python) named in %.1f ms of CPU\n",
+				"unnamed; %llu calls from threads without Python; %llu new stacks "
+				"read at once) named in %.1f ms of CPU\n",
 			(unsigned long long)ps->procs, ps->procs == 1 ? "" : "es",
 			(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
 			(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
-			(double)ps->cpu_ns / 1e6);
+			(unsigned long long)ps->prefetched, (double)ps->cpu_ns / 1e6);
 	}
 }
 

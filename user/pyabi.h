@@ -47,6 +47,7 @@ struct ct_pyabi {
 	uint32_t code_qualname;              /* co_qualname (str), 3.11+ */
 	uint32_t code_firstlineno;           /* co_firstlineno (int) */
 	uint32_t code_linetable;             /* co_linetable (bytes) */
+	uint32_t code_version;               /* 3.12+: co_version, from a counter: new per code object */
 	uint32_t code_code;                  /* 3.10: co_code (bytes) */
 	uint32_t code_code_adaptive;         /* 3.11+: co_code_adaptive, the bytecode itself */
 

@@ -147,6 +147,26 @@ static void free_code(struct py_code *pc)
 	free(pc);
 }
 
+/* As the kernel builds the check (bpf/pyframes.bpf.h): co_version, else
+ * the names' heads; unreadable counts as zeros. */
+static void read_name_heads(const struct ct_pycode *c, const uint8_t *obj,
+			    struct ct_py_code_id *id)
+{
+	const struct ct_pyabi *a = &c->abi;
+
+	id->version = a->code_version != CT_PY_NONE ? (uint32_t)field_u64(obj, a->code_version) : 0;
+	memset(id->filename_head, 0, sizeof(id->filename_head));
+	memset(id->qualname_head, 0, sizeof(id->qualname_head));
+	if (id->version)
+		return;
+	if (ct_pymem_read(c->pid, id->filename + a->unicode_hash, id->filename_head,
+			  CT_PY_NAME_HEAD))
+		memset(id->filename_head, 0, sizeof(id->filename_head));
+	if (ct_pymem_read(c->pid, id->qualname + a->unicode_hash, id->qualname_head,
+			  CT_PY_NAME_HEAD))
+		memset(id->qualname_head, 0, sizeof(id->qualname_head));
+}
+
 /* The code object at addr, read whole; NULL when unreadable. */
 static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 {
@@ -167,13 +187,7 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	id.qualname = field_u64(obj, qual);
 	id.linetable = field_u64(obj, a->code_linetable);
 	id.firstlineno = (uint32_t)pc->firstlineno;
-	/* As the kernel reads them: unreadable counts as zeros. */
-	memset(id.filename_head, 0, sizeof(id.filename_head));
-	memset(id.qualname_head, 0, sizeof(id.qualname_head));
-	if (ct_pymem_read(c->pid, id.filename + a->unicode_hash, id.filename_head, CT_PY_NAME_HEAD))
-		memset(id.filename_head, 0, sizeof(id.filename_head));
-	if (ct_pymem_read(c->pid, id.qualname + a->unicode_hash, id.qualname_head, CT_PY_NAME_HEAD))
-		memset(id.qualname_head, 0, sizeof(id.qualname_head));
+	read_name_heads(c, obj, &id);
 	pc->check = ct_py_check(&id);
 	if (!of_type(c, obj, c->types.code)) {
 		c->read_fails++;

@@ -18,6 +18,7 @@
 #include "record.h"
 
 #define STR_SLOTS 1024
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 struct py_proc {
 	struct ct_pycode code;
@@ -48,17 +49,46 @@ struct ct_python {
 	ct_python_sink sink;
 	void *ctx;
 	struct idmap procs;          /* pid -> struct py_proc */
+	struct idmap last;           /* tid -> struct last_stack: its latest stack, raw and named */
 	struct pyframes_builder b;
 	struct ct_python_stats st;
 };
 
 /* --- finding CPython ------------------------------------------------------ */
 
+/*
+ * The window that holds the fields present (each read as 8 bytes): its
+ * start and length, the fields made relative to it.  -1 if it does not fit
+ * in max bytes or no field is present.
+ */
+static int window(uint32_t **fields, int n, uint32_t max, uint32_t *off, uint32_t *len)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (*fields[i] == CT_PY_NO_FIELD)
+			continue;
+		lo = *fields[i] < lo ? *fields[i] : lo;
+		hi = *fields[i] + 8 > hi ? *fields[i] + 8 : hi;
+	}
+	if (lo == UINT32_MAX || hi - lo > max)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (*fields[i] != CT_PY_NO_FIELD)
+			*fields[i] -= lo;
+	*off = lo;
+	*len = hi - lo;
+	return 0;
+}
+
 /* The kernel's view of a process's CPython; -1 where a field it reads is
- * missing or lies outside the chunk it copies. */
+ * missing or the fields are too far apart for the window it copies. */
 static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_proc *v)
 {
-	uint32_t frame_fields[3], code_fields[4];
+	uint32_t *frame_fields[] = { &v->frame_previous, &v->frame_code, &v->frame_instr,
+				     &v->frame_owner, &v->frame_is_entry };
+	uint32_t *code_fields[] = { &v->code_filename, &v->code_qualname, &v->code_linetable,
+				    &v->code_firstlineno, &v->code_version };
 
 	memset(v, 0, sizeof(*v));
 	v->runtime = runtime;
@@ -94,29 +124,21 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->code_linetable = a->code_linetable;
 	v->code_firstlineno = a->code_firstlineno;
 	v->unicode_hash = a->unicode_hash;
+	v->code_version = a->code_version;
 	if (v->unicode_hash == CT_PY_NONE)
 		return -1;
 
-	frame_fields[0] = v->frame_previous;
-	frame_fields[1] = v->frame_code;
-	frame_fields[2] = v->frame_instr;
-	code_fields[0] = v->code_filename;
-	code_fields[1] = v->code_qualname;
-	code_fields[2] = v->code_linetable;
-	code_fields[3] = v->code_firstlineno;
-	for (int i = 0; i < 3; i++)
-		if (frame_fields[i] > CT_PY_FRAME_CHUNK - 8)
-			return -1;
-	for (int i = 0; i < 4; i++)
-		if (code_fields[i] > CT_PY_CODE_CHUNK - 8)
-			return -1;
-	if ((v->frame_owner != CT_PY_NO_FIELD && v->frame_owner > CT_PY_FRAME_CHUNK - 8) ||
-	    (v->frame_is_entry != CT_PY_NO_FIELD && v->frame_is_entry > CT_PY_FRAME_CHUNK - 8))
-		return -1;
 	if (v->tstate_frame == CT_PY_NONE || v->tstate_next == CT_PY_NONE ||
-	    v->tstate_thread_key == CT_PY_NONE || v->interp_threads_head == CT_PY_NONE)
+	    v->tstate_thread_key == CT_PY_NONE || v->interp_threads_head == CT_PY_NONE ||
+	    v->frame_previous == CT_PY_NONE || v->frame_code == CT_PY_NONE ||
+	    v->frame_instr == CT_PY_NONE || v->code_filename == CT_PY_NONE ||
+	    v->code_qualname == CT_PY_NONE || v->code_linetable == CT_PY_NONE ||
+	    v->code_firstlineno == CT_PY_NONE)
 		return -1;
-	return 0;
+	return window(frame_fields, ARRAY_LEN(frame_fields), CT_PY_FRAME_CHUNK,
+		      &v->frame_read_off, &v->frame_read_len) ||
+	       window(code_fields, ARRAY_LEN(code_fields), CT_PY_CODE_CHUNK,
+		      &v->code_read_off, &v->code_read_len) ? -1 : 0;
 }
 
 /* The offsets for one process: its own _Py_DebugOffsets (3.13+; from the
@@ -224,6 +246,62 @@ static void forget(struct ct_python *p, uint32_t pid)
 
 /* --- naming frames ------------------------------------------------------- */
 
+/*
+ * A thread's latest stack, as the kernel sent it and as it was named: a
+ * loop calling the driver sends the same frames again and again, and the
+ * same frames (code objects, instructions, checks) name the same.
+ */
+struct last_stack {
+	uint32_t raw_size;           /* bytes of frames in raw */
+	uint8_t *raw;
+	struct ct_pyframes *named;   /* its record, h.size bytes */
+};
+
+#define LAST_MAX 4096            /* threads remembered; then start again */
+
+static void free_last(uint64_t tid, void *val, void *ctx)
+{
+	struct last_stack *l = val;
+
+	(void)tid;
+	(void)ctx;
+	if (!l)
+		return;
+	free(l->raw);
+	free(l->named);
+	free(l);
+}
+
+/* The record named for the same frames last time, if this stack repeats it. */
+static struct ct_pyframes *repeat(struct ct_python *p, const struct ct_pystack *s)
+{
+	struct last_stack *l = idmap_get(&p->last, s->h.tid);
+	uint32_t n = s->nframes * (uint32_t)sizeof(struct ct_pyframe_raw);
+
+	if (!l || l->raw_size != n || l->named->h.pid != s->h.pid ||
+	    l->named->flags != s->flags || memcmp(l->raw, s + 1, n) != 0)
+		return NULL;
+	return l->named;
+}
+
+static void remember(struct ct_python *p, const struct ct_pystack *s,
+		     const struct ct_pyframes *named)
+{
+	uint32_t n = s->nframes * (uint32_t)sizeof(struct ct_pyframe_raw);
+	struct last_stack *l = calloc(1, sizeof(*l));
+
+	if (!l || !(l->raw = malloc(n ? n : 1)) || !(l->named = malloc(named->h.size))) {
+		free_last(0, l, NULL);
+		return;
+	}
+	memcpy(l->raw, s + 1, n);
+	l->raw_size = n;
+	memcpy(l->named, named, named->h.size);
+	if (p->last.used >= LAST_MAX)
+		idmap_drain(&p->last, free_last, NULL);
+	free_last(0, idmap_put(&p->last, s->h.tid, l), NULL);
+}
+
 static uint32_t str_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -276,6 +354,13 @@ static void name_frame(struct ct_python *p, struct py_proc *pr, const struct ct_
 		out->marks |= CT_PYF_UNNAMED;
 }
 
+static void count_stack(struct ct_python *p, const struct ct_pystack *s)
+{
+	p->st.stacks++;
+	p->st.frames += s->nframes;
+	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
+}
+
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -293,7 +378,17 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
 	char strings[CT_STRINGS_MAX];
 	uint64_t t0 = thread_cpu_ns();
+	struct ct_pyframes *same = repeat(p, s);
 
+	if (same) {
+		same->h = s->h;
+		same->h.type = CT_REC_PYFRAMES;
+		same->h.size = (uint32_t)(sizeof(*same) + s->nframes * sizeof(*fr) + same->strings_size);
+		count_stack(p, s);
+		p->sink(p->ctx, &same->h);
+		p->st.cpu_ns += thread_cpu_ns() - t0;
+		return;
+	}
 	p->b.strings_size = 0;
 	memset(p->b.slots, 0, sizeof(p->b.slots));
 	for (uint32_t i = 0; i < s->nframes; i++)
@@ -306,10 +401,9 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	r->flags = s->flags;
 	r->strings_size = p->b.strings_size;
 	r->py_minor = pr && pr->found ? pr->code.abi.minor : 0;
-	p->st.stacks++;
-	p->st.frames += s->nframes;
-	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
+	count_stack(p, s);
 	p->sink(p->ctx, &r->h);
+	remember(p, s, r);
 	p->st.cpu_ns += thread_cpu_ns() - t0;
 }
 
@@ -358,6 +452,7 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 	if (ct_record_check(data, len) || s->h.type != CT_REC_PYSTACK)
 		return 0;
 	pthread_mutex_lock(&p->lock);
+	p->st.prefetched++;
 	pr = idmap_get(&p->procs, s->h.pid);
 	for (uint32_t i = 0; pr && pr->found && i < s->nframes; i++)
 		ct_pycode_prefetch(&pr->code, &raw[i]);
@@ -426,6 +521,8 @@ void ct_python_free(struct ct_python *p)
 	pthread_mutex_destroy(&p->lock);
 	idmap_drain(&p->procs, free_proc, NULL);
 	idmap_free(&p->procs);
+	idmap_drain(&p->last, free_last, NULL);
+	idmap_free(&p->last);
 	free(p->b.buf);
 	free(p);
 }

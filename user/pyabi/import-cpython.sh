@@ -96,6 +96,8 @@ code_qualname|10|none|cpython/code.h|PyCodeObject.co_qualname is new in 3.11
 code_qualname|11-14|offsetof(PyCodeObject, co_qualname)|cpython/code.h|PyCodeObject.co_qualname
 code_firstlineno|10-14|offsetof(PyCodeObject, co_firstlineno)|cpython/code.h|PyCodeObject.co_firstlineno
 code_linetable|10-14|offsetof(PyCodeObject, co_linetable)|cpython/code.h|PyCodeObject.co_linetable
+code_version|10-11|none|cpython/code.h|PyCodeObject.co_version is new in 3.12
+code_version|12-14|offsetof(PyCodeObject, co_version)|cpython/code.h|PyCodeObject.co_version
 code_code|10|offsetof(PyCodeObject, co_code)|cpython/code.h|PyCodeObject.co_code
 code_code|11-14|none|cpython/code.h|PyCodeObject.co_code is gone from 3.11 (co_code_adaptive)
 code_code_adaptive|10|none|cpython/code.h|PyCodeObject.co_code_adaptive is new in 3.11

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What Python frames cost per traced call: a Python loop of N driver calls
+(tests/python/pyloop.py) at stack depths 0 and 30, untraced, traced, traced
+with --py-stack and with -k, alternating, REPS times.  For each run: the
+loop's wall ns per call, and the BPF programs' own ns per call (their
+run_time_ns from the tracer's fdinfo, kernel.bpf_stats_enabled, summed over
+all programs, divided by N).  Prints one line per run and the medians, with
+the difference to plain tracing.
+
+  py_costs.py --ct CUDATRACE --python PYTHON (--device FILE | --torch)
+              [--calls N] [--reps R] [--depths 0,30]"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOOP = os.path.join(HERE, "..", "tests", "python", "pyloop.py")
+MODES = [("untraced", None), ("traced", []), ("py-stack", ["--py-stack"]), ("k", ["-k"])]
+
+
+def stats_on(on):
+    path = "/proc/sys/kernel/bpf_stats_enabled"
+    old = open(path).read().strip()
+    with open(path, "w") as f:
+        f.write("1" if on else "0")
+    return old
+
+
+def run(a, mode, depth, out):
+    target = "--torch" if a.torch else a.device
+    loop = "%s %s %s %d %d" % (a.python, LOOP, target, a.calls, depth)
+    if mode is None:
+        p = subprocess.run(["sh", "-c", loop], capture_output=True, text=True)
+        return p.stdout, ""
+    # The loop's shell reads its parent's (the tracer's) BPF program fds.
+    script = loop + """; for f in /proc/$PPID/fdinfo/*; do
+        grep -q '^run_cnt' $f 2>/dev/null && grep -E '^run_time_ns' $f; done"""
+    args = [a.ct] + mode + ["-w", out]
+    if not a.torch:
+        args += ["--device", a.device]
+    p = subprocess.run(args + ["--", "sh", "-c", script], capture_output=True, text=True)
+    return p.stdout, p.stderr
+
+
+def parse(stdout, stderr, calls):
+    m = re.search(r"ns_per_call ([\d.]+)", stdout)
+    bpf = sum(int(x) for x in re.findall(r"run_time_ns:\s+(\d+)", stdout))
+    lost = re.search(r"(\d+) lost", stderr)
+    return (float(m.group(1)) if m else float("nan"), bpf / calls,
+            int(lost.group(1)) if lost else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ct", required=True)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--device")
+    ap.add_argument("--torch", action="store_true")
+    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--depths", default="0,30")
+    a = ap.parse_args()
+    depths = [int(d) for d in a.depths.split(",")]
+    res = {}
+    old = stats_on(True)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "t.ctrace")
+            for rep in range(a.reps):
+                for depth in depths:
+                    for name, mode in MODES:
+                        wall, bpf, lost = parse(*run(a, mode, depth, out), a.calls)
+                        res.setdefault((name, depth), []).append((wall, bpf, lost))
+                        print("py-cost rep=%d depth=%d mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
+                              % (rep + 1, depth, name, wall, bpf, lost))
+    finally:
+        stats_on(old == "1")
+    print("py-cost medians over %d reps, %d calls (delta: over plain tracing):" %
+          (a.reps, a.calls))
+    for depth in depths:
+        base = res[("traced", depth)]
+        bw = statistics.median(x[0] for x in base)
+        bb = statistics.median(x[1] for x in base)
+        for name, _ in MODES:
+            v = res[(name, depth)]
+            w = statistics.median(x[0] for x in v)
+            b = statistics.median(x[1] for x in v)
+            print("  depth %2d %-9s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
+                  "lost max %d" % (depth, name, w, w - bw, b, b - bb, max(x[2] for x in v)))
+
+
+if __name__ == "__main__":
+    main()

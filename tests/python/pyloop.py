@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+"""N driver calls from a Python stack DEPTH frames deep, for the cost of
+Python frames per call (bench/py_costs.py).  Stand-in: libc's ioctl on
+DEVICE through ctypes (the GIL released, as PyTorch does); --torch:
+torch.cuda.mem_get_info (cudaMemGetInfo, one ioctl).  Prints:
+pyloop calls N depth D ns_per_call X
+Usage: pyloop.py (DEVICE | --torch) N DEPTH"""
+import os
+import sys
+import time
+
+
+def make_call(target):
+    if target == "--torch":
+        import torch
+        torch.cuda.mem_get_info()
+        return torch.cuda.mem_get_info
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+    fd = os.open(target, os.O_RDONLY)
+    return lambda: libc.ioctl(fd, 0x4d2, None)
+
+
+def loop(call, n):
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        call()
+    return (time.perf_counter_ns() - t0) / n
+
+
+def at_depth(d, call, n):
+    return at_depth(d - 1, call, n) if d > 0 else loop(call, n)
+
+
+call = make_call(sys.argv[1])
+n, depth = int(sys.argv[2]), int(sys.argv[3])
+at_depth(depth, call, min(n, 2000))        # warm up
+print("pyloop calls %d depth %d ns_per_call %.1f" % (n, depth, at_depth(depth, call, n)))
