@@ -141,32 +141,35 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 		      &v->code_read_off, &v->code_read_len) ? -1 : 0;
 }
 
-/* The offsets for one process: its own _Py_DebugOffsets (3.13+; from the
- * file's initialised data, else its memory), else the built-in table. */
+/*
+ * The offsets for one process: its own _Py_DebugOffsets where its minor
+ * has one (3.13+: from the file's initialised data, else its memory), and
+ * then never a guess (a free-threaded build fails here and gets no
+ * frames); else the built-in table of its minor.
+ */
 static int abi_of(pid_t pid, const struct ct_pyelf *e, uint64_t runtime, struct ct_pyabi *out)
 {
 	size_t n = ct_pyabi_debug_offsets_size(e->minor);
 	const struct ct_pyabi *builtin;
+	uint8_t *blob;
+	int rc = -1;
 
-	if (n) {
-		uint8_t *blob = malloc(n);
-		int rc = -1;
-
-		if (blob) {
-			if (e->head_len >= n)
-				memcpy(blob, e->head, n);
-			if (e->head_len >= n || ct_pymem_read(pid, runtime, blob, n) == 0)
-				rc = ct_pyabi_from_debug_offsets(blob, n, out);
-			free(blob);
-		}
-		if (rc == 0)
-			return 0;
+	if (!n) {
+		builtin = ct_pyabi_builtin(e->minor);
+		if (!builtin)
+			return -1;
+		*out = *builtin;
+		return 0;
 	}
-	builtin = ct_pyabi_builtin(e->minor);
-	if (!builtin)
+	blob = malloc(n);
+	if (!blob)
 		return -1;
-	*out = *builtin;
-	return 0;
+	if (e->head_len >= n)
+		memcpy(blob, e->head, n);
+	if (e->head_len >= n || ct_pymem_read(pid, runtime, blob, n) == 0)
+		rc = ct_pyabi_from_debug_offsets(blob, n, out);
+	free(blob);
+	return rc;
 }
 
 static struct py_proc *get_proc(struct ct_python *p, uint32_t pid)
