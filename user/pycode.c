@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <iconv.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,36 +48,29 @@ static bool of_type(const struct ct_pycode *c, const uint8_t *obj, uint64_t type
 	return !type || field_u64(obj, c->abi.object_ob_type) == type;
 }
 
-/* UCS-1/2/4 code points of a compact str into UTF-8. */
+/* UCS-1/2/4 code units of a compact str into UTF-8 (iconv; UCS-4LE to
+ * UTF-8 is built into glibc, static builds included).  NULL if invalid. */
 static char *utf8_of(const uint8_t *data, uint64_t n, unsigned kind)
 {
-	char *s = malloc(n * 4 + 1), *p = s;
+	uint32_t *wide = malloc(n * sizeof(*wide) + 1);
+	char *out = malloc(n * 4 + 1), *in_p = (char *)wide, *out_p = out;
+	size_t in_left = n * sizeof(*wide), out_left = n * 4;
+	iconv_t cd = iconv_open("UTF-8", "UCS-4LE");
 
-	for (uint64_t i = 0; s && i < n; i++) {
-		uint32_t cp = kind == 1 ? data[i] : kind == 2 ? ((const uint16_t *)data)[i]
-							      : ((const uint32_t *)data)[i];
-
-		if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
-			cp = 0xfffd;
-		if (cp < 0x80) {
-			*p++ = (char)cp;
-		} else if (cp < 0x800) {
-			*p++ = (char)(0xc0 | cp >> 6);
-			*p++ = (char)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			*p++ = (char)(0xe0 | cp >> 12);
-			*p++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*p++ = (char)(0x80 | (cp & 0x3f));
-		} else {
-			*p++ = (char)(0xf0 | cp >> 18);
-			*p++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-			*p++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*p++ = (char)(0x80 | (cp & 0x3f));
-		}
+	for (uint64_t i = 0; wide && i < n; i++)
+		wide[i] = kind == 1 ? data[i] : kind == 2 ? ((const uint16_t *)data)[i]
+							  : ((const uint32_t *)data)[i];
+	if (!wide || !out || cd == (iconv_t)-1 ||
+	    iconv(cd, &in_p, &in_left, &out_p, &out_left) == (size_t)-1) {
+		free(out);
+		out = NULL;
+	} else {
+		*out_p = 0;
 	}
-	if (p)
-		*p = 0;
-	return s;
+	if (cd != (iconv_t)-1)
+		iconv_close(cd);
+	free(wide);
+	return out;
 }
 
 /* A str object of the process as a malloc'd UTF-8 string (at most max code points), or NULL. */

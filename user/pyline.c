@@ -24,7 +24,7 @@
 #define LINE10_NONE      (-128)
 
 /* 3.11+, Objects/locations.md: the header byte, and the codes. */
-#define LOC_HEADER       0x80   /* bit 7: an entry starts here */
+#define LOC_HEADER       (1u << 7)   /* bit 7: an entry starts here */
 #define LOC_CODE_SHIFT   3      /* bits 3-6: the code */
 #define LOC_CODE_MASK    0x0f
 #define LOC_LEN_MASK     0x07   /* bits 0-2: length in code units, minus 1 */
