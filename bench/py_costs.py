@@ -31,9 +31,9 @@ def stats_on(on):
     return old
 
 
-def run(a, mode, depth, out):
+def run(a, mode, depth, out, rate=0):
     target = "--torch" if a.torch else a.device
-    loop = "%s %s %s %d %d" % (a.python, LOOP, target, a.calls, depth)
+    loop = "%s %s %s %d %d %d" % (a.python, LOOP, target, a.calls, depth, rate)
     if mode is None:
         p = subprocess.run(["sh", "-c", loop], capture_output=True, text=True)
         return p.stdout, ""
@@ -64,6 +64,8 @@ def main():
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--depths", default="0,30")
+    ap.add_argument("--rate", type=int, default=20000,
+                    help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
     depths = [int(d) for d in a.depths.split(",")]
     res = {}
@@ -92,6 +94,14 @@ def main():
             b = statistics.median(x[1] for x in v)
             print("  depth %2d %-9s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
                   "lost max %d" % (depth, name, w, w - bw, b, b - bb, max(x[2] for x in v)))
+    if a.rate:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, mode in MODES[1:]:
+                for depth in depths:
+                    wall, _, lost = parse(*run(a, mode, depth, os.path.join(tmp, "r.ctrace"),
+                                               a.rate), a.calls)
+                    print("py-cost loss check: %d calls at %d/s, depth %d, %s: %d lost "
+                          "(%.0f ns/call)" % (a.calls, a.rate, depth, name, lost, wall))
 
 
 if __name__ == "__main__":

@@ -52,4 +52,10 @@ for b in floor costs; do
 	fi
 done
 
-exec python3 bench/bench.py
+python3 bench/bench.py
+# Python frames: their cost per call at two stack depths, and the loss check
+# at 20,000 calls/s (Debian's python3, on a stand-in device).
+standin=$(mktemp /tmp/ct-bench-py-XXXXXX)
+python3 bench/py_costs.py --ct ./cudatrace --python /usr/bin/python3 --device "$standin" \
+	--calls "${BENCH_N:-20000}" --reps "${BENCH_REPS:-3}"
+rm -f "$standin"

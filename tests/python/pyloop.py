@@ -4,7 +4,8 @@ Python frames per call (bench/py_costs.py).  Stand-in: libc's ioctl on
 DEVICE through ctypes (the GIL released, as PyTorch does); --torch:
 torch.cuda.mem_get_info (cudaMemGetInfo, one ioctl).  Prints:
 pyloop calls N depth D ns_per_call X
-Usage: pyloop.py (DEVICE | --torch) N DEPTH"""
+RATE (calls per second, optional): paced, for the loss check.
+Usage: pyloop.py (DEVICE | --torch) N DEPTH [RATE]"""
 import os
 import sys
 import time
@@ -22,18 +23,22 @@ def make_call(target):
     return lambda: libc.ioctl(fd, 0x4d2, None)
 
 
-def loop(call, n):
+def loop(call, n, rate=0):
     t0 = time.perf_counter_ns()
-    for _ in range(n):
+    gap = 10**9 // rate if rate else 0
+    for i in range(n):
+        while gap and time.perf_counter_ns() - t0 < i * gap:
+            pass
         call()
     return (time.perf_counter_ns() - t0) / n
 
 
-def at_depth(d, call, n):
-    return at_depth(d - 1, call, n) if d > 0 else loop(call, n)
+def at_depth(d, call, n, rate=0):
+    return at_depth(d - 1, call, n, rate) if d > 0 else loop(call, n, rate)
 
 
 call = make_call(sys.argv[1])
 n, depth = int(sys.argv[2]), int(sys.argv[3])
+rate = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 at_depth(depth, call, min(n, 2000))        # warm up
-print("pyloop calls %d depth %d ns_per_call %.1f" % (n, depth, at_depth(depth, call, n)))
+print("pyloop calls %d depth %d ns_per_call %.1f" % (n, depth, at_depth(depth, call, n, rate)))
