@@ -115,7 +115,7 @@ def fields_of_header():
 
 
 def load_lib(tmp):
-    data = os.path.join(ROOT, "build", "pyabi_data.c")
+    data = os.path.join(os.environ.get("OUTPUT", os.path.join(ROOT, "build")), "pyabi_data.c")
     if not os.path.exists(data):
         sys.exit("check-live: no build/pyabi_data.c: run make first")
     so = os.path.join(tmp, "libpyabi.so")
