@@ -23,27 +23,11 @@
 
 #include "tap.h"
 #include "pyabi.h"
+#include "pyabi_data.h"
 
 #define TSV_DIR "user/pyabi/"
 #define FIXTURES "tests/unit/pyabi/"
 #define MAX_BLOB 4096
-
-/* Every field of struct ct_pyabi, by name (the test's own list: a field
- * added to the struct and not here fails the size check below). */
-#define FIELD(f) { #f, offsetof(struct ct_pyabi, f) }
-static const struct { const char *name; size_t off; } fields[] = {
-	FIELD(minor), FIELD(runtime_interpreters_head), FIELD(interp_next), FIELD(interp_threads_head),
-	FIELD(tstate_next), FIELD(tstate_interp), FIELD(tstate_native_thread_id), FIELD(tstate_thread_id),
-	FIELD(tstate_frame), FIELD(tstate_cframe), FIELD(tstate_current_frame), FIELD(cframe_current_frame),
-	FIELD(frame_previous), FIELD(frame_code), FIELD(frame_instr), FIELD(frame_owner),
-	FIELD(frame_is_entry), FIELD(code_filename), FIELD(code_name), FIELD(code_qualname),
-	FIELD(code_firstlineno), FIELD(code_linetable), FIELD(code_code), FIELD(code_code_adaptive),
-	FIELD(bytes_ob_size), FIELD(bytes_ob_sval), FIELD(unicode_state), FIELD(unicode_length),
-	FIELD(unicode_ascii_size), FIELD(unicode_compact_size), FIELD(unicode_kind_shift),
-	FIELD(unicode_compact_bit), FIELD(unicode_ascii_bit), FIELD(owned_by_cstack),
-	FIELD(owned_by_interpreter), FIELD(code_ptr_tag_mask), FIELD(code_unit_size),
-};
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
 static uint32_t get(const struct ct_pyabi *a, size_t off)
 {
@@ -57,8 +41,8 @@ static int field_index(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NFIELDS; i++)
-		if (strcmp(fields[i].name, name) == 0)
+	for (i = 0; i < ct_pyabi_field_names_len; i++)
+		if (strcmp(ct_pyabi_field_names[i].name, name) == 0)
 			return (int)i;
 	return -1;
 }
@@ -109,12 +93,13 @@ static void tables_match_tsv(unsigned minor)
 	for (i = 0; i < n; i++) {
 		idx = field_index(rows[i].key);
 		want = strcmp(rows[i].val, "none") == 0 ? CT_PY_NONE : (uint32_t)strtoul(rows[i].val, NULL, 10);
-		if (idx < 0 || get(a, fields[idx].off) != want) {
+		if (idx < 0 || get(a, ct_pyabi_field_names[idx].offset) != want) {
 			printf("#   %s: %s is %s in the TSV\n", path, rows[i].key, rows[i].val);
 			bad++;
 		}
 	}
-	ok(bad == 0 && n == (int)NFIELDS, "3.%u: the built-in table is the TSV's, all %zu fields", minor, NFIELDS);
+	ok(bad == 0 && n == (int)ct_pyabi_field_names_len, "3.%u: the built-in table is the TSV's, all %zu fields",
+	   minor, ct_pyabi_field_names_len);
 }
 
 /* --- _Py_DebugOffsets ---------------------------------------------------------- */
@@ -187,7 +172,7 @@ static size_t build_blob(unsigned minor, uint8_t *blob, struct row *pos, int np)
 		size_t k = strlen(pos[i].key);
 
 		if ((idx = field_index(pos[i].key)) >= 0)
-			put64(blob, pos[i].val, get(a, fields[idx].off));
+			put64(blob, pos[i].val, get(a, ct_pyabi_field_names[idx].offset));
 		else if (k > 5 && strcmp(pos[i].key + k - 5, "_size") == 0)
 			put64(blob, pos[i].val, 1u << 16);   /* every struct 64 KiB */
 	}
@@ -250,10 +235,15 @@ int main(void)
 {
 	static uint8_t blob[MAX_BLOB];
 	unsigned minor;
+	size_t i;
 	long n;
 
-	ok(NFIELDS * sizeof(uint32_t) == sizeof(struct ct_pyabi),
-	   "the test names all %zu fields of struct ct_pyabi", sizeof(struct ct_pyabi) / sizeof(uint32_t));
+	/* The generator found every field of user/pyabi.h (all uint32_t), in order. */
+	for (i = 0; i < ct_pyabi_field_names_len && ct_pyabi_field_names[i].offset == i * sizeof(uint32_t); i++)
+		;
+	ok(i == ct_pyabi_field_names_len && i * sizeof(uint32_t) == sizeof(struct ct_pyabi),
+	   "the generated name list has all %zu fields of struct ct_pyabi, in order",
+	   sizeof(struct ct_pyabi) / sizeof(uint32_t));
 	for (minor = 10; minor <= 14; minor++)
 		tables_match_tsv(minor);
 	ok(!ct_pyabi_builtin(9) && !ct_pyabi_builtin(15) && !ct_pyabi_builtin(0), "no table for 3.9, 3.15, 3.0");
