@@ -2,7 +2,7 @@
 /*
  * The generated CPython tables (build/pyabi_data.c, made by
  * user/pyabi/gen-pyabi.awk from the TSV files in user/pyabi/) as user/pyabi.c reads
- * them.  Not for other callers: they use user/pyabi.h.
+ * them, and the tests.  Other callers use user/pyabi.h.
  */
 #ifndef CT_PYABI_DATA_H
 #define CT_PYABI_DATA_H
@@ -33,8 +33,16 @@ struct ct_pyabi_dbg_layout {
 	size_t nfields;
 };
 
+/* A field of struct ct_pyabi by name (as the TSV files name it). */
+struct ct_pyabi_field_name {
+	const char *name;
+	size_t offset;        /* offsetof(struct ct_pyabi, the field) */
+};
+
 extern const struct ct_pyabi ct_pyabi_tab[];
 extern const size_t ct_pyabi_tab_len;
+extern const struct ct_pyabi_field_name ct_pyabi_field_names[];
+extern const size_t ct_pyabi_field_names_len;
 extern const struct ct_pyabi_dbg_layout ct_pyabi_dbg_tab[];
 extern const size_t ct_pyabi_dbg_tab_len;
 

@@ -20,7 +20,9 @@
 
 #include "pyabi.h"
 
-/* 3.10, Objects/lnotab_notes.txt: the line delta that means "no line". */
+/* 3.10, Objects/lnotab_notes.txt: a pair of bytes per range, and the
+ * line delta that means "no line". */
+#define LINE10_PAIR      2
 #define LINE10_NONE      (-128)
 
 /* 3.11+, Objects/locations.md: the header byte, and the codes. */
@@ -37,7 +39,7 @@
 #define LOC_ONE_LINE_BYTES 2
 #define LOC_LONG_VARINTS 3      /* after the line delta */
 #define VARINT_BITS      6      /* a varint chunk: 6 bits of value ... */
-#define VARINT_MORE      0x40   /* ... and bit 6: another chunk follows */
+#define VARINT_MORE      (1u << 6)   /* ... and bit 6: another chunk follows */
 #define VARINT_VALUE     0x3f
 #define FIRST_MINOR_LOCATIONS 11
 
@@ -154,9 +156,9 @@ static int line_pairs(const uint8_t *t, size_t n, int firstlineno, uint64_t offs
 	int cur;
 	size_t i;
 
-	if (n % 2)
+	if (n % LINE10_PAIR)
 		return -1;
-	for (i = 0; i < n; i += 2) {
+	for (i = 0; i < n; i += LINE10_PAIR) {
 		int ldelta = (int8_t)t[i + 1];
 
 		end = start + t[i];

@@ -115,7 +115,7 @@ def fields_of_header():
 
 
 def load_lib(tmp):
-    data = os.path.join(ROOT, "build", "pyabi_data.c")
+    data = os.path.join(os.environ.get("OUTPUT", os.path.join(ROOT, "build")), "pyabi_data.c")
     if not os.path.exists(data):
         sys.exit("check-live: no build/pyabi_data.c: run make first")
     so = os.path.join(tmp, "libpyabi.so")
@@ -264,8 +264,12 @@ def check(lib, pid, report, dump):
                "the same as the built-in table" if not diff else "differs in " + ", ".join(diff)))
         bad += rc != 0 or bool(diff)
         if dump:
-            with open(dump, "wb") as f:
-                f.write(blob)
+            with open(dump, "w") as f:
+                f.write("#_Py_DebugOffsets: the first %d bytes of _PyRuntime of a running CPython 3.%d\n"
+                        "#(%s, PY_VERSION_HEX 0x%x), read from outside by user/pyabi/check-live.py\n"
+                        % (size, minor, path, int.from_bytes(blob[8:16], "little")))
+                for i in range(0, len(blob), 16):
+                    f.write(blob[i:i + 16].hex() + "\n")
     by_native = {v["native_id"]: k for k, v in report.items()}
     by_ident = {v["ident"]: k for k, v in report.items()}
     seen = set()

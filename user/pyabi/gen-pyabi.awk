@@ -167,6 +167,13 @@ END {
 	print "};"
 	printf "const size_t ct_pyabi_tab_len = %d;\n\n", nt
 
+	print "/* Every field by name, in struct order (tests, diagnostics). */"
+	print "const struct ct_pyabi_field_name ct_pyabi_field_names[] = {"
+	for (j = 1; j <= nfields; j++)
+		printf "\t{ \"%s\", offsetof(struct ct_pyabi, %s) },\n", fields[j], fields[j]
+	print "};"
+	printf "const size_t ct_pyabi_field_names_len = %d;\n\n", nfields
+
 	sort_minors(dminor, nd)
 	for (i = 1; i <= nd; i++) {
 		m = dminor[i]
