@@ -268,7 +268,7 @@ static long py_frame_step(__u32 i, void *ctx)
 	}
 	code = frame_field(w, pp->frame_code) & ~pp->code_tag_mask;
 	instr = frame_field(w, pp->frame_instr);
-	if (pp->frame_instr_size == 4)
+	if (pp->frame_instr_size == sizeof(__u32))
 		instr = (__u32)instr;
 	out = &w->ps->frames[n & (CT_PY_FRAMES_MAX - 1)];
 	out->code = code;

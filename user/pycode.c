@@ -93,7 +93,9 @@ static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
 		return NULL;
 	if (!(state >> a->unicode_compact_bit & 1))
 		return NULL;   /* a legacy str: never a code object's name */
-	kind = state >> a->unicode_kind_shift & 7;
+	/* kind's bits run from its shift up to the compact bit */
+	kind = state >> a->unicode_kind_shift & ((1u << (a->unicode_compact_bit -
+							  a->unicode_kind_shift)) - 1);
 	if ((uint64_t)len > max)
 		len = (int64_t)max;
 	if (kind != 1 && kind != 2 && kind != 4)
@@ -243,7 +245,7 @@ static int line_of(const struct ct_pycode *c, const struct py_code *pc, uint64_t
 {
 	uint64_t off;
 
-	if (c->abi.minor < 11) {
+	if (c->abi.code_code_adaptive == CT_PY_NONE) {   /* 3.10: f_lasti, an index */
 		if ((int32_t)instr < 0)
 			return pc->firstlineno;   /* f_lasti -1: not started */
 		off = (uint64_t)(uint32_t)instr * c->abi.code_unit_size;

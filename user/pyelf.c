@@ -83,12 +83,10 @@ static size_t read_at(Elf *elf, uint64_t addr, void *out, size_t want)
 static unsigned minor_from_name(const char *path)
 {
 	const char *base = strrchr(path, '/'), *p;
-	unsigned major, minor;
+	unsigned minor;
 
 	p = strstr(base ? base + 1 : path, "python");
-	if (!p || sscanf(p, "python%u.%u", &major, &minor) != 2 || major != 3)
-		return 0;
-	return minor;
+	return p && sscanf(p, "python3.%u", &minor) == 1 ? minor : 0;
 }
 
 int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)

@@ -113,12 +113,14 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->frame_previous = a->frame_previous;
 	v->frame_code = a->frame_code;
 	v->frame_instr = a->frame_instr;
-	v->frame_instr_size = a->minor < 11 ? 4 : 8;
+	/* 3.10 (no co_code_adaptive) keeps an int f_lasti; later a pointer */
+	v->frame_instr_size = a->code_code_adaptive == CT_PY_NONE ? sizeof(int) : sizeof(uint64_t);
 	v->frame_owner = a->frame_owner;
 	v->frame_is_entry = a->frame_is_entry;
 	v->owned_by_cstack = a->owned_by_cstack;
 	v->owned_by_interpreter = a->owned_by_interpreter;
-	v->every_frame_entry = a->minor < 11;
+	/* No owner, no is_entry (3.10): each frame has an eval call of its own. */
+	v->every_frame_entry = a->frame_owner == CT_PY_NONE && a->frame_is_entry == CT_PY_NONE;
 	v->code_filename = a->code_filename;
 	v->code_qualname = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
 	v->code_linetable = a->code_linetable;
