@@ -21,6 +21,7 @@
 #include "idmap.h"
 #include "metrics.h"
 #include "labels.h"
+#include "utf8.h"
 
 enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_FAMS };
 
@@ -119,17 +120,26 @@ bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
 {
 	size_t p = *pos;
 
-	for (; *v; v++) {
-		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
-		size_t k = rep ? 2 : 1;
+	while (*v) {
+		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
+				  *v == '\n' ? "\\n" : NULL;
+		size_t take = ct_utf8_char_len(v), k;
 
+		/* A comm cut mid-character, or any bytes a process names itself:
+		 * Prometheus refuses a whole page over one invalid label. */
+		if (!rep && !take)
+			rep = CT_UTF8_REPLACEMENT;
+		if (rep) {
+			k = strlen(rep);
+			take = 1;
+		} else {
+			k = take;
+		}
 		if (p + k >= n)
 			return false;
-		if (rep)
-			memcpy(buf + p, rep, 2);
-		else
-			buf[p] = *v;
+		memcpy(buf + p, rep ? rep : v, k);
 		p += k;
+		v += take;
 	}
 	buf[p] = 0;
 	*pos = p;

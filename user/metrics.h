@@ -37,7 +37,9 @@ void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost);
 char *ct_metrics_render(struct ct_metrics *m, size_t *len);
 
 /* name{labels}: a label value with \, " and newline escaped as the
- * format wants, appended to buf (size n) at *pos; false if it did not fit. */
+ * format wants, and each byte that starts no valid UTF-8 character
+ * replaced by U+FFFD (the format is UTF-8), appended to buf (size n) at
+ * *pos; false if it did not fit. */
 bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v);
 
 /* The HTTP server (metrics_http.c): serves GET /metrics on addr, "HOST:PORT"
