@@ -5,7 +5,8 @@
  *   cudatrace_call_errors_total{request,gpu,comm,container,pod,status}
  *   cudatrace_call_duration_seconds{request}      histogram, per escape / UVM request
  *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
- *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total
+ *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total,
+ *   cudatrace_metrics_http_errors_total, cudatrace_metrics_http_slow_requests_total
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -67,6 +68,7 @@ struct ct_metrics {
 	size_t *index;                /* writer only: open addressing, slot + 1 */
 	size_t nindex;
 	_Atomic uint64_t lost, dropped;
+	_Atomic uint64_t http_events[CT_HTTP_SLOW_HEAD + 1];
 	struct idmap procs;           /* pid -> struct pinfo */
 	struct ct_devmem *mem;
 	uint64_t *mem_seen;           /* per devmem total: the held last added */
@@ -208,6 +210,11 @@ void ct_metrics_free(struct ct_metrics *m)
 	ct_devmem_free(m->mem);
 	free(m->mem_seen);
 	free(m);
+}
+
+void ct_metrics_http_event(struct ct_metrics *m, enum ct_http_event e)
+{
+	atomic_fetch_add_explicit(&m->http_events[e], 1, memory_order_relaxed);
 }
 
 void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost)
@@ -415,6 +422,16 @@ char *ct_metrics_render(struct ct_metrics *m, size_t *len)
 		"the number of series reached --metrics-max-series.\n"
 		"# TYPE cudatrace_metrics_series_dropped_total counter\n"
 		"cudatrace_metrics_series_dropped_total %" PRIu64 "\n", atomic_load(&m->dropped));
+	put(&o, "# HELP cudatrace_metrics_http_errors_total Problems with clients of this "
+		"endpoint: resets, malformed or oversized requests, connections over a limit.\n"
+		"# TYPE cudatrace_metrics_http_errors_total counter\n"
+		"cudatrace_metrics_http_errors_total %" PRIu64 "\n",
+		atomic_load(&m->http_events[CT_HTTP_ERROR]));
+	put(&o, "# HELP cudatrace_metrics_http_slow_requests_total Connections closed because "
+		"a request head was not complete within %u seconds.\n"
+		"# TYPE cudatrace_metrics_http_slow_requests_total counter\n"
+		"cudatrace_metrics_http_slow_requests_total %" PRIu64 "\n",
+		CT_METRICS_HEAD_DEADLINE_S, atomic_load(&m->http_events[CT_HTTP_SLOW_HEAD]));
 	for (f = 0; f < F_FAMS; f++) {
 		put(&o, "# HELP %s %s\n# TYPE %s %s\n", fams[f].name, fams[f].help, fams[f].name,
 		    fams[f].type);
