@@ -81,6 +81,35 @@ static void utf8_labels(void)
 	escaped("\xff\"\n", FFFD "\\\"\\n", "U+FFFD and the escapes together");
 }
 
+/* --metrics ADDR:PORT: numeric or localhost; the URL announced opens. */
+static void addresses(void)
+{
+	static const char *const bad[] = { "localhost", "1.2.3:80", "example.org:9400", ":http",
+					   ":65536", "[::1]", "[zz]:1", "127.0.0.1:", ":-1" };
+	struct ct_metrics_addr a;
+	char url[128];
+	size_t i, refused = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused += ct_metrics_addr_parse(bad[i], &a) != 0;
+	ok(refused == sizeof(bad) / sizeof(bad[0]), "no port, a name, a port out of range or "
+	   "not a number, a bad IPv6 address: refused");
+	ok(!ct_metrics_addr_parse(":9400", &a) && a.ss.ss_family == AF_INET &&
+	   (ct_metrics_addr_url(&a, 9400, url, sizeof(url)),
+	    !strcmp(url, "http://127.0.0.1:9400/metrics (and every other IPv4 address)")),
+	   ":9400: every IPv4 address, announced by the loopback one");
+	ok(!ct_metrics_addr_parse("localhost:9465", &a) &&
+	   (ct_metrics_addr_url(&a, 9465, url, sizeof(url)),
+	    !strcmp(url, "http://127.0.0.1:9465/metrics")), "localhost:9465 is 127.0.0.1");
+	ok(!ct_metrics_addr_parse("[::]:9400", &a) && a.ss.ss_family == AF_INET6 &&
+	   (ct_metrics_addr_url(&a, 9400, url, sizeof(url)),
+	    !strcmp(url, "http://[::1]:9400/metrics (and every other IPv6 address)")),
+	   "[::]:9400: every IPv6 address, announced by [::1]");
+	ok(!ct_metrics_addr_parse("10.1.2.3:0", &a) &&
+	   (ct_metrics_addr_url(&a, 40123, url, sizeof(url)),
+	    !strcmp(url, "http://10.1.2.3:40123/metrics")), "port 0: the URL has the port bound");
+}
+
 int main(void)
 {
 	struct ct_metrics_opts mo = { .proc_root = "/nonexistent", .max_series = 3 };
@@ -103,6 +132,7 @@ int main(void)
 	ok(ct_metrics_escape(buf, sizeof(buf), &pos, "a\"b\\c\nd") &&
 	   !strcmp(buf, "a\\\"b\\\\c\\nd"), "label values: \\ \" and newline escaped");
 	utf8_labels();
+	addresses();
 	pos = 60;
 	ok(!ct_metrics_escape(buf, sizeof(buf), &pos, "\"\"\"\""), "an escape that does not fit "
 	   "is refused");
