@@ -141,7 +141,7 @@ t.ok(refused >= len(flood) - PER_ADDRESS,
      "500 idle connections from one address: %d refused at once (at most %d kept)"
      % (refused, PER_ADDRESS))
 t0, closed_at = time.time(), {}
-while time.time() - t0 < HEAD_DEADLINE + 2 and len(closed_at) < len(slow):
+while time.time() - t0 < HEAD_DEADLINE + 3 and len(closed_at) < len(slow):
     for i, s in enumerate(slow):
         if i in closed_at:
             continue
@@ -154,7 +154,8 @@ while time.time() - t0 < HEAD_DEADLINE + 2 and len(closed_at) < len(slow):
             closed_at[i] = time.time() - t0
     time.sleep(0.5)
 times = sorted(closed_at.values())
-t.ok(len(times) == 80 and HEAD_DEADLINE - 0.5 <= times[0] and times[-1] <= HEAD_DEADLINE + 1.5,
+# (seen within a 0.5 s round of sends, on a machine that may be busy)
+t.ok(len(times) == 80 and HEAD_DEADLINE - 0.5 <= times[0] and times[-1] <= HEAD_DEADLINE + 2.5,
      "80 connections sending a byte every 0.5 s: all closed at the %.0f s head deadline "
      "(%.1f to %.1f s)" % (HEAD_DEADLINE, times[0] if times else -1, times[-1] if times else -1),
      times)
