@@ -37,13 +37,15 @@ DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
 INCLUDES         := -Iuser $(DECODER_INCLUDES)
 # sqlite3 for --sqlite, libmicrohttpd for --metrics.  Debian's static
 # libmicrohttpd needs GnuTLS, and GnuTLS p11-kit, which Debian ships no
-# static archive of: the static build serves no metrics (it says so).
+# static archive of: the static build makes its own, without TLS, from
+# Debian's source package (static/libmicrohttpd.sh).
+VIEW_LIBS := -lsqlite3 -lmicrohttpd -lpthread -lm
 ifeq ($(STATIC),1)
 LDFLAGS += -static
-CFLAGS  += -DCT_NO_MICROHTTPD
-VIEW_LIBS := -lsqlite3 -lpthread -lm
-else
-VIEW_LIBS := -lsqlite3 -lmicrohttpd -lpthread -lm
+MHD_DIR := $(OUTPUT)/microhttpd
+MHD_LIB := $(MHD_DIR)/lib/libmicrohttpd.a
+CFLAGS  += -I$(MHD_DIR)/include
+LDFLAGS += -L$(MHD_DIR)/lib
 endif
 # libdw (and libiberty's demangler) unwind and name -k stacks; static libdw
 # pulls in every decompressor elfutils was built with.
@@ -97,6 +99,14 @@ $(call obj_of,$(FMT_SRCS)): INCLUDES := $(FORMAT_INCLUDES)
 
 # capture.c embeds the BPF object through the skeleton: rebuild it with it.
 $(OUTPUT)/obj/capture.o: $(OUTPUT)/cudatrace.skel.h
+
+ifeq ($(STATIC),1)
+$(MHD_LIB):
+	$(call msg,BUILD,$@)
+	$(Q)MHD_DSC="$(MHD_DSC)" static/libmicrohttpd.sh $(MHD_DIR)
+
+$(OUTPUT)/obj/metrics_http.o: $(MHD_LIB)
+endif
 
 $(OUTPUT)/libcudatrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

@@ -20,6 +20,8 @@
  *                        (only when spelled exactly "nvfake -f PATH first")
  *   wait-then SECS MODE  open the files, sleep SECS (tracer attaches by
  *                        pid), then run MODE
+ *   then-wait SECS MODE  run MODE, then sleep SECS (the process stays while
+ *                        a tracer reads its /proc, e.g. its cgroup)
  *
  * Byte patterns.  fill(buf, n, seed) writes little-endian u32 words
  * word[j] = seed << 24 | j (the tail is cut to n bytes), so every buffer
@@ -490,13 +492,20 @@ static void run_mode(char **a, int n)
 		fflush(stdout);   /* the harness reads the pid before we wake */
 		nanosleep(&ts, NULL);
 		run_mode(a + 2, n - 2);
+	} else if (!strcmp(a[0], "then-wait") && n >= 3) {
+		double s = strtod(a[1], NULL);
+		struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+		run_mode(a + 2, n - 2);
+		fflush(stdout);
+		nanosleep(&ts, NULL);
 	} else {
 		goto usage;
 	}
 	return;
 usage:
 	fprintf(stderr, "usage: nvfake -f PATH [-u UVMPATH] [--expect FILE] "
-		"script | burst N [CMD] | threads T N | fork K | export | first | wait-then SECS MODE...\n");
+		"script | burst N [CMD] | threads T N | fork K | export | first | wait-then SECS MODE... | then-wait SECS MODE...\n");
 	exit(2);
 }
 

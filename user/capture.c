@@ -904,8 +904,8 @@ static int announce_and_go(struct capture *c, int *go_fd)
 	else if (!o->command)
 		fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
 	if (c->http)   /* after the line scripts wait for */
-		fprintf(stderr, "cudatrace: serving Prometheus metrics at http://%s/metrics\n",
-			o->metrics_addr);
+		fprintf(stderr, "cudatrace: serving Prometheus metrics at %s\n",
+			ct_metrics_http_url(c->http));
 	if (*go_fd >= 0) {
 		if (write(*go_fd, "g", 1) != 1)
 			return -1;

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "apisum.h"
 #include "cli_table.h"
+#include "metrics.h"
 #include "nvtables.h"
 #include "version.h"
 
@@ -275,6 +276,19 @@ static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, cons
 	return 0;
 }
 
+static int apply_metrics(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	struct ct_metrics_addr a;
+
+	(void)opt;
+	if (ct_metrics_addr_parse(arg, &a))
+		return bad_arg("Invalid --metrics (ADDR:PORT with a numeric address or localhost: "
+			       "127.0.0.1:9400, localhost:9400, :9400 for every IPv4 address, "
+			       "[::1]:9400)", arg);
+	o->metrics_addr = arg;
+	return 0;
+}
+
 /* -e, --failed, --tid, --comm: filter.c parses them, by their spelling. */
 static int apply_filter(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
@@ -417,10 +431,10 @@ const struct ct_opt ct_opts[] = {
 	  C_NONE, NULL, apply_str, FIELD(host) },
 
 	{ "metrics", OPT_METRICS, REQ, "ADDR:PORT", NULL, G_METRICS,
-	  "serve Prometheus metrics at http://ADDR:PORT/metrics (:9400 every IPv4 address, "
-	  "[::1]:9400 IPv6): calls, errors, latency, device memory held since the capture "
-	  "began, events lost; by request, GPU, process name, container and pod (from the "
-	  "cgroup). Not in the static build", C_NONE, NULL, apply_str, FIELD(metrics_addr) },
+	  "serve Prometheus metrics at http://ADDR:PORT/metrics (a numeric address or "
+	  "localhost; :9400 every IPv4 address, [::1]:9400 IPv6): calls, errors, latency, "
+	  "device memory held since the capture began, events lost; by request, GPU, process "
+	  "name, container and pod (from the cgroup)", C_NONE, NULL, apply_metrics },
 	{ "metrics-no-pid", OPT_METRICS_NO_PID, NO, NULL, NULL, G_METRICS,
 	  "leave the pid label out of the device memory series",
 	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid) },

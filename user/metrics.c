@@ -5,7 +5,8 @@
  *   cudatrace_call_errors_total{request,gpu,comm,container,pod,status}
  *   cudatrace_call_duration_seconds{request}      histogram, per escape / UVM request
  *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
- *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total
+ *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total,
+ *   cudatrace_metrics_http_errors_total, cudatrace_metrics_http_slow_requests_total
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include "idmap.h"
 #include "metrics.h"
 #include "labels.h"
+#include "utf8.h"
 
 enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_FAMS };
 
@@ -66,6 +68,7 @@ struct ct_metrics {
 	size_t *index;                /* writer only: open addressing, slot + 1 */
 	size_t nindex;
 	_Atomic uint64_t lost, dropped;
+	_Atomic uint64_t http_events[CT_HTTP_SLOW_HEAD + 1];
 	struct idmap procs;           /* pid -> struct pinfo */
 	struct ct_devmem *mem;
 	uint64_t *mem_seen;           /* per devmem total: the held last added */
@@ -119,17 +122,26 @@ bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
 {
 	size_t p = *pos;
 
-	for (; *v; v++) {
-		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
-		size_t k = rep ? 2 : 1;
+	while (*v) {
+		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
+				  *v == '\n' ? "\\n" : NULL;
+		size_t take = ct_utf8_char_len(v), k;
 
+		/* A comm cut mid-character, or any bytes a process names itself:
+		 * Prometheus refuses a whole page over one invalid label. */
+		if (!rep && !take)
+			rep = CT_UTF8_REPLACEMENT;
+		if (rep) {
+			k = strlen(rep);
+			take = 1;
+		} else {
+			k = take;
+		}
 		if (p + k >= n)
 			return false;
-		if (rep)
-			memcpy(buf + p, rep, 2);
-		else
-			buf[p] = *v;
+		memcpy(buf + p, rep ? rep : v, k);
 		p += k;
+		v += take;
 	}
 	buf[p] = 0;
 	*pos = p;
@@ -198,6 +210,11 @@ void ct_metrics_free(struct ct_metrics *m)
 	ct_devmem_free(m->mem);
 	free(m->mem_seen);
 	free(m);
+}
+
+void ct_metrics_http_event(struct ct_metrics *m, enum ct_http_event e)
+{
+	atomic_fetch_add_explicit(&m->http_events[e], 1, memory_order_relaxed);
 }
 
 void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost)
@@ -405,6 +422,16 @@ char *ct_metrics_render(struct ct_metrics *m, size_t *len)
 		"the number of series reached --metrics-max-series.\n"
 		"# TYPE cudatrace_metrics_series_dropped_total counter\n"
 		"cudatrace_metrics_series_dropped_total %" PRIu64 "\n", atomic_load(&m->dropped));
+	put(&o, "# HELP cudatrace_metrics_http_errors_total Problems with clients of this "
+		"endpoint: resets, malformed or oversized requests, connections over a limit.\n"
+		"# TYPE cudatrace_metrics_http_errors_total counter\n"
+		"cudatrace_metrics_http_errors_total %" PRIu64 "\n",
+		atomic_load(&m->http_events[CT_HTTP_ERROR]));
+	put(&o, "# HELP cudatrace_metrics_http_slow_requests_total Connections closed because "
+		"a request head was not complete within %u seconds.\n"
+		"# TYPE cudatrace_metrics_http_slow_requests_total counter\n"
+		"cudatrace_metrics_http_slow_requests_total %" PRIu64 "\n",
+		CT_METRICS_HEAD_DEADLINE_S, atomic_load(&m->http_events[CT_HTTP_SLOW_HEAD]));
 	for (f = 0; f < F_FAMS; f++) {
 		put(&o, "# HELP %s %s\n# TYPE %s %s\n", fams[f].name, fams[f].help, fams[f].name,
 		    fams[f].type);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include "call.h"
 
 struct ct_metrics_opts {
@@ -37,14 +38,41 @@ void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost);
 char *ct_metrics_render(struct ct_metrics *m, size_t *len);
 
 /* name{labels}: a label value with \, " and newline escaped as the
- * format wants, appended to buf (size n) at *pos; false if it did not fit. */
+ * format wants, and each byte that starts no valid UTF-8 character
+ * replaced by U+FFFD (the format is UTF-8), appended to buf (size n) at
+ * *pos; false if it did not fit. */
 bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v);
 
-/* The HTTP server (metrics_http.c): serves GET /metrics on addr, "HOST:PORT"
- * (":PORT" for every address, "[::1]:PORT" for IPv6).  NULL after saying
- * why on stderr. */
+/* Problems a remote client of /metrics caused, counted instead of logged:
+ * nothing a client does may write to stderr (a pipe nobody reads would
+ * block the server). */
+/* Seconds a client has to send a request head, on a new connection or
+ * after an answer on a kept-alive one. */
+#define CT_METRICS_HEAD_DEADLINE_S 5u
+
+enum ct_http_event {
+	CT_HTTP_ERROR,       /* one the library reported: a reset, a bad request, a limit */
+	CT_HTTP_SLOW_HEAD,   /* a request head not in by the deadline: closed */
+};
+void ct_metrics_http_event(struct ct_metrics *m, enum ct_http_event e);
+
+/* --metrics ADDR:PORT (metrics_addr.c): "HOST:PORT" with a numeric IPv4
+ * address or localhost, ":PORT" for every IPv4 address, "[V6]:PORT".  -1
+ * when it is none of those. */
+struct ct_metrics_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+int ct_metrics_addr_parse(const char *s, struct ct_metrics_addr *a);
+/* The URL to give for it once bound to port: a wildcard names loopback. */
+void ct_metrics_addr_url(const struct ct_metrics_addr *a, uint16_t port, char *buf, size_t n);
+
+/* The HTTP server (metrics_http.c): serves GET /metrics on addr (parsed
+ * already: see ct_metrics_addr_parse).  NULL after saying why on stderr. */
 struct ct_metrics_http;
 struct ct_metrics_http *ct_metrics_http_start(struct ct_metrics *m, const char *addr);
+/* Where it serves, for people ("http://127.0.0.1:9400/metrics"). */
+const char *ct_metrics_http_url(const struct ct_metrics_http *h);
 void ct_metrics_http_stop(struct ct_metrics_http *h);
 
 #endif

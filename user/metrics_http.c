@@ -1,40 +1,92 @@
 // SPDX-License-Identifier: MIT
 /*
  * The /metrics endpoint, served by libmicrohttpd from its own thread
- * (MHD_USE_INTERNAL_POLLING_THREAD): the capture loop never waits for it.
+ * (epoll): the capture loop never waits for it.  What a client can do to
+ * it is bounded: connections per address and in all, a deadline for each
+ * request head (deadlines.c), the library's idle timeout and memory per
+ * connection; its complaints about clients are counted in a metric, never
+ * printed.
  */
 #define _GNU_SOURCE
-#include <netdb.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <microhttpd.h>
 
+#include "deadlines.h"
 #include "metrics.h"
 
-#ifdef CT_NO_MICROHTTPD
-
-struct ct_metrics_http *ct_metrics_http_start(struct ct_metrics *m, const char *addr)
-{
-	(void)m;
-	fprintf(stderr, "cudatrace: --metrics %s: this build has no HTTP server (the static "
-			"build leaves libmicrohttpd out: Debian's static archive needs "
-			"p11-kit's, which Debian does not ship); use the dynamic build\n", addr);
-	return NULL;
-}
-
-void ct_metrics_http_stop(struct ct_metrics_http *h)
-{
-	(void)h;
-}
-
-#else
-#include <microhttpd.h>
+#define MAX_CONNECTIONS 512u     /* epoll: no FD_SETSIZE bound */
+#define MAX_PER_ADDRESS 8u       /* one client cannot take them all */
+#define IDLE_TIMEOUT_S  10u
 
 struct ct_metrics_http {
 	struct MHD_Daemon *daemon;
 	struct ct_metrics *m;
+	struct ct_deadlines *heads;
+	_Atomic int serving;     /* 0 while starting: the library's words are kept */
+	char start_error[160];
+	char url[128];
 };
+
+static int conn_fd(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return ci ? ci->connect_fd : -1;
+}
+
+/* The library's error log: while starting, its first line (a bind error)
+ * for our own message; once serving, a count, never stderr. */
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct ct_metrics_http *h = cls;
+	size_t n;
+
+	if (atomic_load(&h->serving) || h->start_error[0]) {
+		ct_metrics_http_event(h->m, CT_HTTP_ERROR);
+		return;
+	}
+	vsnprintf(h->start_error, sizeof(h->start_error), fmt, ap);
+	n = strlen(h->start_error);
+	while (n && (h->start_error[n - 1] == '\n' || h->start_error[n - 1] == '.'))
+		h->start_error[--n] = 0;
+}
+
+static void on_head_late(void *cls)
+{
+	struct ct_metrics_http *h = cls;
+
+	ct_metrics_http_event(h->m, CT_HTTP_SLOW_HEAD);
+}
+
+/* A connection opens: its first request head is due; it closes: forget it
+ * (before the library closes the socket, so its number is not reused yet). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct ct_metrics_http *h = cls;
+
+	(void)socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		ct_deadlines_arm(h->heads, conn_fd(conn));
+	else
+		ct_deadlines_disarm(h->heads, conn_fd(conn));
+}
+
+/* A request answered: on a kept-alive connection the next head is due. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct ct_metrics_http *h = cls;
+
+	(void)state;
+	(void)toe;
+	ct_deadlines_arm(h->heads, conn_fd(conn));
+}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, char *body,
 			     size_t len, const char *type)
@@ -63,12 +115,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	(void)upload;
-	(void)state;
+	/* The first call comes with the head: the deadline is met.  Answer on
+	 * the second, when the library has read the whole request: an answer
+	 * queued before makes it close the connection (no keep-alive). */
+	if (!*state) {
+		ct_deadlines_disarm(h->heads, conn_fd(conn));
+		*state = h;
+		return MHD_YES;
+	}
+	if (*upload_size)
+		return MHD_NO;   /* a body: nothing here takes one */
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, strdup("GET /metrics\n"), 13,
 			     "text/plain");
-	if (*upload_size)
-		return MHD_NO;
 	if (strcmp(url, "/metrics")) {
 		body = strdup("cudatrace serves /metrics\n");
 		return reply(conn, MHD_HTTP_NOT_FOUND, body, body ? strlen(body) : 0,
@@ -80,63 +139,57 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return reply(conn, MHD_HTTP_OK, body, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
-/* "HOST:PORT", ":PORT" or "[V6]:PORT" -> a socket address. */
-static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sslen)
+static struct MHD_Daemon *start_daemon(struct ct_metrics_http *h, const struct ct_metrics_addr *a)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
-				  .ai_socktype = SOCK_STREAM }, *res;
-	const char *colon = strrchr(addr, ':');
-	char host[256];
-	size_t hl;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 
-	if (!colon || !colon[1])
-		return -1;
-	hl = (size_t)(colon - addr);
-	if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
-		addr++;
-		hl -= 2;
-	}
-	if (hl >= sizeof(host))
-		return -1;
-	memcpy(host, addr, hl);
-	host[hl] = 0;
-	if (getaddrinfo(hl ? host : NULL, colon + 1, &hints, &res))
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*sslen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
+	if (a->ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				/* first, or the library logs some itself */
+				MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&a->ss,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, MAX_PER_ADDRESS,
+				MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, MHD_OPTION_END);
 }
 
 struct ct_metrics_http *ct_metrics_http_start(struct ct_metrics *m, const char *addr)
 {
 	struct ct_metrics_http *h = calloc(1, sizeof(*h));
-	struct sockaddr_storage ss;
-	socklen_t sslen;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *di;
+	struct ct_metrics_addr a;
 
 	if (!h)
 		return NULL;
-	if (parse_addr(addr, &ss, &sslen)) {
-		fprintf(stderr, "cudatrace: --metrics %s: not ADDR:PORT (e.g. 127.0.0.1:9400, "
-				":9400 for every address, [::1]:9400)\n", addr);
-		free(h);
-		return NULL;
-	}
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	h->m = m;
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				     MHD_OPTION_CONNECTION_LIMIT, 64u,
-				     MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
-	if (!h->daemon) {
-		fprintf(stderr, "cudatrace: --metrics %s: cannot listen there (in use? "
-				"another address or port)\n", addr);
+	if (ct_metrics_addr_parse(addr, &a) ||
+	    !(h->heads = ct_deadlines_start(CT_METRICS_HEAD_DEADLINE_S * 1000, on_head_late, h))) {
+		fprintf(stderr, "cudatrace: --metrics %s: %s\n", addr, h->heads ? "not ADDR:PORT" :
+			"out of memory");
 		free(h);
 		return NULL;
 	}
+	h->daemon = start_daemon(h, &a);
+	if (!h->daemon) {
+		fprintf(stderr, "cudatrace: --metrics %s: cannot listen there (%s); give another "
+				"address or port\n", addr,
+			h->start_error[0] ? h->start_error : "the HTTP server did not start");
+		ct_deadlines_stop(h->heads);
+		free(h);
+		return NULL;
+	}
+	atomic_store(&h->serving, 1);
+	di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	ct_metrics_addr_url(&a, di ? di->port : 0, h->url, sizeof(h->url));
 	return h;
+}
+
+const char *ct_metrics_http_url(const struct ct_metrics_http *h)
+{
+	return h->url;
 }
 
 void ct_metrics_http_stop(struct ct_metrics_http *h)
@@ -144,6 +197,6 @@ void ct_metrics_http_stop(struct ct_metrics_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
+	ct_deadlines_stop(h->heads);
 	free(h);
 }
-#endif

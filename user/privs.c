@@ -52,14 +52,22 @@ int ct_drop_privileges(void)
 	/* A kernel older than CAP_BPF (5.8) needs CAP_SYS_ADMIN for bpf(): keep all. */
 	if (last < CAP_BPF)
 		return -ENOTSUP;
+	/* Without CAP_SETPCAP (a container that drops ALL and adds only what
+	 * we need) the bounding set stays as it is: it limits what a program
+	 * exec'd may gain, and no-new-privs below covers that. */
 	for (cap = 0; cap <= last; cap++)
-		if (!kept(cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+		if (!kept(cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL && errno != EPERM)
 			return -errno;
+	/* Keep what we have of the list: capset cannot add a capability. */
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
 	for (cap = 0; cap <= last; cap++) {
-		if (!kept(cap))
+		if (kept(cap))
 			continue;
-		data[cap / 32].effective |= 1u << (cap % 32);
-		data[cap / 32].permitted |= 1u << (cap % 32);
+		data[cap / 32].effective &= ~(1u << (cap % 32));
+		data[cap / 32].permitted &= ~(1u << (cap % 32));
+		data[cap / 32].inheritable &= ~(1u << (cap % 32));
 	}
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;

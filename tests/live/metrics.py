@@ -5,7 +5,8 @@ read back through Prometheus's HTTP query API equal the calls in the trace
 written at the same time (-w): 1,000 RM_CONTROLs of one command sum to
 1,000 under that command's name; /metrics answers during a 4-thread burst
 with 0 lost; device memory and duration series are there; a port in use
-and a bad address are refused with a reason."""
+and a bad address are refused with a reason; process names that are not
+UTF-8 do not stop Prometheus from storing the page (promtool accepts it)."""
 import json
 import os
 import shutil
@@ -90,6 +91,13 @@ def wait_for(expr, want, secs=30):
     return v
 
 
+# Names itself argv[2] (hex bytes), then 3 ioctls on argv[1].
+NAMED = ("import ctypes, fcntl, os, sys\n"
+         "ctypes.CDLL(None).prctl(15, ctypes.c_char_p(bytes.fromhex(sys.argv[2])), 0, 0, 0)\n"
+         "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+         "for i in range(3):\n"
+         "    try: fcntl.ioctl(fd, 0xc020462a, bytearray(32))\n"
+         "    except OSError: pass\n")
 trace = os.path.join(tmp, "metrics.ctrace")
 tracer = None
 try:
@@ -123,6 +131,26 @@ try:
     load.wait()
     t.ok(answers >= 3, "/metrics answered %d times during the burst (slowest %.3f s)"
          % (answers, worst))
+    # Process names that are not UTF-8: one the kernel cut mid-character
+    # (TASK_COMM_LEN), one that names itself 0xff.  Prometheus refuses a
+    # whole page over one such label: up must stay 1, the series stored.
+    for name in ("обучение_модели".encode(), b"\xff"):
+        subprocess.run([sys.executable, "-c", NAMED, ctl, name.hex()], check=True)
+    # (PromQL takes no U+FFFD in a string: the values are compared here.)
+    want_comms = {"обучени\ufffd": 3.0, "\ufffd": 3.0}
+    end, comms = time.time() + 30, {}
+    while time.time() < end and any(comms.get(k) != v for k, v in want_comms.items()):
+        comms = {r["metric"]["comm"]: float(r["value"][1])
+                 for r in query("sum by (comm) (cudatrace_calls_total)") or []}
+        time.sleep(0.5)
+    t.ok(all(comms.get(k) == v for k, v in want_comms.items()) and
+         scalar('up{job="cudatrace"}') == 1.0,
+         "comm cut mid-character and comm 0xff: Prometheus keeps scraping (up 1) and stores "
+         "their 3 calls each under %s" % [k.encode() for k in want_comms], comms)
+    _, body = http_get("http://127.0.0.1:%d/metrics" % mport)
+    pt = subprocess.run(["promtool", "check", "metrics"], input=body.encode(),
+                        capture_output=True)
+    t.ok(pt.returncode == 0, "promtool check metrics accepts the page", pt.stdout + pt.stderr)
     subprocess.run([NVFAKE, "-f", ctl, "-u", uvm, "script"], capture_output=True)
     lost = wait_for("cudatrace_events_lost_total", 0.0)
     t.ok(lost == 0.0, "cudatrace_events_lost_total is 0 (%s)" % lost)
@@ -203,12 +231,25 @@ busy.bind(("127.0.0.1", 0))
 busy.listen()
 p = run([CUDATRACE, "--device", ctl, "--metrics", "127.0.0.1:%d" % busy.getsockname()[1],
          "-d", "1"])
-t.ok(p.returncode != 0 and "cannot listen" in p.stderr, "a port in use: refused, says so",
-     p.stderr)
+t.ok(p.returncode != 0 and p.stderr.startswith("cudatrace: --metrics 127.0.0.1:") and
+     "cannot listen" in p.stderr and "in use" in p.stderr,
+     "a port in use: refused, our message first, with the library's reason", p.stderr)
 busy.close()
-p = run([CUDATRACE, "--device", ctl, "--metrics", "localhost", "-d", "1"])
-t.ok(p.returncode != 0 and "ADDR:PORT" in p.stderr, "an address without a port: refused",
-     p.stderr)
+for bad in ("localhost", "127.0.0.1:99999", "example.org:9400", ":http"):
+    p = run([CUDATRACE, "--device", ctl, "--metrics", bad, "-d", "1"])
+    t.ok(p.returncode == 2 and "ADDR:PORT" in p.stderr,
+         "--metrics %s: a usage error, exit 2 (%d)" % (bad, p.returncode), p.stderr)
+# localhost is 127.0.0.1; a wildcard is announced by an address one can open.
+for given, want in (("localhost:%d", "http://127.0.0.1:%d/metrics\n"),
+                    (":%d", "http://127.0.0.1:%d/metrics (and every other IPv4 address)\n")):
+    port = free_port()
+    tracer = start_tracer(["--device", ctl, "--metrics", given % port])
+    line = tracer.stderr.readline()
+    status, _ = http_get("http://127.0.0.1:%d/metrics" % port)
+    tracer.send_signal(signal.SIGINT)
+    tracer.communicate(timeout=30)
+    t.ok(line.endswith(want % port) and status == 200,
+         "--metrics %s: serves, announced as %s" % (given % port, (want % port).strip()), line)
 p = run([CUDATRACE, "-r", trace, "--metrics", "127.0.0.1:1"])
 t.ok(p.returncode != 0 and "live capture" in p.stderr, "--metrics with -r: refused", p.stderr)
 shutil.rmtree(tmp, ignore_errors=True)

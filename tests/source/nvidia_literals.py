@@ -22,8 +22,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import ROOT, Tap  # noqa: E402
 
-# Files allowed their literals (none: decode.c's went with issue 11).
-EXEMPT = set()
+# Files allowed their literals (decode.c's went with issue 11).  utf8.c's
+# are the byte ranges of RFC 3629 (0x80, 0xc2, 0xe0, ...), which some class
+# ids happen to equal: no NVIDIA fact.
+EXEMPT = {"user/utf8.c"}
 DIRS = ["decoders", "format", "user", "bpf"]
 
 

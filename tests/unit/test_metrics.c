@@ -5,6 +5,7 @@
  * drivers); label values escaped as the Prometheus text format wants; the
  * series cap and its counter; the histogram's buckets add up to its count.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,69 @@ static void call(struct ct_view *v, const char *comm, uint32_t ctrl, uint64_t ns
 	v->call(v->ctx, &c);
 }
 
+static void escaped(const char *in, const char *want, const char *what)
+{
+	char buf[64];
+	size_t pos = 0;
+	bool fit = ct_metrics_escape(buf, sizeof(buf), &pos, in);
+
+	ok(fit && !strcmp(buf, want) && pos == strlen(want), what);
+	if (!fit || strcmp(buf, want))
+		printf("#   got '%s'\n", fit ? buf : "(did not fit)");
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+/* Label values are UTF-8: what a kernel cut or a process's own name makes
+ * invalid becomes U+FFFD, one per byte; valid characters pass. */
+static void utf8_labels(void)
+{
+	/* "обучение_модели" cut by the kernel at 15 bytes (TASK_COMM_LEN 16). */
+	escaped("\xd0\xbe\xd0\xb1\xd1\x83\xd1\x87\xd0\xb5\xd0\xbd\xd0\xb8\xd0",
+		"\xd0\xbe\xd0\xb1\xd1\x83\xd1\x87\xd0\xb5\xd0\xbd\xd0\xb8" FFFD,
+		"a comm cut mid-character: the cut byte becomes U+FFFD");
+	escaped("\xff", FFFD, "0xff, never UTF-8: U+FFFD");
+	escaped("a\x80" "b", "a" FFFD "b", "a stray continuation byte: U+FFFD, the rest kept");
+	escaped("\xc0\xaf", FFFD FFFD, "an overlong '/' (C0 AF): U+FFFD for each byte");
+	escaped("\xe0\x80\xaf", FFFD FFFD FFFD, "an overlong 3-byte form: refused");
+	escaped("\xed\xa0\x80", FFFD FFFD FFFD, "a surrogate (U+D800): refused");
+	escaped("\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD, "above U+10FFFF: refused");
+	escaped("\xe2\x82", FFFD FFFD, "a 3-byte character cut at the end: refused");
+	escaped("\xf0\x9f\x98\x80 \xe2\x82\xac \xc3\xa9 \xf4\x8f\xbf\xbf",
+		"\xf0\x9f\x98\x80 \xe2\x82\xac \xc3\xa9 \xf4\x8f\xbf\xbf",
+		"valid 4-, 3- and 2-byte characters and U+10FFFF pass unchanged");
+	escaped("\xff\"\n", FFFD "\\\"\\n", "U+FFFD and the escapes together");
+}
+
+/* --metrics ADDR:PORT: numeric or localhost; the URL announced opens. */
+static void addresses(void)
+{
+	static const char *const bad[] = { "localhost", "1.2.3:80", "example.org:9400", ":http",
+					   ":65536", "[::1]", "[zz]:1", "127.0.0.1:", ":-1" };
+	struct ct_metrics_addr a;
+	char url[128];
+	size_t i, refused = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused += ct_metrics_addr_parse(bad[i], &a) != 0;
+	ok(refused == sizeof(bad) / sizeof(bad[0]), "no port, a name, a port out of range or "
+	   "not a number, a bad IPv6 address: refused");
+	ok(!ct_metrics_addr_parse(":9400", &a) && a.ss.ss_family == AF_INET &&
+	   (ct_metrics_addr_url(&a, 9400, url, sizeof(url)),
+	    !strcmp(url, "http://127.0.0.1:9400/metrics (and every other IPv4 address)")),
+	   ":9400: every IPv4 address, announced by the loopback one");
+	ok(!ct_metrics_addr_parse("localhost:9465", &a) &&
+	   (ct_metrics_addr_url(&a, 9465, url, sizeof(url)),
+	    !strcmp(url, "http://127.0.0.1:9465/metrics")), "localhost:9465 is 127.0.0.1");
+	ok(!ct_metrics_addr_parse("[::]:9400", &a) && a.ss.ss_family == AF_INET6 &&
+	   (ct_metrics_addr_url(&a, 9400, url, sizeof(url)),
+	    !strcmp(url, "http://[::1]:9400/metrics (and every other IPv6 address)")),
+	   "[::]:9400: every IPv6 address, announced by [::1]");
+	ok(!ct_metrics_addr_parse("10.1.2.3:0", &a) &&
+	   (ct_metrics_addr_url(&a, 40123, url, sizeof(url)),
+	    !strcmp(url, "http://10.1.2.3:40123/metrics")), "port 0: the URL has the port bound");
+}
+
 int main(void)
 {
 	struct ct_metrics_opts mo = { .proc_root = "/nonexistent", .max_series = 3 };
@@ -67,6 +131,8 @@ int main(void)
 
 	ok(ct_metrics_escape(buf, sizeof(buf), &pos, "a\"b\\c\nd") &&
 	   !strcmp(buf, "a\\\"b\\\\c\\nd"), "label values: \\ \" and newline escaped");
+	utf8_labels();
+	addresses();
 	pos = 60;
 	ok(!ct_metrics_escape(buf, sizeof(buf), &pos, "\"\"\"\""), "an escape that does not fit "
 	   "is refused");
