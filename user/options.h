@@ -52,6 +52,8 @@ struct ct_options {
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
+	const char *compat;      /* --compat=gvisor[:VERSION] (compat/report.h) */
+	const char *compat_caps; /* --compat-caps LIST */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */
