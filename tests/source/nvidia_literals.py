@@ -2,7 +2,7 @@
 """No NVIDIA fact written as a literal in hand-written C: escape numbers,
 RM control commands and class ids come by name from the generated
 nvfacts.h, struct fields by name through the layouts (docs/TABLES.md,
-docs/LAYOUTS.md).  Scans the .c files of decoders/, format/, user/ and bpf/, with
+docs/LAYOUTS.md).  Scans the .c files of decoders/, compat/, format/, user/ and bpf/, with
 comments and strings removed, for
 
   - a hex literal whose value is a known RM control command (from
@@ -24,7 +24,7 @@ from tap import ROOT, Tap  # noqa: E402
 
 # Files allowed their literals (none: decode.c's went with issue 11).
 EXEMPT = set()
-DIRS = ["decoders", "format", "user", "bpf"]
+DIRS = ["decoders", "compat", "format", "user", "bpf"]
 
 
 def table_keys(name, min_value=0):
