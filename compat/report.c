@@ -144,7 +144,7 @@ static void count(struct ct_compat *c, struct row *r, const struct ct_call *call
 	note_answer(r, call);
 	if (call->stack) {
 		c->have_stacks = true;
-		r->unseen_by_libc += !through_libc_ioctl(call);
+		r->unseen_by_libc += call->kind == CT_CALL_IOCTL && !through_libc_ioctl(call);
 	}
 }
 
@@ -286,7 +286,7 @@ uint16_t ct_compat_caps_needed(const struct ct_compat *c)
 	return need;
 }
 
-const char *ct_compat_sniffer_note(const struct ct_compat *c, const struct row *r)
+const char *ct_compat_sniffer_note(const struct row *r)
 {
 	if (r->unseen_by_libc)
 		return "not made through libc's ioctl(): ioctl_sniffer does not see it";
@@ -294,8 +294,6 @@ const char *ct_compat_sniffer_note(const struct ct_compat *c, const struct row *
 		return "ioctl_sniffer ignores capabilities: it says supported";
 	if (r->rewritten)
 		return "ioctl_sniffer judges the outer class NV01_EVENT, not the class inside";
-	if (r->kind == RK_UVM && r->verdict == V_UNSUPPORTED && c->match != CT_GV_EXACT)
-		return NULL;
 	return NULL;
 }
 

@@ -110,7 +110,7 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 	for (i = 0; i < c->nrows; i++) {
 		const struct row *r = &c->rows[i];
 		char num[16], who[48], since[32], verdict[160], answer[80];
-		const char *note = ct_compat_sniffer_note(c, r);
+		const char *note = ct_compat_sniffer_note(r);
 
 		snprintf(who, sizeof(who), "%u/%s", r->first_pid, r->first_comm);
 		if (r->failed)
@@ -140,7 +140,7 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 		rows[c->rows[i].kind]++;
 		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
 		bad += ct_compat_refused(c->rows[i].verdict);
-		notes += ct_compat_sniffer_note(c, &c->rows[i]) != NULL;
+		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
 	}
 	fprintf(f, "\nsummary:");
 	for (k = 0; k < RK_COUNT; k++)
@@ -218,7 +218,7 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 		json_str(f, "verdict", ct_compat_verdict_names[r->verdict]);
 		json_str(f, "detail", verdict_str(c, r, verdict, sizeof(verdict)));
 		json_str(f, "since", r->first ? version_str(r->first->version, v, sizeof(v)) : NULL);
-		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(c, r));
+		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
 		fprintf(f, "}\n");
 	}
 }
@@ -233,7 +233,7 @@ static void json_summary(const struct ct_compat *c, FILE *f)
 		rows[c->rows[i].kind]++;
 		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
 		bad += ct_compat_refused(c->rows[i].verdict);
-		notes += ct_compat_sniffer_note(c, &c->rows[i]) != NULL;
+		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
 	}
 	fprintf(f, "{\"type\":\"compat_summary\"");
 	for (k = 0; k < RK_COUNT; k++)

@@ -60,7 +60,7 @@ extern const char *const ct_compat_verdict_names[V_COUNT];
 /* report.c */
 bool ct_compat_refused(enum verdict v);
 uint16_t ct_compat_caps_needed(const struct ct_compat *c);
-const char *ct_compat_sniffer_note(const struct ct_compat *c, const struct row *r);
+const char *ct_compat_sniffer_note(const struct row *r);
 /* report_print.c */
 void ct_compat_print(struct ct_compat *c);
 

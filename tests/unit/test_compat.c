@@ -194,7 +194,7 @@ static void test_issues(void)
 static void fill_zero(struct ct_decoder *d, const void *arg)
 {
 	(void)arg;
-	call_on(d, DEV_CTL, 0, NULL, 0, -22);
+	call_on(d, DEV_CTL, 0, "", 0, -22);   /* no argument bytes */
 }
 
 static void test_ioctl_zero(void)
