@@ -34,22 +34,24 @@ bool ct_compat_refused(enum verdict v)
 
 /* --- the call -> rows ------------------------------------------------------ */
 
-/* nvproxy's devices: /dev/nvidiactl and /dev/nvidiaN (the frontend), and
- * /dev/nvidia-uvm.  Anything else (nvidia-modeset, nvidia-uvm-tools,
- * nvidia-caps/...) it does not expose to ioctl or mmap. */
+/* nvproxy's devices: nvidiactl and nvidiaN (the frontend), and nvidia-uvm.
+ * Anything else (nvidia-modeset, nvidia-uvm-tools, nvidia-caps/...) it does
+ * not expose to ioctl or mmap.  By the file's name, so that stand-ins
+ * (--device /tmp/x/nvidiactl) are judged as the devices they stand for. */
 static enum row_kind device_kind(const char *path)
 {
-	const char *p;
+	const char *base = path ? strrchr(path, '/') : NULL, *p;
 
-	if (!path)
+	base = base ? base + 1 : path;
+	if (!base)
 		return RK_IOCTL;
-	if (strcmp(path, "/dev/nvidiactl") == 0)
+	if (strcmp(base, "nvidiactl") == 0)
 		return RK_FRONTEND;
-	if (strcmp(path, "/dev/nvidia-uvm") == 0)
+	if (strcmp(base, "nvidia-uvm") == 0)
 		return RK_UVM;
-	if (strncmp(path, "/dev/nvidia", 11) != 0 || !path[11])
+	if (strncmp(base, "nvidia", 6) != 0 || !base[6])
 		return RK_IOCTL;
-	for (p = path + 11; *p; p++)
+	for (p = base + 6; *p; p++)
 		if (*p < '0' || *p > '9')
 			return RK_IOCTL;
 	return RK_FRONTEND;
@@ -116,8 +118,10 @@ static void note_answer(struct row *r, const struct ct_call *call)
 		snprintf(r->answer, sizeof(r->answer), "%s", st);
 	else if (call->has_status && call->status)
 		snprintf(r->answer, sizeof(r->answer), "status 0x%x", call->status);
+	else if (call->ret < 0 && call->ret > -4096 && strerrorname_np((int)-call->ret))
+		snprintf(r->answer, sizeof(r->answer), "%s", strerrorname_np((int)-call->ret));
 	else
-		snprintf(r->answer, sizeof(r->answer), "error %lld", (long long)call->ret);
+		snprintf(r->answer, sizeof(r->answer), "returned %lld", (long long)call->ret);
 }
 
 /* ioctl_sniffer wraps libc's ioctl(): with -k, a call whose innermost frame
@@ -347,22 +351,41 @@ static const struct ct_gv_snapshot *parse_spec(const char *spec)
 	return s;
 }
 
+/* The snapshot and the enabled capabilities; false after saying why. */
+static bool parse_opts(const char *spec, const char *list, const struct ct_gv_snapshot **s,
+		       uint16_t *caps)
+{
+	const char *bad = NULL;
+	char known[256];
+
+	if (!(*s = parse_spec(spec)))
+		return false;
+	*caps = ct_gv_caps_default(*s);
+	if (list && (*s)->ncaps && !ct_gv_caps_parse(*s, list, caps, &bad)) {
+		fprintf(stderr, "cudatrace: --compat-caps: unknown capability '%s' (gVisor %s "
+				"knows: %s, all)\n", bad, (*s)->id,
+			ct_gv_caps_str(*s, 0xffff, known, sizeof(known)));
+		return false;
+	}
+	return true;
+}
+
+int ct_compat_check(const char *spec, const char *caps)
+{
+	const struct ct_gv_snapshot *s;
+	uint16_t bits;
+
+	return parse_opts(spec, caps, &s, &bits) ? 0 : -1;
+}
+
 struct ct_compat *ct_compat_new(const struct ct_compat_opts *o)
 {
-	const struct ct_gv_snapshot *s = parse_spec(o->spec);
+	const struct ct_gv_snapshot *s;
 	struct ct_compat *c;
-	const char *bad = NULL;
 	uint16_t caps;
 
-	if (!s)
+	if (!parse_opts(o->spec, o->caps, &s, &caps))
 		return NULL;
-	caps = ct_gv_caps_default(s);
-	if (o->caps && s->ncaps && !ct_gv_caps_parse(s, o->caps, &caps, &bad)) {
-		fprintf(stderr, "cudatrace: --compat-caps: unknown capability '%s' (gVisor %s "
-				"knows: %s)\n", bad, s->id,
-			ct_gv_caps_str(s, 0xffff, (char[256]){ 0 }, 256));
-		return NULL;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		fprintf(stderr, "cudatrace: out of memory\n");

@@ -23,6 +23,8 @@ struct ct_compat_opts {
 
 struct ct_compat;
 
+/* Checks spec and caps (at option parsing): 0, or -1 after saying why. */
+int ct_compat_check(const char *spec, const char *caps);
 /* Checks spec and caps; NULL after saying why on stderr. */
 struct ct_compat *ct_compat_new(const struct ct_compat_opts *o);
 /* The view; its finish prints the report and frees c. */

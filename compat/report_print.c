@@ -85,7 +85,7 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	fprintf(f, "  gVisor data:   %s (github.com/google/gvisor commit %.12s, %s; %s)\n", s->id,
 		s->commit, s->date, s->role);
 	fprintf(f, "  nvproxy node:  %s (%s)\n", version_str(c->node->version, v, sizeof(v)),
-		match_str(c->match));
+		c->driver ? match_str(c->match) : "the newest supported node: the trace names no driver");
 	fprintf(f, "  runsc:         %s\n", runsc_str(c, buf, sizeof(buf)));
 	if (!s->ncaps) {
 		fprintf(f, "  capabilities:  none in this gVisor (every entry is open)\n");

@@ -26,6 +26,8 @@ int ct_views_check(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: --compat-caps goes with --compat=gvisor\n");
 		return -1;
 	}
+	if (o->compat && ct_compat_check(o->compat, o->compat_caps))
+		return -1;
 	if (o->write_path && o->compat) {
 		fprintf(stderr, "cudatrace: -w writes the raw trace; --compat reads it: run "
 				"cudatrace -r FILE --compat=gvisor afterwards\n");
