@@ -46,14 +46,31 @@ static const char *runsc_str(const struct ct_compat *c, char *buf, size_t n)
 	return buf;
 }
 
+/* "graphics,video" -> "graphics or video": any one of them enables it. */
+static const char *any_of(const struct ct_compat *c, uint16_t caps, char *buf, size_t n)
+{
+	char list[128], *p = list, *comma;
+	size_t used = 0;
+
+	ct_gv_caps_str(c->snap, caps, list, sizeof(list));
+	buf[0] = '\0';
+	while (p && used < n) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " or " : "", p);
+		p = comma ? comma + 1 : NULL;
+	}
+	return buf;
+}
+
 static const char *verdict_str(const struct ct_compat *c, const struct row *r, char *buf,
 			       size_t n)
 {
 	char caps[128];
 
 	if (r->verdict == V_NEEDS_CAP)
-		snprintf(buf, n, "needs capability %s",
-			 ct_gv_caps_str(c->snap, r->caps_needed, caps, sizeof(caps)));
+		snprintf(buf, n, "needs capability %s", any_of(c, r->caps_needed, caps, sizeof(caps)));
 	else if (r->verdict == V_UNSUPPORTED)
 		snprintf(buf, n, "unsupported (nvproxy: %s)",
 			 r->kind < RK_MMAP && c->snap->refusal[r->kind] ? c->snap->refusal[r->kind]

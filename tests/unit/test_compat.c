@@ -74,6 +74,27 @@ static void alloc(struct ct_decoder *d, uint32_t cls, uint32_t status)
 	call_on(d, DEV_CTL, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), 0);
 }
 
+/* An NV01_EVENT allocation whose NV0005 params name the class inner. */
+static void alloc_event(struct ct_decoder *d, uint32_t inner)
+{
+	unsigned char a[48] = { 0 }, p[24] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
+	const struct ct_rec *r;
+
+	put_field(l, a, "hRoot", 0xc1d00001);
+	put_field(l, a, "hObjectParent", 0xc1d00001);
+	put_field(l, a, "hObjectNew", 0x5c000011);
+	put_field(l, a, "hClass", NV01_EVENT);
+	put_field(l, a, "pAllocParms", 0x7ffd00002000);
+	put_field(ct_layout_find(CT_LAYOUT_ALLOC, NV01_EVENT, sizeof(p), 0), p, "hClass", inner);
+	r = ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), p,
+		      sizeof(p), 0);
+	feed(d, r);
+	r = ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), p,
+		      sizeof(p), 0);
+	feed(d, r);
+}
+
 /* --- running the report ------------------------------------------------------ */
 
 struct report {
@@ -218,7 +239,7 @@ static void fill_class(struct ct_decoder *d, const void *arg)
 
 static void test_caps(void)
 {
-	uint32_t video = NVC9B0_VIDEO_DECODER, graphics = HOPPER_A;
+	uint32_t video = NVC9B0_VIDEO_DECODER, graphics = HOPPER_A, virt = NV01_MEMORY_VIRTUAL;
 	struct report r;
 
 	r = run("gvisor", NULL, "580.159.04", false, fill_class, &video);
@@ -239,6 +260,13 @@ static void test_caps(void)
 	ok_str(row_field(r.text, "class", graphics, "ioctl_sniffer"),
 	       "ioctl_sniffer ignores capabilities: it says supported",
 	       "... where ioctl_sniffer would disagree");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &virt);
+	ok_str(row_field(r.text, "class", virt, "detail"), "needs capability graphics or video",
+	       "NV01_MEMORY_VIRTUAL: either graphics or video enables it");
+	free(r.text);
+	r = run("gvisor", "compute,utility,video", "580.159.04", false, fill_class, &virt);
+	ok_str(row_field(r.text, "class", virt, "verdict"), "supported", "... video is enough");
 	free(r.text);
 	r = run("gvisor", NULL, "580.159.04", true, fill_class, &graphics);
 	ok(strstr(r.text, "clean under compute,utility: no\n") != NULL, "text: not clean");
@@ -267,6 +295,29 @@ static void test_rules(void)
 	       "an unknown control the host refused with NV_ERR_NOT_SUPPORTED is harmless");
 	ok_str(row_field(r.text, "ioctl", 0xc0106d00, "verdict"), "device not exposed",
 	       "an ioctl on /dev/nvidia-modeset: device not exposed");
+	free(r.text);
+}
+
+static void fill_event(struct ct_decoder *d, const void *arg)
+{
+	alloc_event(d, *(const uint32_t *)arg);
+}
+
+static void test_event_rewrite(void)
+{
+	uint32_t os_event = NV01_EVENT_OS_EVENT, smc = AMPERE_SMC_CONFIG_SESSION;
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_event, &os_event);
+
+	ok_str(row_field(r.text, "class", os_event, "verdict"), "supported",
+	       "NV01_EVENT naming NV01_EVENT_OS_EVENT: judged as NV01_EVENT_OS_EVENT, supported");
+	ok_str(row_field(r.text, "class", os_event, "ioctl_sniffer"),
+	       "ioctl_sniffer judges the outer class NV01_EVENT, not the class inside",
+	       "... where ioctl_sniffer would judge NV01_EVENT");
+	ok(strstr(r.text, "\"kind\":\"class\",\"number\":5,") == NULL, "... no row for NV01_EVENT");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_event, &smc);
+	ok_str(row_field(r.text, "class", smc, "verdict"), "unsupported",
+	       "NV01_EVENT naming a class nvproxy lacks: unsupported");
 	free(r.text);
 }
 
@@ -322,6 +373,7 @@ int main(void)
 	test_ioctl_zero();
 	test_caps();
 	test_rules();
+	test_event_rewrite();
 	test_root_counts();
 	test_nodes();
 	return tap_done();
