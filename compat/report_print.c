@@ -91,6 +91,25 @@ static const char *number_str(const struct row *r, char *buf, size_t n)
 
 /* --- text ------------------------------------------------------------------ */
 
+/* A device path or comm from the trace, with every byte that is not
+ * printable ASCII as \xNN: a trace must not forge lines or drive the
+ * terminal. */
+static const char *safe(const char *s, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	for (; *s && used + 5 < n; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			used += (size_t)snprintf(buf + used, n - used, "\\x%02x", ch);
+		else
+			buf[used++] = (char)ch;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
 static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 {
 	const struct ct_gv_snapshot *s = c->snap;
@@ -126,16 +145,19 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 		"host answered", "since", "verdict");
 	for (i = 0; i < c->nrows; i++) {
 		const struct row *r = &c->rows[i];
-		char num[16], who[48], since[32], verdict[160], answer[80];
+		char num[16], who[96], since[32], verdict[160], answer[80], dev[4 * ROW_DEV_MAX + 1];
+		char comm[4 * sizeof(r->first_comm) + 1];
 		const char *note = ct_compat_sniffer_note(r);
 
-		snprintf(who, sizeof(who), "%u/%s", r->first_pid, r->first_comm);
+		snprintf(who, sizeof(who), "%u/%s", r->first_pid,
+			 safe(r->first_comm, comm, sizeof(comm)));
 		if (r->failed)
 			snprintf(answer, sizeof(answer), "%s x%llu", r->answer,
 				 (unsigned long long)r->failed);
 		else
 			snprintf(answer, sizeof(answer), "ok");
-		fprintf(f, "%-18s %-8s %-10s %-44s %-44s %7llu  %-20s %-22s %-11s %s\n", r->dev,
+		fprintf(f, "%-18s %-8s %-10s %-44s %-44s %7llu  %-20s %-22s %-11s %s\n",
+			safe(r->dev, dev, sizeof(dev)),
 			ct_compat_kind_names[r->kind], number_str(r, num, sizeof(num)),
 			r->ours ? r->ours : "-", r->op ? r->op->name : "-",
 			(unsigned long long)r->calls, who, answer,
@@ -188,7 +210,7 @@ static void json_str(FILE *f, const char *key, const char *s)
 
 		if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch >= 0x7f)   /* bytes, not UTF-8: as Latin-1 */
 			fprintf(f, "\\u%04x", ch);
 		else
 			fputc(ch, f);
