@@ -170,21 +170,22 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 
 static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 {
-	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 };
+	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
 	size_t i, notes = 0, bad = 0;
 	char caps[128];
 	int k;
 
 	for (i = 0; i < c->nrows; i++) {
 		rows[c->rows[i].kind]++;
+		calls[c->rows[i].kind] += c->rows[i].calls;
 		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
 		bad += ct_compat_refused(c->rows[i].verdict);
 		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
 	}
-	fprintf(f, "\nsummary:");
+	fprintf(f, "\nsummary (rows, calls, refused rows):");
 	for (k = 0; k < RK_COUNT; k++)
-		fprintf(f, "%s %s %llu (%llu refused)", k ? "," : "", ct_compat_kind_names[k],
-			rows[k], refused[k]);
+		fprintf(f, "%s %s %llu/%llu/%llu", k ? "," : "", ct_compat_kind_names[k], rows[k],
+			calls[k], refused[k]);
 	fprintf(f, "\nclean under %s: %s\n", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)),
 		bad ? "no" : "yes");
 	if (need & ~c->caps)
@@ -264,20 +265,21 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 
 static void json_summary(const struct ct_compat *c, FILE *f)
 {
-	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 };
+	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
 	size_t i, bad = 0, notes = 0;
 	int k;
 
 	for (i = 0; i < c->nrows; i++) {
 		rows[c->rows[i].kind]++;
+		calls[c->rows[i].kind] += c->rows[i].calls;
 		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
 		bad += ct_compat_refused(c->rows[i].verdict);
 		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
 	}
 	fprintf(f, "{\"type\":\"compat_summary\"");
 	for (k = 0; k < RK_COUNT; k++)
-		fprintf(f, ",\"%s\":{\"rows\":%llu,\"refused\":%llu}", ct_compat_kind_names[k],
-			rows[k], refused[k]);
+		fprintf(f, ",\"%s\":{\"rows\":%llu,\"calls\":%llu,\"refused\":%llu}",
+			ct_compat_kind_names[k], rows[k], calls[k], refused[k]);
 	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", bad ? "false" : "true",
 		notes);
 }
