@@ -315,9 +315,6 @@ static void finish(void *ctx)
 	if (c->nrows)
 		qsort(c->rows, c->nrows, sizeof(*c->rows), row_order);
 	ct_compat_print(c);
-	if (status)   /* exit 1 says why on stderr, as every exit 1 does */
-		fprintf(stderr, "cudatrace: --compat: gVisor %s's nvproxy would refuse some of "
-				"these calls (the rows marked so in the report)\n", c->snap->id);
 	if (c->o.status)
 		*c->o.status = status;
 	ct_compat_free(c);

@@ -17,14 +17,22 @@ static const char *version_str(uint32_t v, char *buf, size_t n)
 	return buf;
 }
 
-static const char *match_str(enum ct_gv_match m)
+/* How the node was chosen, plainly. */
+static const char *match_str(const struct ct_compat *c, char *buf, size_t n)
 {
-	switch (m) {
-	case CT_GV_EXACT: return "exact";
-	case CT_GV_ANCESTOR: return "approximate: the nearest older node on the driver's branch";
-	case CT_GV_NO_BRANCH: return "none on the driver's branch; judged against the nearest node";
-	default: return "one table for every driver (this gVisor has no per-driver tree)";
-	}
+	if (!c->driver)
+		snprintf(buf, n, "the trace names no driver: the newest supported node");
+	else if (c->match == CT_GV_EXACT)
+		snprintf(buf, n, "exact");
+	else if (c->match == CT_GV_ANCESTOR)
+		snprintf(buf, n, "approximate: the nearest older node on the %u branch",
+			 c->driver / 1000000);
+	else if (c->match == CT_GV_NO_BRANCH)
+		snprintf(buf, n, "none: nvproxy has no node for the %u branch at or below this "
+			 "driver; rows judged against the nearest node", c->driver / 1000000);
+	else
+		snprintf(buf, n, "one table for every driver: this gVisor has no per-driver tree");
+	return buf;
 }
 
 /* What runsc needs to start with this driver. */
@@ -121,7 +129,7 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	fprintf(f, "  gVisor data:   %s (github.com/google/gvisor commit %.12s, %s; %s)\n", s->id,
 		s->commit, s->date, s->role);
 	fprintf(f, "  nvproxy node:  %s (%s)\n", version_str(c->node->version, v, sizeof(v)),
-		c->driver ? match_str(c->match) : "the newest supported node: the trace names no driver");
+		match_str(c, buf, sizeof(buf)));
 	fprintf(f, "  runsc:         %s\n", runsc_str(c, buf, sizeof(buf)));
 	if (!s->ncaps) {
 		fprintf(f, "  capabilities:  none in this gVisor (every entry is open)\n");

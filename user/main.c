@@ -103,6 +103,9 @@ static int compat_exit(const struct ct_options *o, int rc)
 
 	if (!o->compat || verdict < 0 || (rc == 1 && !o->command))
 		return rc;
+	if (verdict)   /* exit 1 says why on stderr, as every exit 1 does */
+		fprintf(stderr, "cudatrace: --compat: nvproxy would refuse some of these calls "
+				"(the rows marked so in the report)\n");
 	return verdict;
 }
 

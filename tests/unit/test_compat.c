@@ -367,6 +367,30 @@ static void test_nodes(void)
 	ok(ct_gv_snapshot_find("5c64") == NULL, "not by a prefix of fewer than 7 digits");
 }
 
+static void fill_nothing(struct ct_decoder *d, const void *arg)
+{
+	(void)d, (void)arg;
+}
+
+static void test_header(void)
+{
+	struct report r = run("gvisor", NULL, "530.30.02", true, fill_nothing, NULL);
+
+	ok(strstr(r.text, "(none: nvproxy has no node for the 530 branch") != NULL,
+	   "530.30.02: the header says plainly there is no node for its branch");
+	ok(strstr(r.text, "unless --nvproxy-driver-version=") != NULL, "... and what runsc needs");
+	free(r.text);
+	r = run("gvisor", NULL, "580.142", true, fill_nothing, NULL);
+	ok(strstr(r.text, "nvproxy node:  580.126.20 (approximate: the nearest older node on the "
+			  "580 branch)") != NULL, "580.142: approximate, 580.126.20");
+	free(r.text);
+	r = run("gvisor", NULL, "595.71.05", true, fill_nothing, NULL);
+	ok(strstr(r.text, "unless --nvproxy-allow-unsupported-driver") != NULL,
+	   "595.71.05, an intermediate node: --nvproxy-allow-unsupported-driver");
+	ok(r.status == 0, "an empty trace is clean (%d)", r.status);
+	free(r.text);
+}
+
 int main(void)
 {
 	test_issues();
@@ -374,6 +398,7 @@ int main(void)
 	test_caps();
 	test_rules();
 	test_event_rewrite();
+	test_header();
 	test_root_counts();
 	test_nodes();
 	return tap_done();
