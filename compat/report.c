@@ -101,16 +101,18 @@ static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k
 	return r;
 }
 
-/* The host's answer: "NV_ERR_..." for a status, else the errno name. */
-static void note_answer(struct row *r, const struct ct_call *call)
+/* The host's answer: "NV_ERR_..." for a status, else the errno name.  A
+ * call the host refused with the very status nvproxy gives for what it does
+ * not know (NV_ERR_NOT_SUPPORTED, NV_ERR_INVALID_CLASS) is counted apart. */
+static void note_answer(const struct ct_compat *c, struct row *r, const struct ct_call *call)
 {
 	const char *st = call->has_status && call->status ? call->status_name : NULL;
+	const char *refusal = r->kind < RK_MMAP ? c->snap->refusal[r->kind] : NULL;
 
 	if (!call->failed)
 		return;
 	r->failed++;
-	if (st && (strcmp(st, "NV_ERR_NOT_SUPPORTED") == 0 ||
-		   strcmp(st, "NV_ERR_INVALID_CLASS") == 0))
+	if (st && refusal && strcmp(st, refusal) == 0)
 		r->refused_by_host++;
 	if (r->answer[0])
 		return;
@@ -145,7 +147,7 @@ static void count(struct ct_compat *c, struct row *r, const struct ct_call *call
 		r->first_pid = call->pid;
 		memcpy(r->first_comm, call->comm, sizeof(r->first_comm));
 	}
-	note_answer(r, call);
+	note_answer(c, r, call);
 	if (call->stack) {
 		c->have_stacks = true;
 		r->unseen_by_libc += call->kind == CT_CALL_IOCTL && !through_libc_ioctl(call);
@@ -206,8 +208,6 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	if (strcmp(key, "driver") != 0)
 		return;
 	c->driver = ct_driver_version(val);
-	snprintf(c->driver_buf, sizeof(c->driver_buf), "%s", val);
-	c->driver_text = c->driver_buf;
 }
 
 static void on_record(void *ctx, const struct ct_rec *r)
@@ -247,8 +247,7 @@ static void judge(struct ct_compat *c, struct row *r)
 		r->caps_needed = r->op->caps;
 	} else if (r->op) {
 		r->verdict = V_SUPPORTED;
-	} else if (r->calls && r->refused_by_host == r->calls &&
-		   (r->kind == RK_CONTROL || r->kind == RK_CLASS)) {
+	} else if (r->calls && r->refused_by_host == r->calls) {
 		r->verdict = V_HARMLESS;   /* nvproxy answers as the host did */
 	} else {
 		r->verdict = V_UNSUPPORTED;

@@ -26,7 +26,7 @@ struct row {
 	enum row_kind kind;
 	uint32_t number;
 	const char *ours;             /* cudatrace's name, NULL if none */
-	uint64_t calls, failed, refused_by_host;  /* refused: NOT_SUPPORTED / INVALID_CLASS */
+	uint64_t calls, failed, refused_by_host;  /* with nvproxy's own refusal status */
 	uint64_t unseen_by_libc;      /* -k traces: calls not made through libc's ioctl */
 	uint64_t rewritten;           /* NV01_EVENT allocations judged by their inner class */
 	uint32_t first_pid;
@@ -45,8 +45,6 @@ struct ct_compat {
 	uint16_t caps;                /* enabled */
 	bool caps_given;
 	uint32_t driver;              /* the trace's, 0 unknown */
-	const char *driver_text;      /* as the header said it, or NULL */
-	char driver_buf[128];
 	const struct ct_gv_node *node;
 	enum ct_gv_match match;
 	struct row *rows;

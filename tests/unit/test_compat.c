@@ -283,6 +283,7 @@ static void fill_rules(struct ct_decoder *d, const void *arg)
 	control(d, 0x20808159, 0);                           /* RM_GSS_LEGACY_MASK set */
 	control(d, 0x208012ff, NV_ERR_NOT_SUPPORTED);        /* unknown, host refused */
 	call_on(d, DEV_MODESET, 0xc0106d00, "\0\0\0\0\0\0\0\0", 8, 0);
+	alloc(d, AMPERE_SMC_CONFIG_SESSION, NV_ERR_INVALID_CLASS);
 }
 
 static void test_rules(void)
@@ -295,6 +296,14 @@ static void test_rules(void)
 	       "an unknown control the host refused with NV_ERR_NOT_SUPPORTED is harmless");
 	ok_str(row_field(r.text, "ioctl", 0xc0106d00, "verdict"), "device not exposed",
 	       "an ioctl on /dev/nvidia-modeset: device not exposed");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "verdict"),
+	       "unsupported, harmless",
+	       "a class nvproxy lacks that the host refused with NV_ERR_INVALID_CLASS is harmless");
+	free(r.text);
+	/* gVisor 2024-03 answered an unknown control with EINVAL: not the host's answer. */
+	r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", false, fill_rules, NULL);
+	ok_str(row_field(r.text, "control", 0x208012ff, "detail"), "unsupported (nvproxy: EINVAL)",
+	       "... not harmless where nvproxy answered EINVAL (gVisor 2024-03)");
 	free(r.text);
 }
 
