@@ -334,13 +334,14 @@ static void test_event_rewrite(void)
 
 static void test_root_counts(void)
 {
-	unsigned i, k, checked = 0;
+	unsigned i, k, checked = 0, trees = 0;
 
 	for (i = 0; i < ct_gv_nsnapshots; i++) {
 		const struct ct_gv_snapshot *s = &ct_gv_snapshots[i];
 		const struct ct_gv_node *root = NULL;
 		uint32_t j;
 
+		trees += strcmp(s->layout, "tree") == 0;
 		for (j = 0; j < s->nnodes; j++)
 			if (ct_gv_nodes[s->first_node + j].parent < 0)
 				root = &ct_gv_nodes[s->first_node + j];
@@ -352,7 +353,8 @@ static void test_root_counts(void)
 			   root->version, ct_gv_count(root, (int)k), k, root->literal[k]);
 		checked++;
 	}
-	ok(checked == 12, "root counts checked in the 12 snapshots with a tree (%u)", checked);
+	ok(checked == trees && trees > 0, "root counts checked in every snapshot with a tree "
+	   "(%u of %u)", checked, trees);
 }
 
 static void test_nodes(void)
