@@ -29,12 +29,12 @@ endif
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
-# Layers point down: user/ -> decoders/ -> format/ (+ bpf/cudatrace.h, the
+# Layers point down: user/ -> compat/ -> decoders/ -> format/ (+ bpf/cudatrace.h, the
 # record format).  Each layer's objects see only the headers below them, so
 # an include that climbs up fails the build.
 FORMAT_INCLUDES  := -Ibpf -Iformat
 DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
-INCLUDES         := -Iuser $(DECODER_INCLUDES)
+INCLUDES         := -Iuser -Icompat $(DECODER_INCLUDES)
 # sqlite3 for --sqlite, libmicrohttpd for --metrics.  Debian's static
 # libmicrohttpd needs GnuTLS, and GnuTLS p11-kit, which Debian ships no
 # static archive of: the static build makes its own, without TLS, from
@@ -59,6 +59,7 @@ endif
 include decoders/tables.mk
 include decoders/layouts.mk
 include user/pyabi.mk
+include compat/compat.mk
 
 USER_SRCS := $(wildcard user/*.c) $(PYABI_SRC)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
@@ -68,12 +69,13 @@ CAPTURE_SRCS := user/capture.c user/detach.c user/heap_prefault.c user/unwind.c 
 CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c user/pycode.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(FMT_SRCS)
+LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(COMPAT_SRCS) \
+	     $(FMT_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
-HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h format/*.h) $(NVFACTS_H)
+HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h compat/*.h format/*.h) $(NVFACTS_H)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
-vpath %.c user decoders format $(OUTPUT)
+vpath %.c user decoders compat format $(OUTPUT)
 
 .PHONY: all deps test demo clean install fuzz bench soak docs
 all: $(BIN)
@@ -96,6 +98,7 @@ $(OUTPUT)/obj/%.o: %.c $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 
 $(call obj_of,$(DEC_SRCS)): INCLUDES := $(DECODER_INCLUDES)
 $(call obj_of,$(FMT_SRCS)): INCLUDES := $(FORMAT_INCLUDES)
+$(call obj_of,$(COMPAT_SRCS)): INCLUDES := $(COMPAT_INCLUDES)
 
 # capture.c embeds the BPF object through the skeleton: rebuild it with it.
 $(OUTPUT)/obj/capture.o: $(OUTPUT)/cudatrace.skel.h

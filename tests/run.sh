@@ -35,7 +35,7 @@ done
 for t in "$B"/tests/asan/test_*; do
 	[ -x "$t" ] && run_one "asan/$(basename "$t")" "$t"
 done
-for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py tests/views/*.py \
+for t in tests/golden/*.py tests/live/*.py tests/hostile/*.py tests/install/*.py tests/views/*.py tests/compat/*.py \
 	 tests/docs/*.py tests/source/*.py; do
 	[ -f "$t" ] && run_one "${t#tests/}" python3 "$t"
 done

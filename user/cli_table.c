@@ -24,7 +24,7 @@
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB,
-       OPT_PY_STACK, OPT_PY_USER };
+       OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -429,6 +429,17 @@ const struct ct_opt ct_opts[] = {
 	{ "host", OPT_HOST, REQ, "NAME", NULL, G_VIEW,
 	  "the host column of --sqlite (default: the host name in the trace header)",
 	  C_NONE, NULL, apply_str, FIELD(host) },
+
+	{ "compat", OPT_COMPAT, REQ, "gvisor[:VERSION]", "--compat=gvisor[:VERSION]", G_VIEW,
+	  "instead of the calls, a report: would they run under gVisor's nvproxy (runsc "
+	  "--nvproxy)? One row per device, kind and number with nvproxy's verdict, against "
+	  "the latest gVisor release in the tables or VERSION (a snapshot id or commit); "
+	  "exit status 0 if clean, 1 if something would be refused (docs/COMPAT.md)",
+	  C_WORDS, "gvisor", apply_str, FIELD(compat) },
+	{ "compat-caps", OPT_COMPAT_CAPS, REQ, "LIST", NULL, G_VIEW,
+	  "the driver capabilities runsc would enable, for --compat (default nvproxy's: "
+	  "compute,utility; e.g. compute,utility,video or all)",
+	  C_WORDS, "compute utility graphics video all", apply_str, FIELD(compat_caps) },
 
 	{ "metrics", OPT_METRICS, REQ, "ADDR:PORT", NULL, G_METRICS,
 	  "serve Prometheus metrics at http://ADDR:PORT/metrics (a numeric address or "

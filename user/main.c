@@ -95,6 +95,20 @@ int ct_decode_file(const struct ct_options *o)
 	return rc;
 }
 
+/* --compat: the report's verdict is the exit status (0 clean, 1 refused),
+ * in place of a traced command's; a failure of our own (1) stays. */
+static int compat_exit(const struct ct_options *o, int rc)
+{
+	int verdict = ct_views_compat_status();
+
+	if (!o->compat || verdict < 0 || (rc == 1 && !o->command))
+		return rc;
+	if (verdict)   /* exit 1 says why on stderr, as every exit 1 does */
+		fprintf(stderr, "cudatrace: --compat: nvproxy would refuse some of these calls "
+				"(the rows marked so in the report)\n");
+	return verdict;
+}
+
 int main(int argc, char **argv)
 {
 	struct ct_options o = {
@@ -122,12 +136,12 @@ int main(int argc, char **argv)
 	if (o.read_path) {
 		rc = ct_decode_file(&o);
 		ct_filter_free(o.filter);
-		return rc;
+		return compat_exit(&o, rc);
 	}
 	cmdline = join_args(argc, argv);
 	o.cmdline = cmdline;
 	rc = ct_capture_run(&o);
 	free(cmdline);
 	ct_filter_free(o.filter);
-	return rc;
+	return compat_exit(&o, rc);
 }

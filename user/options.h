@@ -54,6 +54,8 @@ struct ct_options {
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */
 	const char *py_user;     /* --py-user GLOB: the files that are the user's code */
+	const char *compat;      /* --compat=gvisor[:VERSION] (compat/report.h) */
+	const char *compat_caps; /* --compat-caps LIST */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

@@ -7,12 +7,32 @@
 #include "devmem_view.h"
 #include "filter.h"
 #include "perfetto.h"
+#include "report.h"
 #include "sqlite_view.h"
 #include "summary.h"
 #include "views.h"
 
+/* --compat's verdict: -1 until its report is printed, then 0 or 1. */
+static int compat_status = -1;
+
+int ct_views_compat_status(void)
+{
+	return compat_status;
+}
+
 int ct_views_check(const struct ct_options *o)
 {
+	if (o->compat_caps && !o->compat) {
+		fprintf(stderr, "cudatrace: --compat-caps goes with --compat=gvisor\n");
+		return -1;
+	}
+	if (o->compat && ct_compat_check(o->compat, o->compat_caps))
+		return -1;
+	if (o->write_path && o->compat) {
+		fprintf(stderr, "cudatrace: -w writes the raw trace; --compat reads it: run "
+				"cudatrace -r FILE --compat=gvisor afterwards\n");
+		return -1;
+	}
 	if (o->write_path && (o->summary || o->perfetto_path || o->sqlite_path)) {
 		fprintf(stderr, "cudatrace: -w writes the raw trace; -c, -C, --perfetto and "
 				"--sqlite decode it: run them with -r FILE afterwards\n");
@@ -38,8 +58,8 @@ int ct_views_check(const struct ct_options *o)
 
 void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o)
 {
-	if (o->summary == 1)
-		dopts->quiet = true;   /* -c: the table alone */
+	if (o->summary == 1 || o->compat)
+		dopts->quiet = true;   /* -c, --compat: the table or report alone */
 }
 
 /* What setup opened, until the decoder owns it. */
@@ -49,6 +69,7 @@ struct opened {
 	struct ct_apisum *api;     /* --summary-by=api|caller: instead of sum */
 	struct ct_devmem_view *mem;
 	struct ct_sqlite *db;
+	struct ct_compat *compat;
 };
 
 static void close_opened(struct opened *op, const struct ct_options *o)
@@ -57,6 +78,7 @@ static void close_opened(struct opened *op, const struct ct_options *o)
 	ct_apisum_free(op->api);
 	ct_devmem_view_free(op->mem);
 	ct_sqlite_close(op->db);
+	ct_compat_free(op->compat);
 	if (op->pf) {
 		ct_perfetto_close(op->pf);
 		remove(o->perfetto_path);
@@ -76,6 +98,13 @@ static int open_all(struct opened *op, const struct ct_options *o)
 	}
 	if (o->sqlite_path && !(op->db = ct_sqlite_open(o->sqlite_path, o->host)))
 		return -1;
+	if (o->compat) {
+		struct ct_compat_opts co = { .out = o->out, .json = o->json, .spec = o->compat,
+					     .caps = o->compat_caps, .status = &compat_status };
+
+		if (!(op->compat = ct_compat_new(&co)))
+			return -1;
+	}
 	if (o->summary && o->summary_by_api) {
 		op->api = ct_apisum_new(o->out, o->json, (enum ct_apisum_by)o->summary_by_api);
 		if (!op->api) {
@@ -125,6 +154,8 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 		v[n++] = ct_perfetto_view(op.pf);
 	if (op.db)
 		v[n++] = ct_sqlite_view(op.db);
+	if (op.compat)
+		v[n++] = ct_compat_view(op.compat);
 	for (i = 0; i < n; i++)
 		if (ct_decoder_add_view(d, &v[i])) {
 			/* No view has run: the decoder is freed unfinished. */

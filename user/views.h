@@ -28,4 +28,8 @@ struct ct_decoder *ct_views_decoder_new(const struct ct_options *o);
 struct ct_decoder *ct_views_decoder_new_with(const struct ct_options *o,
 					     const struct ct_view *first);
 
+/* --compat: -1 if no report was printed, else 0 (clean) or 1 (something
+ * would be refused): the exit status main gives. */
+int ct_views_compat_status(void);
+
 #endif

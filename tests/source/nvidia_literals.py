@@ -2,7 +2,7 @@
 """No NVIDIA fact written as a literal in hand-written C: escape numbers,
 RM control commands and class ids come by name from the generated
 nvfacts.h, struct fields by name through the layouts (docs/TABLES.md,
-docs/LAYOUTS.md).  Scans the .c files of decoders/, format/, user/ and bpf/, with
+docs/LAYOUTS.md).  Scans the .c files of decoders/, compat/, format/, user/ and bpf/, with
 comments and strings removed, for
 
   - a hex literal whose value is a known RM control command (from
@@ -26,7 +26,7 @@ from tap import ROOT, Tap  # noqa: E402
 # are the byte ranges of RFC 3629 (0x80, 0xc2, 0xe0, ...), which some class
 # ids happen to equal: no NVIDIA fact.
 EXEMPT = {"user/utf8.c"}
-DIRS = ["decoders", "format", "user", "bpf"]
+DIRS = ["decoders", "compat", "format", "user", "bpf"]
 
 
 def table_keys(name, min_value=0):

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --compat: the report as text (header, rows, summary) or as JSON lines
+ * (one compat_header, one compat_row per row, one compat_summary).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report_rows.h"
+
+static const char *version_str(uint32_t v, char *buf, size_t n)
+{
+	if (!v)
+		snprintf(buf, n, "any");
+	else
+		snprintf(buf, n, "%u.%02u.%02u", v / 1000000, v / 1000 % 1000, v % 1000);
+	return buf;
+}
+
+/* How the node was chosen, plainly. */
+static const char *match_str(const struct ct_compat *c, char *buf, size_t n)
+{
+	if (!c->driver)
+		snprintf(buf, n, "the trace names no driver: the newest supported node");
+	else if (c->match == CT_GV_EXACT)
+		snprintf(buf, n, "exact");
+	else if (c->match == CT_GV_ANCESTOR)
+		snprintf(buf, n, "approximate: the nearest older node on the %u branch",
+			 c->driver / 1000000);
+	else if (c->match == CT_GV_NO_BRANCH)
+		snprintf(buf, n, "none: nvproxy has no node for the %u branch at or below this "
+			 "driver; rows judged against the nearest node", c->driver / 1000000);
+	else
+		snprintf(buf, n, "one table for every driver: this gVisor has no per-driver tree");
+	return buf;
+}
+
+/* What runsc needs to start with this driver. */
+static const char *runsc_str(const struct ct_compat *c, char *buf, size_t n)
+{
+	char v[32];
+
+	if (c->match == CT_GV_ANY)
+		snprintf(buf, n, "no driver check in this gVisor");
+	else if (c->match == CT_GV_EXACT && c->node->supported)
+		snprintf(buf, n, "accepts this driver as it is");
+	else if (c->match == CT_GV_EXACT)
+		snprintf(buf, n, "refuses this driver unless --nvproxy-allow-unsupported-driver "
+			 "(an intermediate node)");
+	else
+		snprintf(buf, n, "refuses this driver (not in nvproxy's table) unless "
+			 "--nvproxy-driver-version=%s%s", version_str(c->node->version, v, sizeof(v)),
+			 c->node->supported ? "" : " --nvproxy-allow-unsupported-driver");
+	return buf;
+}
+
+/* "graphics,video" -> "graphics or video": any one of them enables it. */
+static const char *any_of(const struct ct_compat *c, uint16_t caps, char *buf, size_t n)
+{
+	char list[128], *p = list, *comma;
+	size_t used = 0;
+
+	ct_gv_caps_str(c->snap, caps, list, sizeof(list));
+	buf[0] = '\0';
+	while (p && used < n) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " or " : "", p);
+		p = comma ? comma + 1 : NULL;
+	}
+	return buf;
+}
+
+static const char *verdict_str(const struct ct_compat *c, const struct row *r, char *buf,
+			       size_t n)
+{
+	char caps[128];
+
+	if (r->verdict == V_NEEDS_CAP)
+		snprintf(buf, n, "needs capability %s", any_of(c, r->caps_needed, caps, sizeof(caps)));
+	else if (r->verdict == V_UNSUPPORTED)
+		snprintf(buf, n, "unsupported (nvproxy: %s)",
+			 r->kind < RK_MMAP && c->snap->refusal[r->kind] ? c->snap->refusal[r->kind]
+								       : "EINVAL");
+	else
+		snprintf(buf, n, "%s", ct_compat_verdict_names[r->verdict]);
+	return buf;
+}
+
+static const char *number_str(const struct row *r, char *buf, size_t n)
+{
+	if (r->kind == RK_MMAP)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "0x%x", r->number);
+	return buf;
+}
+
+/* --- text ------------------------------------------------------------------ */
+
+/* A device path or comm from the trace, with every byte that is not
+ * printable ASCII as \xNN: a trace must not forge lines or drive the
+ * terminal. */
+static const char *safe(const char *s, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	for (; *s && used + 5 < n; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			used += (size_t)snprintf(buf + used, n - used, "\\x%02x", ch);
+		else
+			buf[used++] = (char)ch;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
+{
+	const struct ct_gv_snapshot *s = c->snap;
+	char v[32], buf[256], caps[128], needs[128];
+
+	fprintf(f, "gVisor nvproxy compatibility (cudatrace --compat=gvisor)\n");
+	fprintf(f, "  driver:        %s\n", c->driver ? version_str(c->driver, v, sizeof(v))
+						    : "unknown (no driver line in the trace header)");
+	fprintf(f, "  gVisor data:   %s (github.com/google/gvisor commit %.12s, %s; %s)\n", s->id,
+		s->commit, s->date, s->role);
+	fprintf(f, "  nvproxy node:  %s (%s)\n", version_str(c->node->version, v, sizeof(v)),
+		match_str(c, buf, sizeof(buf)));
+	fprintf(f, "  runsc:         %s\n", runsc_str(c, buf, sizeof(buf)));
+	if (!s->ncaps) {
+		fprintf(f, "  capabilities:  none in this gVisor (every entry is open)\n");
+	} else {
+		fprintf(f, "  capabilities:  %s (%s); the trace needs: %s\n",
+			ct_gv_caps_str(s, c->caps, caps, sizeof(caps)),
+			c->caps_given ? "--compat-caps" : "nvproxy's default",
+			need ? ct_gv_caps_str(s, need, needs, sizeof(needs)) : "none");
+	}
+	if (c->match != CT_GV_EXACT && c->match != CT_GV_ANY)
+		fprintf(f, "  ioctl_sniffer: would not run (it needs a driver in nvproxy's table)\n");
+	fprintf(f, "\n");
+}
+
+static void text_rows(const struct ct_compat *c, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "%-18s %-8s %-10s %-44s %-44s %7s  %-20s %-22s %-11s %s\n", "device", "kind",
+		"number", "cudatrace name", "nvproxy name", "calls", "first pid/comm",
+		"host answered", "since", "verdict");
+	for (i = 0; i < c->nrows; i++) {
+		const struct row *r = &c->rows[i];
+		char num[16], who[96], since[32], verdict[160], answer[80], dev[4 * ROW_DEV_MAX + 1];
+		char comm[4 * sizeof(r->first_comm) + 1];
+		const char *note = ct_compat_sniffer_note(r);
+
+		snprintf(who, sizeof(who), "%u/%s", r->first_pid,
+			 safe(r->first_comm, comm, sizeof(comm)));
+		if (r->failed)
+			snprintf(answer, sizeof(answer), "%s x%llu", r->answer,
+				 (unsigned long long)r->failed);
+		else
+			snprintf(answer, sizeof(answer), "ok");
+		fprintf(f, "%-18s %-8s %-10s %-44s %-44s %7llu  %-20s %-22s %-11s %s\n",
+			safe(r->dev, dev, sizeof(dev)),
+			ct_compat_kind_names[r->kind], number_str(r, num, sizeof(num)),
+			r->ours ? r->ours : "-", r->op ? r->op->name : "-",
+			(unsigned long long)r->calls, who, answer,
+			r->first ? version_str(r->first->version, since, sizeof(since)) : "-",
+			verdict_str(c, r, verdict, sizeof(verdict)));
+		if (note)
+			fprintf(f, "%18s ^ %s\n", "", note);
+	}
+}
+
+static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
+{
+	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
+	size_t i, notes = 0, bad = 0;
+	char caps[128];
+	int k;
+
+	for (i = 0; i < c->nrows; i++) {
+		rows[c->rows[i].kind]++;
+		calls[c->rows[i].kind] += c->rows[i].calls;
+		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
+		bad += ct_compat_refused(c->rows[i].verdict);
+		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
+	}
+	fprintf(f, "\nsummary (rows, calls, refused rows):");
+	for (k = 0; k < RK_COUNT; k++)
+		fprintf(f, "%s %s %llu/%llu/%llu", k ? "," : "", ct_compat_kind_names[k], rows[k],
+			calls[k], refused[k]);
+	fprintf(f, "\nclean under %s: %s\n", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)),
+		bad ? "no" : "yes");
+	if (need & ~c->caps)
+		fprintf(f, "with --nvproxy-driver-caps (or NVIDIA_DRIVER_CAPABILITIES) %s\n",
+			ct_gv_caps_str(c->snap, need | c->caps, caps, sizeof(caps)));
+	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", notes, notes == 1 ? "" : "s",
+		c->have_stacks ? "" : " (a trace without -k stacks cannot show calls that "
+				      "bypass libc's ioctl())");
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)   /* bytes, not UTF-8: as Latin-1 */
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_header(const struct ct_compat *c, FILE *f, uint16_t need)
+{
+	char v[32], buf[256], caps[128];
+
+	fprintf(f, "{\"type\":\"compat_header\"");
+	json_str(f, "driver", c->driver ? version_str(c->driver, v, sizeof(v)) : NULL);
+	json_str(f, "gvisor", c->snap->id);
+	json_str(f, "gvisor_commit", c->snap->commit);
+	json_str(f, "gvisor_date", c->snap->date);
+	json_str(f, "node", version_str(c->node->version, v, sizeof(v)));
+	json_str(f, "node_match", c->match == CT_GV_EXACT ? "exact" : c->match == CT_GV_ANCESTOR
+			? "approximate" : c->match == CT_GV_ANY ? "any" : "none");
+	json_str(f, "runsc", runsc_str(c, buf, sizeof(buf)));
+	json_str(f, "caps", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)));
+	json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
+	fprintf(f, "}\n");
+}
+
+static void json_rows(const struct ct_compat *c, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct row *r = &c->rows[i];
+		char v[32], verdict[160];
+
+		fprintf(f, "{\"type\":\"compat_row\"");
+		json_str(f, "device", r->dev);
+		json_str(f, "kind", ct_compat_kind_names[r->kind]);
+		fprintf(f, ",\"number\":%u", r->number);
+		json_str(f, "name", r->ours);
+		json_str(f, "nvproxy_name", r->op ? r->op->name : NULL);
+		fprintf(f, ",\"calls\":%llu,\"failed\":%llu,\"first_pid\":%u",
+			(unsigned long long)r->calls, (unsigned long long)r->failed, r->first_pid);
+		json_str(f, "first_comm", r->first_comm);
+		json_str(f, "host_answer", r->failed ? r->answer : "ok");
+		json_str(f, "verdict", ct_compat_verdict_names[r->verdict]);
+		json_str(f, "detail", verdict_str(c, r, verdict, sizeof(verdict)));
+		json_str(f, "since", r->first ? version_str(r->first->version, v, sizeof(v)) : NULL);
+		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
+		fprintf(f, "}\n");
+	}
+}
+
+static void json_summary(const struct ct_compat *c, FILE *f)
+{
+	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
+	size_t i, bad = 0, notes = 0;
+	int k;
+
+	for (i = 0; i < c->nrows; i++) {
+		rows[c->rows[i].kind]++;
+		calls[c->rows[i].kind] += c->rows[i].calls;
+		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
+		bad += ct_compat_refused(c->rows[i].verdict);
+		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
+	}
+	fprintf(f, "{\"type\":\"compat_summary\"");
+	for (k = 0; k < RK_COUNT; k++)
+		fprintf(f, ",\"%s\":{\"rows\":%llu,\"calls\":%llu,\"refused\":%llu}",
+			ct_compat_kind_names[k], rows[k], calls[k], refused[k]);
+	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", bad ? "false" : "true",
+		notes);
+}
+
+void ct_compat_print(struct ct_compat *c)
+{
+	uint16_t need = ct_compat_caps_needed(c);
+	FILE *f = c->o.out;
+
+	if (c->o.json) {
+		json_header(c, f, need);
+		json_rows(c, f);
+		json_summary(c, f);
+		return;
+	}
+	text_header(c, f, need);
+	text_rows(c, f);
+	text_summary(c, f, need);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the --compat report: its rows and state, shared by report.c (which
+ * collects and judges) and report_print.c (which prints). */
+#ifndef CT_COMPAT_REPORT_ROWS_H
+#define CT_COMPAT_REPORT_ROWS_H
+
+#include <stdint.h>
+
+#include "cudatrace.h"
+#include "gvisor_abi.h"
+#include "report.h"
+
+/* Row kinds: nvproxy's four tables, then mmap, then any ioctl on a device
+ * nvproxy does not expose. */
+enum row_kind { RK_FRONTEND = CT_GV_FRONTEND, RK_UVM = CT_GV_UVM, RK_CONTROL = CT_GV_CONTROL,
+		RK_CLASS = CT_GV_CLASS, RK_MMAP, RK_IOCTL, RK_COUNT };
+
+enum verdict { V_SUPPORTED, V_PASSED_THROUGH, V_HARMLESS, V_NEEDS_CAP, V_UNSUPPORTED,
+	       V_NOT_EXPOSED, V_COUNT };
+
+#define ROW_DEV_MAX 64
+#define ROW_ANSWER_MAX 48
+
+struct row {
+	char dev[ROW_DEV_MAX];
+	enum row_kind kind;
+	uint32_t number;
+	const char *ours;             /* cudatrace's name, NULL if none */
+	uint64_t calls, failed, refused_by_host;  /* with nvproxy's own refusal status */
+	uint64_t unseen_by_libc;      /* -k traces: calls not made through libc's ioctl */
+	uint64_t rewritten;           /* NV01_EVENT allocations judged by their inner class */
+	uint32_t first_pid;
+	char first_comm[CT_COMM_LEN + 1];
+	char answer[ROW_ANSWER_MAX];  /* the first failure's status or errno, "" if none */
+	/* Filled in at the end (report.c: judge). */
+	enum verdict verdict;
+	const struct ct_gv_op *op;    /* nvproxy's entry, NULL if none */
+	uint16_t caps_needed;         /* V_NEEDS_CAP: any one of these */
+	const struct ct_gv_node *first;  /* first node with it, NULL if none */
+};
+
+struct ct_compat {
+	struct ct_compat_opts o;
+	const struct ct_gv_snapshot *snap;
+	uint16_t caps;                /* enabled */
+	bool caps_given;
+	uint32_t driver;              /* the trace's, 0 unknown */
+	const struct ct_gv_node *node;
+	enum ct_gv_match match;
+	struct row *rows;
+	size_t nrows, cap;
+	bool have_stacks;
+};
+
+extern const char *const ct_compat_kind_names[RK_COUNT];
+extern const char *const ct_compat_verdict_names[V_COUNT];
+
+/* report.c */
+bool ct_compat_refused(enum verdict v);
+uint16_t ct_compat_caps_needed(const struct ct_compat *c);
+const char *ct_compat_sniffer_note(const struct row *r);
+/* report_print.c */
+void ct_compat_print(struct ct_compat *c);
+
+#endif

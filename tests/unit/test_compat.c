@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --compat=gvisor (compat/): synthetic traces built from records, judged
+ * against the imported gVisor snapshots.  The six cases of gVisor's issues
+ * (#9846, #9372, #10272, #10413, #10647 and the PERF_GET_CURRENT_PSTATE
+ * commit) are unsupported before their fix and supported after it; gVisor's
+ * own ioctl(fd, 0, NULL) fixture; capabilities; devices nvproxy does not
+ * expose; the tree itself (root counts, node matching).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gvisor_abi.h"
+#include "nvfacts.h"
+#include "report.h"
+#include "tap.h"
+#include "records.h"
+
+#define DEV_MODESET (195u << 20 | 254)
+#define MODESET_LINE "device=0xc3000fe 0 0 /dev/nvidia-modeset\n"
+
+/* --- building calls ---------------------------------------------------------- */
+
+static const struct ct_layout *esc(uint32_t nr, uint32_t size)
+{
+	return ct_layout_find(CT_LAYOUT_ESCAPE, nr, size, 0);
+}
+
+static void feed(struct ct_decoder *d, const struct ct_rec *r)
+{
+	if (ct_record_check(r, r->size))
+		abort();
+	ct_decoder_feed(d, r);
+}
+
+/* An ioctl on device dev (entry and exit), returning ret. */
+static void call_on(struct ct_decoder *d, uint32_t dev, uint32_t cmd, const void *arg,
+		    uint32_t alen, int64_t ret)
+{
+	struct ct_ioctl *r;
+
+	r = (struct ct_ioctl *)ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, cmd, arg, alen, NULL, 0, 0);
+	r->dev = dev;
+	feed(d, &r->h);
+	r = (struct ct_ioctl *)ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, cmd, arg, alen, NULL, 0, ret);
+	r->dev = dev;
+	feed(d, &r->h);
+}
+
+static void control(struct ct_decoder *d, uint32_t cmd, uint32_t status)
+{
+	unsigned char a[32] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_CONTROL, sizeof(a));
+
+	put_field(l, a, "hClient", 0xc1d00001);
+	put_field(l, a, "hObject", 0xc1d00001);
+	put_field(l, a, "cmd", cmd);
+	put_field(l, a, "status", status);
+	call_on(d, DEV_CTL, REQ(NV_ESC_RM_CONTROL, 32), a, sizeof(a), 0);
+}
+
+static void alloc(struct ct_decoder *d, uint32_t cls, uint32_t status)
+{
+	unsigned char a[48] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
+
+	put_field(l, a, "hRoot", 0xc1d00001);
+	put_field(l, a, "hObjectParent", 0xc1d00001);
+	put_field(l, a, "hObjectNew", 0x5c000010);
+	put_field(l, a, "hClass", cls);
+	put_field(l, a, "status", status);
+	call_on(d, DEV_CTL, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), 0);
+}
+
+/* An NV01_EVENT allocation whose NV0005 params name the class inner. */
+static void alloc_event(struct ct_decoder *d, uint32_t inner)
+{
+	unsigned char a[48] = { 0 }, p[24] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
+	const struct ct_rec *r;
+
+	put_field(l, a, "hRoot", 0xc1d00001);
+	put_field(l, a, "hObjectParent", 0xc1d00001);
+	put_field(l, a, "hObjectNew", 0x5c000011);
+	put_field(l, a, "hClass", NV01_EVENT);
+	put_field(l, a, "pAllocParms", 0x7ffd00002000);
+	put_field(ct_layout_find(CT_LAYOUT_ALLOC, NV01_EVENT, sizeof(p), 0), p, "hClass", inner);
+	r = ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), p,
+		      sizeof(p), 0);
+	feed(d, r);
+	r = ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), p,
+		      sizeof(p), 0);
+	feed(d, r);
+}
+
+/* --- running the report ------------------------------------------------------ */
+
+struct report {
+	char *text;
+	int status;
+};
+
+/* The report (JSON unless text) on the calls fill makes under driver. */
+static struct report run(const char *spec, const char *caps, const char *driver, bool text,
+			 void (*fill)(struct ct_decoder *, const void *), const void *arg)
+{
+	struct report rep = { NULL, -1 };
+	size_t len = 0;
+	FILE *out = open_memstream(&rep.text, &len);
+	struct ct_compat_opts co = { .out = out, .json = !text, .spec = spec, .caps = caps,
+				     .status = &rep.status };
+	struct ct_compat *c = ct_compat_new(&co);
+	struct ct_decode_opts o = { .quiet = true };
+	struct mem_decoder m;
+	struct ct_decoder *d;
+	struct ct_view v;
+
+	if (!out || !c)
+		abort();
+	d = mem_start(&m, o);
+	v = ct_compat_view(c);
+	ct_decoder_add_view(d, &v);
+	ct_decoder_feed(d, meta_lines(driver, MODESET_LINE));
+	fill(d, arg);
+	free(mem_end(&m));
+	fclose(out);
+	return rep;
+}
+
+/* The JSON row of (kind, number): its "field" value, in a static buffer. */
+static const char *row_field(const char *json, const char *kind, uint32_t number,
+			     const char *field)
+{
+	static char out[256];
+	char key[96], fkey[64];
+	const char *row, *p;
+
+	snprintf(key, sizeof(key), "\"kind\":\"%s\",\"number\":%u,", kind, number);
+	snprintf(fkey, sizeof(fkey), "\"%s\":\"", field);
+	row = strstr(json, key);
+	if (!row)
+		return "(no row)";
+	p = strstr(row, fkey);
+	if (!p || p > strchr(row, '\n'))
+		return "(no field)";
+	p += strlen(fkey);
+	snprintf(out, sizeof(out), "%.*s", (int)strcspn(p, "\""), p);
+	return out;
+}
+
+/* --- the six gVisor issues ------------------------------------------------------ */
+
+struct issue {
+	const char *what, *kind;
+	uint32_t number;
+	const char *before, *after;   /* snapshot ids (compat/tables/gvisor_snapshots.tsv) */
+	const char *driver;           /* a node in both that the fix reaches */
+};
+
+static void fill_issue(struct ct_decoder *d, const void *arg)
+{
+	const struct issue *is = arg;
+
+	if (strcmp(is->kind, "control") == 0)
+		control(d, is->number, 0);
+	else if (strcmp(is->kind, "class") == 0)
+		alloc(d, is->number, 0);
+	else
+		call_on(d, DEV_CTL, REQ(is->number, 8), "\0\0\0\0\0\0\0\0", 8, 0);
+}
+
+static void test_issues(void)
+{
+	static const struct issue issues[] = {
+		{ "gVisor #9846, control 0x20801230", "control",
+		  NV2080_CTRL_CMD_GR_GET_SM_ISSUE_RATE_MODIFIER, "20240207.272d23e1e",
+		  "20240208.3a86eaf0d", "535.129.03" },
+		{ "gVisor #9372, class 0xf8", "class", NV_MEMORY_FABRIC, "20230922.b5dea0ea0",
+		  "20230923.e81e0c72a", "535.129.03" },
+		{ "gVisor #10272, escape 0xd4", "frontend", NV_ESC_ATTACH_GPUS_TO_FD,
+		  "20240411.5e9207a96", "20240412.0699532f6", "535.129.03" },
+		{ "gVisor #10413, control 0x3d05 on nvidiactl", "control",
+		  NV0000_CTRL_CMD_OS_UNIX_EXPORT_OBJECT_TO_FD, "20240508.e5156012a",
+		  "20240509.e9b321868", "535.129.03" },
+		{ "gVisor #10647, control 0x20803801", "control",
+		  NV2080_CTRL_CMD_GRMGR_GET_GR_FS_INFO, "20240710.87c3b6f74", "20240711.32ed2f798", "535.129.03" },
+		{ "control 0x20802068 (4763cf231)", "control",
+		  NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, "20240721.4cd597212",
+		  "20240722.4763cf231", "550.90.07" },   /* added at the 550.40.07 node */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(issues) / sizeof(issues[0]); i++) {
+		const struct issue *is = &issues[i];
+		char spec[64];
+		struct report r;
+
+		snprintf(spec, sizeof(spec), "gvisor:%s", is->before);
+		r = run(spec, NULL, is->driver, false, fill_issue, is);
+		ok_str(row_field(r.text, is->kind, is->number, "verdict"), "unsupported", is->what);
+		ok(r.status == 1, "%s: exit status 1 before the fix (got %d)", is->what, r.status);
+		free(r.text);
+		snprintf(spec, sizeof(spec), "gvisor:%s", is->after);
+		r = run(spec, NULL, is->driver, false, fill_issue, is);
+		ok_str(row_field(r.text, is->kind, is->number, "verdict"), "supported", is->what);
+		ok(r.status == 0, "%s: exit status 0 after the fix (got %d)", is->what, r.status);
+		free(r.text);
+	}
+}
+
+/* --- gVisor's fixture: ioctl(fd, 0, NULL) on /dev/nvidiactl ------------------ */
+
+static void fill_zero(struct ct_decoder *d, const void *arg)
+{
+	(void)arg;
+	call_on(d, DEV_CTL, 0, "", 0, -22);   /* no argument bytes */
+}
+
+static void test_ioctl_zero(void)
+{
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_zero, NULL);
+
+	ok_str(row_field(r.text, "frontend", 0, "verdict"), "unsupported",
+	       "ioctl(fd, 0, NULL) on /dev/nvidiactl: frontend 0 unsupported");
+	ok_str(row_field(r.text, "frontend", 0, "detail"), "unsupported (nvproxy: EINVAL)",
+	       "... and nvproxy answers EINVAL");
+	ok(r.status == 1, "... exit status 1 (got %d)", r.status);
+	free(r.text);
+}
+
+/* --- capabilities -------------------------------------------------------------- */
+
+static void fill_class(struct ct_decoder *d, const void *arg)
+{
+	alloc(d, *(const uint32_t *)arg, 0);
+}
+
+static void test_caps(void)
+{
+	uint32_t video = NVC9B0_VIDEO_DECODER, graphics = HOPPER_A, virt = NV01_MEMORY_VIRTUAL;
+	struct report r;
+
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &video);
+	ok_str(row_field(r.text, "class", video, "detail"), "needs capability video",
+	       "a video decoder class needs video under compute,utility");
+	ok(strstr(r.text, "\"caps_needed\":\"compute,video\"") != NULL,
+	   "the header says the trace needs compute (RM_ALLOC itself) and video");
+	ok(r.status == 1, "... exit status 1 (got %d)", r.status);
+	free(r.text);
+	r = run("gvisor", "compute,utility,video", "580.159.04", false, fill_class, &video);
+	ok_str(row_field(r.text, "class", video, "verdict"), "supported",
+	       "... supported with --compat-caps compute,utility,video");
+	ok(r.status == 0, "... exit status 0 (got %d)", r.status);
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &graphics);
+	ok_str(row_field(r.text, "class", graphics, "detail"), "needs capability graphics",
+	       "a 3D class (HOPPER_A) needs graphics");
+	ok_str(row_field(r.text, "class", graphics, "ioctl_sniffer"),
+	       "ioctl_sniffer ignores capabilities: it says supported",
+	       "... where ioctl_sniffer would disagree");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &virt);
+	ok_str(row_field(r.text, "class", virt, "detail"), "needs capability graphics or video",
+	       "NV01_MEMORY_VIRTUAL: either graphics or video enables it");
+	free(r.text);
+	r = run("gvisor", "compute,utility,video", "580.159.04", false, fill_class, &virt);
+	ok_str(row_field(r.text, "class", virt, "verdict"), "supported", "... video is enough");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", true, fill_class, &graphics);
+	ok(strstr(r.text, "clean under compute,utility: no\n") != NULL, "text: not clean");
+	ok(strstr(r.text, "the trace needs: compute,graphics\n") != NULL,
+	   "text: the trace needs compute,graphics");
+	free(r.text);
+}
+
+/* --- other rules ----------------------------------------------------------------- */
+
+static void fill_rules(struct ct_decoder *d, const void *arg)
+{
+	(void)arg;
+	control(d, 0x20808159, 0);                           /* RM_GSS_LEGACY_MASK set */
+	control(d, 0x208012ff, NV_ERR_NOT_SUPPORTED);        /* unknown, host refused */
+	call_on(d, DEV_MODESET, 0xc0106d00, "\0\0\0\0\0\0\0\0", 8, 0);
+	alloc(d, AMPERE_SMC_CONFIG_SESSION, NV_ERR_INVALID_CLASS);
+}
+
+static void test_rules(void)
+{
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_rules, NULL);
+
+	ok_str(row_field(r.text, "control", 0x20808159, "verdict"), "passed through",
+	       "a GSS-legacy control is passed through");
+	ok_str(row_field(r.text, "control", 0x208012ff, "verdict"), "unsupported, harmless",
+	       "an unknown control the host refused with NV_ERR_NOT_SUPPORTED is harmless");
+	ok_str(row_field(r.text, "ioctl", 0xc0106d00, "verdict"), "device not exposed",
+	       "an ioctl on /dev/nvidia-modeset: device not exposed");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "verdict"),
+	       "unsupported, harmless",
+	       "a class nvproxy lacks that the host refused with NV_ERR_INVALID_CLASS is harmless");
+	free(r.text);
+	/* gVisor 2024-03 answered an unknown control with EINVAL: not the host's answer. */
+	r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", false, fill_rules, NULL);
+	ok_str(row_field(r.text, "control", 0x208012ff, "detail"), "unsupported (nvproxy: EINVAL)",
+	       "... not harmless where nvproxy answered EINVAL (gVisor 2024-03)");
+	free(r.text);
+}
+
+static void fill_event(struct ct_decoder *d, const void *arg)
+{
+	alloc_event(d, *(const uint32_t *)arg);
+}
+
+static void test_event_rewrite(void)
+{
+	uint32_t os_event = NV01_EVENT_OS_EVENT, smc = AMPERE_SMC_CONFIG_SESSION;
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_event, &os_event);
+
+	ok_str(row_field(r.text, "class", os_event, "verdict"), "supported",
+	       "NV01_EVENT naming NV01_EVENT_OS_EVENT: judged as NV01_EVENT_OS_EVENT, supported");
+	ok_str(row_field(r.text, "class", os_event, "ioctl_sniffer"),
+	       "ioctl_sniffer judges the outer class NV01_EVENT, not the class inside",
+	       "... where ioctl_sniffer would judge NV01_EVENT");
+	ok(strstr(r.text, "\"kind\":\"class\",\"number\":5,") == NULL, "... no row for NV01_EVENT");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_event, &smc);
+	ok_str(row_field(r.text, "class", smc, "verdict"), "unsupported",
+	       "NV01_EVENT naming a class nvproxy lacks: unsupported");
+	free(r.text);
+}
+
+/* --- the tree -------------------------------------------------------------------- */
+
+static void test_root_counts(void)
+{
+	unsigned i, k, checked = 0, trees = 0;
+
+	for (i = 0; i < ct_gv_nsnapshots; i++) {
+		const struct ct_gv_snapshot *s = &ct_gv_snapshots[i];
+		const struct ct_gv_node *root = NULL;
+		uint32_t j;
+
+		trees += strcmp(s->layout, "tree") == 0;
+		for (j = 0; j < s->nnodes; j++)
+			if (ct_gv_nodes[s->first_node + j].parent < 0)
+				root = &ct_gv_nodes[s->first_node + j];
+		if (!root || !root->has_literal)
+			continue;
+		for (k = 0; k < CT_GV_KINDS; k++)
+			ok(ct_gv_count(root, (int)k) == root->literal[k],
+			   "%s root %u: %u entries of kind %u, version.go writes out %u", s->id,
+			   root->version, ct_gv_count(root, (int)k), k, root->literal[k]);
+		checked++;
+	}
+	ok(checked == trees && trees > 0, "root counts checked in every snapshot with a tree "
+	   "(%u of %u)", checked, trees);
+}
+
+static void test_nodes(void)
+{
+	const struct ct_gv_snapshot *s = ct_gv_snapshot_find(NULL);
+	enum ct_gv_match how;
+	const struct ct_gv_node *n;
+
+	n = ct_gv_node_for(s, ct_driver_version("580.159.04"), &how);
+	ok(how == CT_GV_EXACT && n->version == ct_driver_version("580.159.04") && n->supported,
+	   "580.159.04: its own node, supported");
+	n = ct_gv_node_for(s, ct_driver_version("580.142"), &how);
+	ok(how == CT_GV_ANCESTOR && n->version == ct_driver_version("580.126.20"),
+	   "580.142: approximate, 580.126.20 (%u)", n->version);
+	n = ct_gv_node_for(s, ct_driver_version("530.30.02"), &how);
+	ok(how == CT_GV_NO_BRANCH, "530.30.02: no node on its branch");
+	n = ct_gv_node_for(s, ct_driver_version("595.71.05"), &how);
+	ok(how == CT_GV_EXACT && !n->supported, "595.71.05: an intermediate node");
+	ok(ct_gv_snapshot_find("5c64bbab3") == ct_gv_snapshot_find("20240313.5c64bbab3"),
+	   "a snapshot by commit prefix");
+	ok(ct_gv_snapshot_find("5c64") == NULL, "not by a prefix of fewer than 7 digits");
+}
+
+static void fill_nothing(struct ct_decoder *d, const void *arg)
+{
+	(void)d, (void)arg;
+}
+
+static void test_header(void)
+{
+	struct report r = run("gvisor", NULL, "530.30.02", true, fill_nothing, NULL);
+
+	ok(strstr(r.text, "(none: nvproxy has no node for the 530 branch") != NULL,
+	   "530.30.02: the header says plainly there is no node for its branch");
+	ok(strstr(r.text, "unless --nvproxy-driver-version=") != NULL, "... and what runsc needs");
+	free(r.text);
+	r = run("gvisor", NULL, "580.142", true, fill_nothing, NULL);
+	ok(strstr(r.text, "nvproxy node:  580.126.20 (approximate: the nearest older node on the "
+			  "580 branch)") != NULL, "580.142: approximate, 580.126.20");
+	free(r.text);
+	r = run("gvisor", NULL, "595.71.05", true, fill_nothing, NULL);
+	ok(strstr(r.text, "unless --nvproxy-allow-unsupported-driver") != NULL,
+	   "595.71.05, an intermediate node: --nvproxy-allow-unsupported-driver");
+	ok(r.status == 0, "an empty trace is clean (%d)", r.status);
+	free(r.text);
+}
+
+int main(void)
+{
+	test_issues();
+	test_ioctl_zero();
+	test_caps();
+	test_rules();
+	test_event_rewrite();
+	test_header();
+	test_root_counts();
+	test_nodes();
+	return tap_done();
+}
