@@ -539,6 +539,7 @@ static int sink_meta(struct capture *c)
 		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
 		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
+		.api_lib = o->api_lib,
 	};
 	struct ct_rec *meta = ct_meta_build(&mi);
 
