@@ -313,34 +313,36 @@ _Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -
 const struct ct_opt ct_opts[] = {
 	{ "pid", 'p', REQ, "PID[,PID...]", NULL, G_TRACE,
 	  "attach to running processes (repeatable); the capture ends when they have all exited",
-	  C_PID, NULL, apply_pids },
+	  C_PID, NULL, apply_pids, .live = 1 },
 	{ NULL, 0, NO, NULL, "-- COMMAND [ARGS]", G_TRACE,
 	  "start COMMAND and trace it from its first instruction (neither -p nor a command: "
 	  "every process on the machine)" },
 	{ "no-follow", OPT_NO_FOLLOW, NO, NULL, NULL, G_TRACE,
-	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow },
+	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow,
+	  .live = 1 },
 	{ "cgroup", OPT_CGROUP, REQ, "DIR", NULL, G_TRACE,
 	  "only processes in this cgroup v2 directory (a container, a pod) or below it; "
-	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup) },
+	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup), .live = 1 },
 	{ "device", OPT_DEVICE, REQ, "PATH", NULL, G_TRACE,
 	  "also trace calls on PATH, a device node (matched by device number) or any file "
-	  "(by inode); repeatable", C_FILE, NULL, apply_device },
+	  "(by inode); repeatable", C_FILE, NULL, apply_device, .live = 1 },
 	{ "duration", 'd', REQ, "SECONDS", NULL, G_TRACE,
 	  "stop after SECONDS (a command started by cudatrace goes on running)",
-	  C_NONE, NULL, apply_duration },
+	  C_NONE, NULL, apply_duration, .live = 1 },
 
 	{ "write", 'w', REQ, "FILE", NULL, G_OUTPUT,
 	  "write a binary trace to FILE (created 0600: it holds process memory; a symbolic "
-	  "link is refused); docs/FORMAT.md", C_FILE, NULL, apply_str, FIELD(write_path) },
+	  "link is refused); docs/FORMAT.md", C_FILE, NULL, apply_str, FIELD(write_path),
+	  .live = 1 },
 	{ NULL, 'z', NO, NULL, NULL, G_OUTPUT,
 	  "compress the -w trace with zstd (-r reads both)",
-	  C_NONE, NULL, apply_true, FIELD(compress) },
+	  C_NONE, NULL, apply_true, FIELD(compress), .live = 1 },
 	{ "max-size", OPT_MAX_SIZE, REQ, "SIZE", NULL, G_OUTPUT,
 	  "-w: stop when the file reaches SIZE bytes (suffix K, M or G) ...",
-	  C_NONE, NULL, apply_max_size },
+	  C_NONE, NULL, apply_max_size, .live = 1 },
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
-	  "its own", C_NONE, NULL, apply_rotate },
+	  "its own", C_NONE, NULL, apply_rotate, .live = 1 },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
 	  "file is decoded up to its last good record", C_FILE, NULL, apply_str,
@@ -412,19 +414,20 @@ const struct ct_opt ct_opts[] = {
 	  "serve Prometheus metrics at http://ADDR:PORT/metrics (:9400 every IPv4 address, "
 	  "[::1]:9400 IPv6): calls, errors, latency, device memory held since the capture "
 	  "began, events lost; by request, GPU, process name, container and pod (from the "
-	  "cgroup). Not in the static build", C_NONE, NULL, apply_str, FIELD(metrics_addr) },
+	  "cgroup). Not in the static build", C_NONE, NULL, apply_str, FIELD(metrics_addr),
+	  .live = 1 },
 	{ "metrics-no-pid", OPT_METRICS_NO_PID, NO, NULL, NULL, G_METRICS,
 	  "leave the pid label out of the device memory series",
-	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid) },
+	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid), .live = 1 },
 	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
 	  "at most N series (default 10000); updates beyond are counted in "
-	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series },
+	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "
 	  "65536), unwind it on this machine (libdw, by CFI) and store the named frames in "
 	  "the trace: each call shows its frames, as strace -k, and [api <- caller]",
-	  C_NONE, NULL, apply_stack },
+	  C_NONE, NULL, apply_stack, .live = 1 },
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "
 	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
@@ -432,10 +435,10 @@ const struct ct_opt ct_opts[] = {
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "
 	  "params, the buffer of NV_ESC_IOCTL_XFER_CMD; default 8192, at most 262144); cut "
-	  "buffers are marked", C_NONE, NULL, apply_nest },
+	  "buffers are marked", C_NONE, NULL, apply_nest, .live = 1 },
 	{ "buffer", 'b', REQ, "MB", NULL, G_CAPTURE,
 	  "ring buffer size in MiB, a power of two (default 64); events that do not fit "
-	  "are counted as lost, never dropped silently", C_NONE, NULL, apply_buffer },
+	  "are counted as lost, never dropped silently", C_NONE, NULL, apply_buffer, .live = 1 },
 
 	{ "help", 'h', optional_argument, "FORMAT", "-h, --help[=FORMAT]", G_OTHER,
 	  "this help; FORMAT man or bash prints the man page's options or a bash "
