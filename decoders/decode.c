@@ -232,6 +232,7 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 		on_fileref(d, (const struct ct_fileref *)r);
 		break;
 	case CT_REC_FRAMES:
+		d->st.stacks++;
 		ct_stacks_learn(d->stacks, (const struct ct_frames *)r);
 		break;
 	case CT_REC_MAPPING:

@@ -32,6 +32,7 @@ struct ct_decode_stats {
 	uint64_t shown;           /* calls that passed the filters */
 	uint64_t unfinished;      /* entries with no exit */
 	uint64_t exits_no_enter;  /* exits whose entry was lost */
+	uint64_t stacks;          /* -k: frames records (0: a trace taken without -k) */
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
 };

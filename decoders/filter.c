@@ -571,6 +571,16 @@ bool ct_filter_needs_decoder(const struct ct_filter *f)
 	return f && (f->nexprs || f->failed || f->ntids || f->comm_wild);
 }
 
+bool ct_filter_needs_stacks(const struct ct_filter *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->nexprs; i++)
+		if (free_names(f->exprs[i].key))
+			return true;
+	return false;
+}
+
 size_t ct_filter_kernel_comms(const struct ct_filter *f, const char (**names)[CT_COMM_LEN])
 {
 	if (!f || !f->ncomms || f->comm_wild)

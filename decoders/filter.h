@@ -36,6 +36,9 @@ struct ct_view ct_filter_view(struct ct_filter *f);
  * pattern): those cannot go with -w, which writes raw records. */
 bool ct_filter_needs_decoder(const struct ct_filter *f);
 
+/* True if some -e has key api or caller: it needs a trace taken with -k. */
+bool ct_filter_needs_stacks(const struct ct_filter *f);
+
 /*
  * The --comm names the kernel can check itself, before copying anything:
  * each CT_COMM_LEN bytes, zero-padded.  Returns how many, or 0 when the

@@ -11,6 +11,12 @@
 #include "summary.h"
 #include "views.h"
 
+/* api and caller come from the stacks of a -k capture. */
+static bool needs_stacks(const struct ct_options *o)
+{
+	return ct_filter_needs_stacks(o->filter) || (o->summary && o->summary_by_api);
+}
+
 int ct_views_check(const struct ct_options *o)
 {
 	if (o->write_path && (o->summary || o->perfetto_path || o->sqlite_path)) {
@@ -33,7 +39,19 @@ int ct_views_check(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
 		return -1;
 	}
+	if (!o->read_path && !o->stack_bytes && needs_stacks(o)) {
+		fprintf(stderr, "cudatrace: -e api=, -e caller= and --summary-by=api|caller "
+				"read the call stacks: add -k\n");
+		return -1;
+	}
 	return 0;
+}
+
+void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st)
+{
+	if (needs_stacks(o) && !st->stacks)
+		fprintf(stderr, "cudatrace: this trace has no call stacks (capture with -k): "
+				"no call has an api or a caller\n");
 }
 
 void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o)
