@@ -80,6 +80,11 @@ static int check_args(const struct ct_options *o)
 	}
 	if (ct_views_check(o))
 		return -1;
+	if (o->run_as && !o->command && !o->read_path) {
+		fprintf(stderr, "cudatrace: -u USER runs the command as USER: it goes with "
+				"-- COMMAND\n");
+		return -1;
+	}
 	if (o->command && o->npids) {
 		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
 		return -1;

@@ -317,6 +317,9 @@ const struct ct_opt ct_opts[] = {
 	{ NULL, 0, NO, NULL, "-- COMMAND [ARGS]", G_TRACE,
 	  "start COMMAND and trace it from its first instruction (neither -p nor a command: "
 	  "every process on the machine)" },
+	{ "user", 'u', REQ, "USER", NULL, G_TRACE,
+	  "run COMMAND as USER (a name or a uid), with USER's groups, as strace -u does",
+	  C_NONE, NULL, apply_str, FIELD(run_as), .live = 1 },
 	{ "no-follow", OPT_NO_FOLLOW, NO, NULL, NULL, G_TRACE,
 	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow,
 	  .live = 1 },

@@ -52,6 +52,7 @@ struct ct_options {
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
+	const char *run_as;      /* -u USER: the command runs as USER */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

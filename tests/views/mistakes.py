@@ -24,7 +24,7 @@ t.ok("attach the size" not in p.stderr, "-k before a word that is not a number: 
 
 # Item 11: -r refuses what changes a capture, each the same way.
 CAPTURE_ONLY = [["-k"], ["-k4096"], ["-z"], ["-d", "1"], ["-s", "64"], ["-b", "8"],
-                ["--no-follow"], ["--cgroup", "/sys/fs/cgroup"], ["--device", "/dev/null"]]
+                ["--no-follow"], ["--cgroup", "/sys/fs/cgroup"], ["--device", "/dev/null"], ["-u", "nobody"]]
 for args in CAPTURE_ONLY:
     p = run([CUDATRACE, "-r", SAXPY] + args)
     spelled = args[0][:2] if not args[0].startswith("--") else args[0]
