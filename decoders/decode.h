@@ -21,6 +21,8 @@ struct ct_decode_opts {
 	bool durations;   /* text: -T, time spent in the call */
 	bool color;       /* text: ANSI colours (--color) */
 	const char *api_lib; /* --api-lib: the driver library's file name pattern (NULL: default) */
+	/* Filters: a process line only for a process with a call shown (proc_lines.c). */
+	bool procs_with_calls;
 	/* Output handed to out in large blocks rather than after each record
 	 * (-r into a file or a pipe: nobody watches it line by line). */
 	bool batch_output;

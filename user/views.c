@@ -58,6 +58,7 @@ void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options 
 {
 	if (o->summary == 1)
 		dopts->quiet = true;   /* -c: the table alone */
+	dopts->procs_with_calls = o->filter != NULL;
 }
 
 /* What setup opened, until the decoder owns it. */
