@@ -348,7 +348,8 @@ const struct ct_opt ct_opts[] = {
 	  "its own", C_NONE, NULL, apply_rotate, .live = 1 },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
-	  "file is decoded up to its last good record", C_FILE, NULL, apply_str,
+	  "file is decoded up to its last good record; options that change a capture (-k, "
+	  "-z, -d, -s, -b, -p, --device, ...) are refused with it", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
 	  "write decoded output to FILE instead of stdout",
@@ -393,7 +394,7 @@ const struct ct_opt ct_opts[] = {
 	  "then the device memory each process held per GPU and kind (video, system, "
 	  "virtual): at the end, its peak and when, the largest allocations and the RM "
 	  "objects that hold them", C_NONE, NULL, apply_summary },
-	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
+	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table (with -c: the last one given wins, and says so)",
 	  C_NONE, NULL, apply_summary },
 	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller",
 	  "--summary-by=pid|gpu|api|caller", G_VIEW,
@@ -433,7 +434,8 @@ const struct ct_opt ct_opts[] = {
 	  C_NONE, NULL, apply_stack, .live = 1 },
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "
-	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
+	  "'libcuda.so*,libnvidia-ml.so*'); given at capture, it is kept in the trace and "
+	  "holds at -r unless -r gives its own", C_NONE, NULL, apply_str, FIELD(api_lib) },
 
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "
