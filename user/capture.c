@@ -551,18 +551,17 @@ static int sink_meta(struct capture *c)
 	return 0;
 }
 
-/* Under sudo the file is the user's, as the README promises: -r needs no root. */
-static int give_to_sudo_user(struct ct_writer *w, const char *path)
+/* Under sudo the file is the user's, as the README promises: -r needs no
+ * root.  A file system that refuses (NFS with root squashed) costs a warning. */
+static void give_to_sudo_user(struct ct_writer *w, const char *path)
 {
 	uid_t uid;
 	gid_t gid;
 	int err;
 
-	if (!ct_sudo_owner(&uid, &gid) || !(err = ct_writer_chown(w, uid, gid)))
-		return 0;
-	fprintf(stderr, "cudatrace: cannot give %s to the sudo user (SUDO_UID %u): %s\n", path,
-		(unsigned)uid, strerror(-err));
-	return -1;
+	if (ct_sudo_owner(&uid, &gid) && (err = ct_writer_chown(w, uid, gid)))
+		fprintf(stderr, "cudatrace: warning: cannot give %s to the sudo user (uid %u): "
+				"%s; it stays root's\n", path, (unsigned)uid, strerror(-err));
 }
 
 static int open_trace_file(struct capture *c)
@@ -577,8 +576,7 @@ static int open_trace_file(struct capture *c)
 			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
 		return -1;
 	}
-	if (give_to_sudo_user(c->writer, path))
-		return -1;
+	give_to_sudo_user(c->writer, path);
 	if (o->rotate && c->file_index >= o->rotate) {
 		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
 		unlink(path);
