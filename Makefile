@@ -2,7 +2,8 @@
 #
 # cudatrace: make            build ./cudatrace
 #            make deps       install what the build needs (Debian 12, as root)
-#            make test       deps + build + every test (unit, golden, live BPF)
+#            make test-deps  that and what the tests need (Prometheus, PyYAML, ...)
+#            make test       test-deps + build + every test (unit, golden, live BPF)
 #            make demo       decode a real H100 trace from traces/
 #            make STATIC=1   ./cudatrace-static, fully static, for machines without packages
 #            V=1             show the commands
@@ -77,7 +78,7 @@ obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
 vpath %.c user decoders compat format $(OUTPUT)
 
-.PHONY: all deps test demo clean install fuzz bench soak docs
+.PHONY: all deps test-deps test demo clean install fuzz bench soak docs
 all: $(BIN)
 
 # --- BPF object and skeleton ------------------------------------------------
@@ -131,9 +132,12 @@ docs: $(BIN)
 
 # --- set-up, tests, demo ----------------------------------------------------
 deps:
-	$(Q)tests/deps.sh
+	$(Q)tests/deps.sh build
 
-test: deps
+test-deps:
+	$(Q)tests/deps.sh build test
+
+test: test-deps
 	$(Q)$(MAKE) --no-print-directory all tests-build
 	$(Q)tests/run.sh
 

@@ -55,7 +55,10 @@ static bool run_views(struct ct_decoder *d, const struct ct_call *c)
 			d->views[i].call(d->views[i].ctx, c);
 	}
 	d->st.shown++;
-	return !d->o.quiet;
+	if (d->o.quiet)
+		return false;
+	ct_proc_lines_before_call(d, c->pid);
+	return true;
 }
 
 /* One call: en (entry) and/or ex (exit); at least one is set. */
@@ -155,8 +158,9 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 	 * pid of one that exited): fd numbers of before mean nothing now. */
 	if (p->source != CT_PROC_ATTACH)
 		ct_objects_forget_pid(d->objs, p->h.pid);
+	ct_prognames_learn(&d->progs, p);
 	if (!d->o.quiet)   /* -c: the views speak, not the events */
-		ct_print_proc(d, p);
+		ct_proc_lines_add(d, p);
 }
 
 static void flush_unfinished(struct ct_decoder *d, uint32_t pid);
@@ -166,8 +170,10 @@ static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 	/* Calls the process never returned from (killed inside them). */
 	flush_unfinished(d, r->pid);
 	ct_objects_forget_pid(d->objs, r->pid);
-	if (!d->o.quiet)
+	if (!d->o.quiet && ct_proc_lines_shown(d, r->pid))
 		ct_print_exit(d, r);
+	ct_proc_lines_exit(d, r->pid);
+	ct_prognames_forget(&d->progs, r->pid);
 }
 
 static void on_fdpath(struct ct_decoder *d, const struct ct_fdpath *f)
@@ -221,7 +227,8 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 		on_proc(d, (const struct ct_proc *)r);
 		break;
 	case CT_REC_FORK:
-		if (!d->o.quiet)
+		ct_prognames_fork(&d->progs, r->pid, ((const struct ct_fork *)r)->child_pid);
+		if (!d->o.quiet && ct_proc_lines_shown(d, r->pid))
 			ct_print_fork(d, (const struct ct_fork *)r);
 		break;
 	case CT_REC_PROC_EXIT:
@@ -237,10 +244,12 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 		on_fileref(d, (const struct ct_fileref *)r);
 		break;
 	case CT_REC_FRAMES:
+		d->st.stacks++;
 		ct_stacks_learn(d->stacks, (const struct ct_frames *)r);
 		break;
 	case CT_REC_PYFRAMES:
 		ct_pystacks_learn(d->pystacks, (const struct ct_pyframes *)r);
+		d->st.pystacks++;
 		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
@@ -325,6 +334,8 @@ void ct_decoder_free(struct ct_decoder *d)
 	ct_stacks_free(d->stacks);
 	ct_pystacks_free(d->pystacks);
 	ct_devnames_free(&d->devs);
+	ct_prognames_free(&d->progs);
+	ct_proc_lines_free(d);
 	ct_errtext_free(&d->errs);
 	free(d);
 }

@@ -22,6 +22,8 @@ struct ct_decode_opts {
 	bool color;       /* text: ANSI colours (--color) */
 	const char *api_lib; /* --api-lib: the driver library's file name pattern (NULL: default) */
 	const char *py_user; /* --py-user: the user's Python files (NULL: the default rule) */
+	/* Filters: a process line only for a process with a call shown (proc_lines.c). */
+	bool procs_with_calls;
 	/* Output handed to out in large blocks rather than after each record
 	 * (-r into a file or a pipe: nobody watches it line by line). */
 	bool batch_output;
@@ -33,6 +35,8 @@ struct ct_decode_stats {
 	uint64_t shown;           /* calls that passed the filters */
 	uint64_t unfinished;      /* entries with no exit */
 	uint64_t exits_no_enter;  /* exits whose entry was lost */
+	uint64_t stacks;          /* -k: frames records (0: a trace taken without -k) */
+	uint64_t pystacks;        /* Python frames records (0: none, or no Python) */
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
 };

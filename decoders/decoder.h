@@ -12,6 +12,7 @@
  *   print_ioctl.c    an ioctl call, as text or JSON
  *   print_events.c   mmap, munmap, process, fork, exit, file, trailer lines
  *   print_common.c   what every printed line starts with
+ *   proc_lines.c     process lines, held under filters until a call is shown
  */
 #ifndef CT_DECODER_H
 #define CT_DECODER_H
@@ -26,6 +27,7 @@
 #include "objects.h"
 #include "outbuf.h"
 #include "pystack.h"
+#include "prognames.h"
 #include "record.h"
 #include "stack.h"
 
@@ -52,6 +54,8 @@ struct ct_decoder {
 	struct ct_view views[CT_MAX_VIEWS];
 	int nviews;
 	struct ct_devnames devs;     /* (rdev, inode) -> path */
+	struct ct_prognames progs;   /* pid -> the program behind the dynamic loader */
+	struct idmap held_procs;     /* pid -> process record not printed yet (proc_lines.c) */
 	uint64_t start_mono;
 	uint64_t start_real;         /* CLOCK_REALTIME at start_mono, for -t */
 	uint32_t driver;             /* ct_driver_version() of the trace, 0 unknown */
@@ -84,6 +88,15 @@ void ct_print_exit(struct ct_decoder *d, const struct ct_rec *r);
 void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f);
 void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t);
 void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m);
+
+/* proc_lines.c: a process record, to print now or before its first call */
+void ct_proc_lines_add(struct ct_decoder *d, const struct ct_proc *p);
+/* A call of pid is about to be printed: its process line first. */
+void ct_proc_lines_before_call(struct ct_decoder *d, uint32_t pid);
+/* Whether pid's lines are in the output (its fork and exit lines go with them). */
+bool ct_proc_lines_shown(const struct ct_decoder *d, uint32_t pid);
+void ct_proc_lines_exit(struct ct_decoder *d, uint32_t pid);
+void ct_proc_lines_free(struct ct_decoder *d);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,

@@ -17,6 +17,7 @@ void ct_describe_common(const struct ct_decoder *d, struct ct_call *c, const str
 
 	c->pid = h->pid;
 	c->tid = h->tid;
+	comm = ct_prognames_comm(&d->progs, h->pid, comm);
 	if (comm)
 		memcpy(c->comm, comm, CT_COMM_LEN);
 	c->comm[CT_COMM_LEN] = 0;

@@ -16,6 +16,10 @@
 #include "filter.h"
 #include "labels.h"
 #include "nvtables.h"
+#include "prognames.h"
+
+_Static_assert(CT_FILTER_MAX_COMMS + CT_NLOADER_COMMS <= 64,
+	       "bpf/cudatrace.bpf.c: traced_comms holds 64 names");
 
 
 enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_PY, K_MAX };
@@ -68,7 +72,7 @@ struct ct_filter {
 	char *comms[CT_FILTER_MAX_COMMS];  /* patterns, or names cut to 15 chars */
 	size_t ncomms;
 	bool comm_wild;                    /* a --comm has a wildcard */
-	char kcomms[CT_FILTER_MAX_COMMS][CT_COMM_LEN];
+	char kcomms[CT_FILTER_MAX_COMMS + CT_NLOADER_COMMS][CT_COMM_LEN];
 	struct maprec **maps;              /* MAP_BUCKETS, when ncomms */
 	struct { uint32_t tid; char comm[CT_COMM_LEN + 1]; } tidcomm[TID_CACHE];
 };
@@ -332,6 +336,18 @@ static int parse_tids(struct ct_filter *f, const char *arg)
 	return rc;
 }
 
+/* After the user's names in kcomms: the loaders' (prognames.h). */
+static void add_loader_comms(struct ct_filter *f)
+{
+	static const char *const loaders[] = CT_LOADER_COMMS;
+	size_t i;
+
+	for (i = 0; i < CT_NLOADER_COMMS; i++) {
+		memset(f->kcomms[f->ncomms + i], 0, CT_COMM_LEN);
+		memcpy(f->kcomms[f->ncomms + i], loaders[i], strlen(loaders[i]));
+	}
+}
+
 static int parse_comms(struct ct_filter *f, const char *arg)
 {
 	char *copy = strdup(arg), *item, *next;
@@ -383,6 +399,7 @@ static int parse_comms(struct ct_filter *f, const char *arg)
 		f->comms[f->ncomms++] = c;
 	}
 	free(copy);
+	add_loader_comms(f);
 	if (!rc && !f->maps) {
 		f->maps = calloc(MAP_BUCKETS, sizeof(*f->maps));
 		if (!f->maps) {
@@ -599,13 +616,41 @@ bool ct_filter_needs_decoder(const struct ct_filter *f)
 	return f && (f->nexprs || f->failed || f->ntids || f->comm_wild);
 }
 
+static bool has_key(const struct ct_filter *f, bool (*which)(enum key k))
+{
+	for (size_t i = 0; f && i < f->nexprs; i++)
+		if (which(f->exprs[i].key))
+			return true;
+	return false;
+}
+
+static bool native_stack_key(enum key k)
+{
+	return k == K_API || k == K_CALLER;
+}
+
+static bool python_key(enum key k)
+{
+	return k == K_PY;
+}
+
+bool ct_filter_needs_stacks(const struct ct_filter *f)
+{
+	return has_key(f, native_stack_key);
+}
+
+bool ct_filter_needs_pystacks(const struct ct_filter *f)
+{
+	return has_key(f, python_key);
+}
+
 size_t ct_filter_kernel_comms(const struct ct_filter *f, const char (**names)[CT_COMM_LEN])
 {
 	if (!f || !f->ncomms || f->comm_wild)
 		return 0;
 	if (names)
 		*names = (const char (*)[CT_COMM_LEN])f->kcomms;
-	return f->ncomms;
+	return f->ncomms + CT_NLOADER_COMMS;
 }
 
 void ct_filter_free(struct ct_filter *f)

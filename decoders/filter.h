@@ -14,8 +14,9 @@
 
 struct ct_filter;
 
-/* Most --comm names; the kernel's traced_comms map holds as many. */
-#define CT_FILTER_MAX_COMMS 64
+/* Most --comm names; the kernel's traced_comms map (64 entries) holds as
+ * many and the dynamic loaders' names (prognames.h). */
+#define CT_FILTER_MAX_COMMS 60
 
 /*
  * Adds one command-line option to *fp (allocated on first use): opt is
@@ -36,10 +37,18 @@ struct ct_view ct_filter_view(struct ct_filter *f);
  * pattern): those cannot go with -w, which writes raw records. */
 bool ct_filter_needs_decoder(const struct ct_filter *f);
 
+/* True if some -e has key api or caller: it needs a trace taken with -k. */
+bool ct_filter_needs_stacks(const struct ct_filter *f);
+/* Whether it has -e py= (Python frames: -k or --py-stack). */
+bool ct_filter_needs_pystacks(const struct ct_filter *f);
+
 /*
  * The --comm names the kernel can check itself, before copying anything:
- * each CT_COMM_LEN bytes, zero-padded.  Returns how many, or 0 when the
- * kernel cannot filter by name (no --comm, or a wildcard among them).
+ * each CT_COMM_LEN bytes, zero-padded, and after them the dynamic loaders'
+ * names (the kernel sees a program started through the loader under the
+ * loader's name; the decoder filters it by the program's).  Returns how
+ * many, or 0 when the kernel cannot filter by name (no --comm, or a
+ * wildcard among them).
  */
 size_t ct_filter_kernel_comms(const struct ct_filter *f, const char (**names)[CT_COMM_LEN]);
 

@@ -37,6 +37,55 @@ static void meta_list_item(const char *key, const char *val, void *ctx)
 		em_str_list_item(&c->d->em, val, strlen(val));
 }
 
+/* The capture's --api-lib holds when the trace is read, unless -r gave its own. */
+static void use_capture_api_lib(struct ct_decoder *d, const char *glob)
+{
+	struct ct_stacks *s;
+
+	if (d->o.api_lib || !*glob || !(s = ct_stacks_new(glob)))
+		return;
+	ct_stacks_free(d->stacks);
+	d->stacks = s;
+}
+
+static void use_api_lib_word(struct ct_decoder *d, const char *p, size_t n)
+{
+	char glob[512];
+
+	if (n >= sizeof(glob))
+		return;
+	memcpy(glob, p, n);
+	glob[n] = 0;
+	use_capture_api_lib(d, glob);
+}
+
+/* Traces older than the api_lib key: --api-lib from the options line,
+ * cudatrace's own options (up to "--", where the command's begin). */
+static void api_lib_from_options(struct ct_decoder *d, const char *options)
+{
+	static const char opt[] = "--api-lib";
+	const size_t olen = sizeof(opt) - 1;
+	const char *p;
+	bool next = false;
+	size_t n;
+
+	for (p = options; *p; p += n + (p[n] == ' ')) {
+		n = strcspn(p, " ");
+		if (next) {
+			use_api_lib_word(d, p, n);
+			return;
+		}
+		if (n == 2 && strncmp(p, "--", 2) == 0)
+			return;
+		if (n == olen && strncmp(p, opt, olen) == 0)
+			next = true;
+		else if (n > olen && strncmp(p, opt, olen) == 0 && p[olen] == '=') {
+			use_api_lib_word(d, p + olen + 1, n - olen - 1);
+			return;
+		}
+	}
+}
+
 static void meta_line(const char *key, const char *val, void *ctx)
 {
 	struct ct_decoder *d = ctx;
@@ -60,6 +109,10 @@ static void meta_line(const char *key, const char *val, void *ctx)
 		 sscanf(val, "%x %llu %u %n", &kdev, &ino, &regfile, &pos) == 3 && pos > 0)
 		ct_devnames_add(&d->devs, kdev, regfile != 0, ino, val + pos,
 				strlen(val + pos));
+	else if (strcmp(key, "options") == 0)
+		api_lib_from_options(d, val);
+	else if (strcmp(key, "api_lib") == 0)
+		use_capture_api_lib(d, val);
 	if (d->o.json && !d->o.quiet && !is_meta_list(key))
 		em_str(&d->em, key, val);
 }

@@ -106,6 +106,7 @@ void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,
 	uint64_t flushes;
 	size_t start;
 
+	comm = ct_prognames_comm(&d->progs, h->pid, comm);
 	memcpy(key + 1, &h->pid, 4);
 	memcpy(key + 5, &h->tid, 4);
 	if (comm)

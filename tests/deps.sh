@@ -1,11 +1,35 @@
 #!/bin/sh
-# Installs what building and testing cudatrace need, from Debian's packages,
-# when something is missing.  Run by `make deps` (and so by `make test`).
+# Installs, from Debian's packages, what cudatrace needs when something is
+# missing: `tests/deps.sh build` what building it needs (`make deps`, and so
+# `make demo`), `tests/deps.sh build test` also what the tests need (`make
+# test`: the ASan runtime, the zstd tool, Prometheus, PyYAML).  No argument:
+# both.  --print lists the packages instead, installing nothing.
 set -eu
 
-PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev zlib1g-dev \
-      libzstd-dev liblzma-dev libbz2-dev python3 libclang-rt-14-dev zstd libsqlite3-dev \
-      libmicrohttpd-dev prometheus python3-yaml dpkg-dev xz-utils"
+BUILD_PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev \
+            zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libsqlite3-dev libmicrohttpd-dev \
+            dpkg-dev xz-utils"
+TEST_PKGS="python3 libclang-rt-14-dev zstd prometheus python3-yaml python3-dev"
+
+print=0
+if [ "${1:-}" = --print ]; then
+	print=1
+	shift
+fi
+[ $# = 0 ] && set -- build test
+PKGS=""
+for set in "$@"; do
+	case $set in
+	build) PKGS="$PKGS $BUILD_PKGS" ;;
+	test) PKGS="$PKGS $TEST_PKGS" ;;
+	*) echo "tests/deps.sh: unknown set '$set' (build or test)" >&2; exit 2 ;;
+	esac
+done
+if [ $print = 1 ]; then
+	# shellcheck disable=SC2086
+	printf '%s\n' $PKGS
+	exit 0
+fi
 
 missing=""
 for p in $PKGS; do

@@ -39,6 +39,7 @@
 #include "privs.h"
 #include "procinfo.h"
 #include "record.h"
+#include "run_as.h"
 #include "trace_file.h"
 #include "python.h"
 #include "unwind.h"
@@ -544,6 +545,7 @@ static int sink_meta(struct capture *c)
 		.devs = &c->devs, .options = o->cmdline, .nest_max = o->nest_max,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
 		.start_monotonic_ns = now_ns(CLOCK_MONOTONIC), .proc_root = o->proc_root,
+		.api_lib = o->api_lib,
 	};
 	struct ct_rec *meta = ct_meta_build(&mi);
 
@@ -552,6 +554,19 @@ static int sink_meta(struct capture *c)
 	sink(c, meta);
 	free(meta);
 	return 0;
+}
+
+/* Under sudo the file is the user's, as the README promises: -r needs no
+ * root.  A file system that refuses (NFS with root squashed) costs a warning. */
+static void give_to_sudo_user(struct ct_writer *w, const char *path)
+{
+	uid_t uid;
+	gid_t gid;
+	int err;
+
+	if (ct_sudo_owner(&uid, &gid) && (err = ct_writer_chown(w, uid, gid)))
+		fprintf(stderr, "cudatrace: warning: cannot give %s to the sudo user (uid %u): "
+				"%s; it stays root's\n", path, (unsigned)uid, strerror(-err));
 }
 
 static int open_trace_file(struct capture *c)
@@ -566,6 +581,7 @@ static int open_trace_file(struct capture *c)
 			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
 		return -1;
 	}
+	give_to_sudo_user(c->writer, path);
 	if (o->rotate && c->file_index >= o->rotate) {
 		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
 		unlink(path);
@@ -627,9 +643,9 @@ static void status_line(struct capture *c, bool last)
  * Forks the command stopped on a pipe, so its pid can enter the filter
  * before it runs a single instruction of the new program.
  */
-static pid_t spawn_stopped(char **argv, int *go_fd)
+static pid_t spawn_stopped(char **argv, const struct ct_run_as *ra, int *go_fd)
 {
-	int p[2];
+	int p[2], err;
 	pid_t pid;
 	char b;
 
@@ -643,6 +659,11 @@ static pid_t spawn_stopped(char **argv, int *go_fd)
 		if (read(p[0], &b, 1) != 1)
 			_exit(127);   /* cudatrace went away before starting us */
 		close(p[0]);
+		if (ra && (err = ct_run_as_enter(ra))) {   /* -u: strace's order, then exec */
+			fprintf(stderr, "cudatrace: -u: cannot become uid %u: %s\n",
+				(unsigned)ra->uid, strerror(-err));
+			_exit(127);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "cudatrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -852,10 +873,13 @@ static int run_loop(struct capture *c)
 static int start_capture(struct capture *c, int *go_fd)
 {
 	const struct ct_options *o = c->o;
+	struct ct_run_as ra;
 	int err;
 
+	if (o->run_as && ct_run_as_lookup(o->run_as, &ra))
+		return -1;
 	if (o->command) {
-		c->child = spawn_stopped(o->command, go_fd);
+		c->child = spawn_stopped(o->command, o->run_as ? &ra : NULL, go_fd);
 		if (c->child < 0) {
 			fprintf(stderr, "cudatrace: cannot start %s: %s\n", o->command[0],
 				strerror(errno));

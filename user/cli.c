@@ -80,6 +80,11 @@ static int check_args(const struct ct_options *o)
 	}
 	if (ct_views_check(o))
 		return -1;
+	if (o->run_as && !o->command && !o->read_path) {
+		fprintf(stderr, "cudatrace: -u USER runs the command as USER: it goes with "
+				"-- COMMAND\n");
+		return -1;
+	}
 	if (o->command && o->npids) {
 		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
 		return -1;
@@ -87,12 +92,57 @@ static int check_args(const struct ct_options *o)
 	return 0;
 }
 
+/* How the user spelled an option, for messages: "-k" or "--cgroup". */
+static void spelling(const struct ct_opt *opt, char *buf, size_t n)
+{
+	if (opt->key < 256)
+		snprintf(buf, n, "-%c", opt->key);
+	else
+		snprintf(buf, n, "--%s", opt->name);
+}
+
+/* "-k 65536": getopt takes an optional argument only attached, so the
+ * number would become the command.  A bare number there is a mistake. */
+static int detached_number(const struct ct_opt *opt, int argc, char **argv)
+{
+	const char *next = optind < argc ? argv[optind] : NULL;
+
+	if (opt->has_arg != optional_argument || optarg || !next || !*next ||
+	    next[strspn(next, "0123456789")])
+		return 0;
+	fprintf(stderr, "cudatrace: -%c/--%s %s: attach the size: -%c%s or --%s=%s\n",
+		opt->key, opt->name, next, opt->key, next, opt->name, next);
+	return -1;
+}
+
+/* -r decodes what was captured: an option that changes the capture
+ * (given or not) cannot apply any more. */
+static int check_live_only(const struct ct_options *o, const struct ct_opt *live)
+{
+	char opt[40];
+
+	if (!o->read_path || !live)
+		return 0;
+	spelling(live, opt, sizeof(opt));
+	fprintf(stderr, "cudatrace: %s changes a live capture; -r decodes a saved trace, "
+			"taken as it was: leave %s out\n", opt, opt);
+	return -1;
+}
+
+/* -c and -C: the last one given wins, and we say so. */
+static void check_summary_twice(struct ct_options *o, const struct ct_opt *opt, int before)
+{
+	if (before && before != o->summary)
+		fprintf(stderr, "cudatrace: -c and -C both given: the last, -%c, wins (%s)\n",
+			opt->key, o->summary == 1 ? "only the table" : "the events, then the table");
+}
+
 int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 {
 	struct option longs[64];
 	char shorts[128];
-	const struct ct_opt *opt;
-	int c;
+	const struct ct_opt *opt, *live = NULL;
+	int c, summary;
 
 	if (ct_nopts >= sizeof(longs) / sizeof(longs[0])) {
 		fprintf(stderr, "cudatrace: internal error: too many options\n");
@@ -105,12 +155,18 @@ int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 			fprintf(stderr, "Try 'cudatrace --help'.\n");
 			return -1;
 		}
+		if (detached_number(opt, argc, argv))
+			return -1;
+		summary = o->summary;
 		if (opt->apply(o, opt, optarg))
 			return -1;
+		check_summary_twice(o, opt, summary);
+		if (opt->live && !live)
+			live = opt;
 	}
 	if (optind < argc)
 		o->command = &argv[optind];
-	return check_args(o);
+	return check_args(o) || check_live_only(o, live) ? -1 : 0;
 }
 
 /* The left column: "-p, --pid PID", "    --no-follow", or the table's label. */

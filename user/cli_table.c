@@ -334,37 +334,43 @@ _Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -
 const struct ct_opt ct_opts[] = {
 	{ "pid", 'p', REQ, "PID[,PID...]", NULL, G_TRACE,
 	  "attach to running processes (repeatable); the capture ends when they have all exited",
-	  C_PID, NULL, apply_pids },
+	  C_PID, NULL, apply_pids, .live = 1 },
 	{ NULL, 0, NO, NULL, "-- COMMAND [ARGS]", G_TRACE,
 	  "start COMMAND and trace it from its first instruction (neither -p nor a command: "
 	  "every process on the machine)" },
+	{ "user", 'u', REQ, "USER", NULL, G_TRACE,
+	  "run COMMAND as USER (a name or a uid), with USER's groups, as strace -u does",
+	  C_NONE, NULL, apply_str, FIELD(run_as), .live = 1 },
 	{ "no-follow", OPT_NO_FOLLOW, NO, NULL, NULL, G_TRACE,
-	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow },
+	  "do not follow children of traced processes", C_NONE, NULL, apply_no_follow,
+	  .live = 1 },
 	{ "cgroup", OPT_CGROUP, REQ, "DIR", NULL, G_TRACE,
 	  "only processes in this cgroup v2 directory (a container, a pod) or below it; "
-	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup) },
+	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup), .live = 1 },
 	{ "device", OPT_DEVICE, REQ, "PATH", NULL, G_TRACE,
 	  "also trace calls on PATH, a device node (matched by device number) or any file "
-	  "(by inode); repeatable", C_FILE, NULL, apply_device },
+	  "(by inode); repeatable", C_FILE, NULL, apply_device, .live = 1 },
 	{ "duration", 'd', REQ, "SECONDS", NULL, G_TRACE,
 	  "stop after SECONDS (a command started by cudatrace goes on running)",
-	  C_NONE, NULL, apply_duration },
+	  C_NONE, NULL, apply_duration, .live = 1 },
 
 	{ "write", 'w', REQ, "FILE", NULL, G_OUTPUT,
 	  "write a binary trace to FILE (created 0600: it holds process memory; a symbolic "
-	  "link is refused); docs/FORMAT.md", C_FILE, NULL, apply_str, FIELD(write_path) },
+	  "link is refused); docs/FORMAT.md", C_FILE, NULL, apply_str, FIELD(write_path),
+	  .live = 1 },
 	{ NULL, 'z', NO, NULL, NULL, G_OUTPUT,
 	  "compress the -w trace with zstd (-r reads both)",
-	  C_NONE, NULL, apply_true, FIELD(compress) },
+	  C_NONE, NULL, apply_true, FIELD(compress), .live = 1 },
 	{ "max-size", OPT_MAX_SIZE, REQ, "SIZE", NULL, G_OUTPUT,
 	  "-w: stop when the file reaches SIZE bytes (suffix K, M or G) ...",
-	  C_NONE, NULL, apply_max_size },
+	  C_NONE, NULL, apply_max_size, .live = 1 },
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
-	  "its own", C_NONE, NULL, apply_rotate },
+	  "its own", C_NONE, NULL, apply_rotate, .live = 1 },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
-	  "file is decoded up to its last good record", C_FILE, NULL, apply_str,
+	  "file is decoded up to its last good record; options that change a capture (-k, "
+	  "-z, -d, -s, -b, -p, --device, ...) are refused with it", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
 	  "write decoded output to FILE instead of stdout",
@@ -409,7 +415,7 @@ const struct ct_opt ct_opts[] = {
 	  "then the device memory each process held per GPU and kind (video, system, "
 	  "virtual): at the end, its peak and when, the largest allocations and the RM "
 	  "objects that hold them", C_NONE, NULL, apply_summary },
-	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table",
+	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table (with -c: the last one given wins, and says so)",
 	  C_NONE, NULL, apply_summary },
 	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py",
 	  "--summary-by=pid|gpu|api|caller|py", G_VIEW,
@@ -445,27 +451,29 @@ const struct ct_opt ct_opts[] = {
 	  "serve Prometheus metrics at http://ADDR:PORT/metrics (a numeric address or "
 	  "localhost; :9400 every IPv4 address, [::1]:9400 IPv6): calls, errors, latency, "
 	  "device memory held since the capture began, events lost; by request, GPU, process "
-	  "name, container and pod (from the cgroup)", C_NONE, NULL, apply_metrics },
+	  "name, container and pod (from the cgroup)", C_NONE, NULL, apply_metrics, .live = 1 },
 	{ "metrics-no-pid", OPT_METRICS_NO_PID, NO, NULL, NULL, G_METRICS,
 	  "leave the pid label out of the device memory series",
-	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid) },
+	  C_NONE, NULL, apply_true, FIELD(metrics_no_pid), .live = 1 },
 	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
 	  "at most N series (default 10000); updates beyond are counted in "
-	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series },
+	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "
 	  "65536), unwind it on this machine (libdw, by CFI) and store the named frames in "
 	  "the trace: each call shows its frames, as strace -k, and [api <- caller]",
-	  C_NONE, NULL, apply_stack },
+	  C_NONE, NULL, apply_stack, .live = 1 },
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "
-	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
+	  "'libcuda.so*,libnvidia-ml.so*'); given at capture, it is kept in the trace and "
+	  "holds at -r unless -r gives its own", C_NONE, NULL, apply_str, FIELD(api_lib) },
 	{ "py-stack", OPT_PY_STACK, NO, NULL, NULL, G_STACK,
 	  "keep the Python frames of each traced call of a process that runs CPython "
 	  "3.10-3.14 (the calling thread's own frames, whether or not it holds the GIL), "
 	  "named on this machine: file, line and function; without -k, no native stack "
-	  "(cheaper). -k does this too", C_NONE, NULL, apply_true, FIELD(py_stack) },
+	  "(cheaper). -k does this too", C_NONE, NULL, apply_true, FIELD(py_stack),
+	  .live = 1 },
 	{ "py-user", OPT_PY_USER, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the Python files that are the user's code, for the Python frame a call is "
 	  "charged to (default: any file not under site-packages, dist-packages or "
@@ -474,10 +482,10 @@ const struct ct_opt ct_opts[] = {
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "
 	  "params, the buffer of NV_ESC_IOCTL_XFER_CMD; default 8192, at most 262144); cut "
-	  "buffers are marked", C_NONE, NULL, apply_nest },
+	  "buffers are marked", C_NONE, NULL, apply_nest, .live = 1 },
 	{ "buffer", 'b', REQ, "MB", NULL, G_CAPTURE,
 	  "ring buffer size in MiB, a power of two (default 64); events that do not fit "
-	  "are counted as lost, never dropped silently", C_NONE, NULL, apply_buffer },
+	  "are counted as lost, never dropped silently", C_NONE, NULL, apply_buffer, .live = 1 },
 
 	{ "help", 'h', optional_argument, "FORMAT", "-h, --help[=FORMAT]", G_OTHER,
 	  "this help; FORMAT man or bash prints the man page's options or a bash "

@@ -28,6 +28,7 @@ struct ct_opt {
 	int (*apply)(struct ct_options *o, const struct ct_opt *opt, const char *arg);
 	size_t field;            /* where apply_str/apply_true store, offsetof(ct_options) */
 	int hidden;              /* an alias: parsed, not listed */
+	int live;                /* live capture only: -r refuses it */
 };
 
 extern const struct ct_opt ct_opts[];

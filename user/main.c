@@ -64,6 +64,7 @@ int ct_decode_file(const struct ct_options *o)
 		ct_decoder_feed(d, rec);
 	ct_decoder_finish(d);
 	st = ct_decoder_stats(d);
+	ct_views_after(o, st);
 	/* One line on stderr says how the read went; skipped records join it. */
 	if (ct_reader_skipped(r))
 		snprintf(skipped, sizeof(skipped), "; skipped %llu records of a type this "

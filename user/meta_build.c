@@ -129,6 +129,8 @@ struct ct_rec *ct_meta_build(const struct ct_meta_in *in)
 	put(&b, "ncpu", "%ld", sysconf(_SC_NPROCESSORS_CONF));
 	put(&b, "nest_max", "%u", in->nest_max);
 	put(&b, "options", "%s", in->options ? in->options : "");
+	if (in->api_lib)   /* -r reads the stacks with it, unless given its own */
+		put(&b, "api_lib", "%s", in->api_lib);
 	for (i = 0; in->devs && i < in->devs->nmajors; i++)
 		put(&b, "major", "%u %s", in->devs->majors[i].major, in->devs->majors[i].name);
 	for (i = 0; in->devs && i < in->devs->ndevs; i++) {

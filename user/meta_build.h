@@ -18,6 +18,7 @@ struct ct_meta_in {
 	uint64_t start_realtime_ns;
 	uint64_t start_monotonic_ns;
 	const char *proc_root;    /* "/proc", or a test fixture */
+	const char *api_lib;      /* --api-lib, NULL: not given */
 };
 
 /* malloc'd CT_REC_META record; its h.size gives the length. */

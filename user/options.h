@@ -56,6 +56,7 @@ struct ct_options {
 	const char *py_user;     /* --py-user GLOB: the files that are the user's code */
 	const char *compat;      /* --compat=gvisor[:VERSION] (compat/report.h) */
 	const char *compat_caps; /* --compat-caps LIST */
+	const char *run_as;      /* -u USER: the command runs as USER */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "privs.h"
+#include "run_as.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -35,8 +36,13 @@ static int last_cap(void)
 
 static int kept(int cap)
 {
+	uid_t uid;
+	gid_t gid;
 	size_t i;
 
+	/* Under sudo, rotated trace files go to the user, as the first did. */
+	if (cap == CAP_CHOWN && ct_sudo_owner(&uid, &gid))
+		return 1;
 	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 		if (keep[i] == cap)
 			return 1;

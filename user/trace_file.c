@@ -65,6 +65,11 @@ struct ct_writer *ct_writer_open(const char *path, bool compress)
 	return w;
 }
 
+int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid)
+{
+	return fchown(w->fd, uid, gid) ? -errno : 0;
+}
+
 static int write_out(struct ct_writer *w, bool end)
 {
 	if (!w->err && (w->used || end))

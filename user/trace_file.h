@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define CT_FILE_MAGIC   "CUDATRCE"
 #define CT_FILE_VERSION 1
@@ -22,6 +23,8 @@ struct ct_writer;
  * NULL + errno on error.
  */
 struct ct_writer *ct_writer_open(const char *path, bool compress);
+/* Hands the file to another owner (its mode stays 0600).  -errno on error. */
+int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid);
 /* Appends one record (its size field gives the length).  -errno on error. */
 int ct_writer_add(struct ct_writer *w, const void *rec);
 int ct_writer_flush(struct ct_writer *w);

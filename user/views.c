@@ -20,6 +20,21 @@ int ct_views_compat_status(void)
 	return compat_status;
 }
 
+/* api and caller come from the stacks of a -k capture. */
+static bool needs_stacks(const struct ct_options *o)
+{
+	return ct_filter_needs_stacks(o->filter) ||
+	       (o->summary && (o->summary_by_api == CT_SUM_BY_API ||
+			       o->summary_by_api == CT_SUM_BY_CALLER));
+}
+
+/* -e py= and --summary-by=py: the Python frames of -k or --py-stack. */
+static bool needs_pystacks(const struct ct_options *o)
+{
+	return ct_filter_needs_pystacks(o->filter) ||
+	       (o->summary && o->summary_by_api == CT_SUM_BY_PY);
+}
+
 int ct_views_check(const struct ct_options *o)
 {
 	if (o->compat_caps && !o->compat) {
@@ -53,13 +68,34 @@ int ct_views_check(const struct ct_options *o)
 		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
 		return -1;
 	}
+	if (!o->read_path && !o->stack_bytes && needs_stacks(o)) {
+		fprintf(stderr, "cudatrace: -e api=, -e caller= and --summary-by=api|caller "
+				"read the call stacks: add -k\n");
+		return -1;
+	}
+	if (!o->read_path && !o->py_stack && needs_pystacks(o)) {
+		fprintf(stderr, "cudatrace: -e py= and --summary-by=py read the Python frames: "
+				"add --py-stack (or -k)\n");
+		return -1;
+	}
 	return 0;
+}
+
+void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st)
+{
+	if (needs_stacks(o) && !st->stacks)
+		fprintf(stderr, "cudatrace: this trace has no call stacks (capture with -k): "
+				"no call has an api or a caller\n");
+	if (needs_pystacks(o) && !st->pystacks)
+		fprintf(stderr, "cudatrace: this trace has no Python frames (capture with "
+				"--py-stack or -k): no call has a Python line\n");
 }
 
 void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o)
 {
 	if (o->summary == 1 || o->compat)
 		dopts->quiet = true;   /* -c, --compat: the table or report alone */
+	dopts->procs_with_calls = o->filter != NULL;
 }
 
 /* What setup opened, until the decoder owns it. */

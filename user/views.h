@@ -11,6 +11,9 @@
 
 /* Options that do not go together; says why on stderr and returns -1. */
 int ct_views_check(const struct ct_options *o);
+/* After a trace is read: what the views could not do with it (api and
+ * caller of a trace taken without -k), on stderr. */
+void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st);
 /* What the views change in the decoder's own options (-c: no events). */
 void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o);
 /* Adds the views to d, in order: filters first (a filter hides a call from

@@ -128,6 +128,17 @@ import json  # noqa: E402
 ev = [json.loads(l) for l in p.stdout.splitlines()]
 check_calls(ev, "stripped", lib_has_symtab=False)
 
+# 3b. --api-lib given at capture holds when the trace is read (issue 22,
+# item 2), unless -r gives its own.
+tr = os.path.join(tmp, "stripped-api.ctrace")
+run([CUDATRACE, "-k", "--api-lib", "libstripped*", "--device", dev, "-w", tr, "--",
+     PROG, STRIPPED, dev])
+check_calls(decode_json(tr), "--api-lib at capture, -r without", lib_has_symtab=False)
+p = run([CUDATRACE, "-r", tr, "--json", "--api-lib", "libnothing*"])
+ev = [json.loads(l) for l in p.stdout.splitlines()]
+t.ok(len(ev) > 6 and all(e.get("api") is None for e in ev if e["type"] == "ioctl"),
+     "-r --api-lib of its own overrides the capture's: no api")
+
 # 4. A library loaded after the capture started (-p, dlopen when told).
 tr = os.path.join(tmp, "late.ctrace")
 prog = subprocess.Popen([PROG, LIB, dev, "wait"], stdin=subprocess.PIPE, text=True)

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: MIT
+"""Under sudo, the trace files (rotated ones too) belong to the user who ran
+sudo, still 0600, so that `cudatrace -r` needs no root; -u USER runs the
+command as USER with USER's groups (issue 22, item 8).  sudo is stood in
+for by its SUDO_UID and SUDO_GID; the user is nobody."""
+import grp
+import os
+import pwd
+import shutil
+import stat
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run  # noqa: E402
+
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("-u and files under sudo", why)
+    t.done()
+try:
+    nobody = pwd.getpwnam("nobody")
+except KeyError:
+    t.skip("-u and files under sudo", "no user nobody")
+    t.done()
+
+tmp = tempfile.mkdtemp(prefix="ct-sudo-")
+os.chmod(tmp, 0o711)   # nobody reaches the files it owns, lists nothing
+ctl = os.path.join(tmp, "nvidiactl")
+open(ctl, "w").close()
+DEV = ["--device", ctl]
+SUDO = dict(os.environ, SUDO_UID=str(nobody.pw_uid), SUDO_GID=str(nobody.pw_gid),
+            SUDO_USER="nobody")
+NOSUDO = {k: v for k, v in os.environ.items() if not k.startswith("SUDO_")}
+
+
+def owner(path):
+    st = os.stat(path)
+    return st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)
+
+
+# 1. One file: handed to SUDO_UID:SUDO_GID, mode 0600; without sudo, root's.
+for env, who, want in ((SUDO, "under sudo", (nobody.pw_uid, nobody.pw_gid)),
+                       (NOSUDO, "without sudo", (0, 0))):
+    tr = os.path.join(tmp, "one.ctrace")
+    p = run([CUDATRACE] + DEV + ["-w", tr, "--", NVFAKE, "-f", ctl, "burst", "10"], env=env)
+    t.ok(p.returncode == 0 and owner(tr) == want + (0o600,),
+         "%s: the trace file is uid %d gid %d, mode 0600" % (who, want[0], want[1]),
+         (owner(tr), p.stderr))
+    os.unlink(tr)
+
+# 2. Rotated files too, opened after the capture dropped its privileges.
+rot = os.path.join(tmp, "rot.ctrace")
+p = run([CUDATRACE] + DEV + ["-w", rot, "--max-size", "256K", "--rotate", "3", "--",
+                             NVFAKE, "-f", ctl, "burst", "20000"], env=SUDO)
+files = sorted(f for f in os.listdir(tmp) if f.startswith("rot.ctrace."))
+owners = set(owner(os.path.join(tmp, f)) for f in files)
+t.ok(p.returncode == 0 and len(files) == 3 and "rot.ctrace.0" not in files and
+     owners == {(nobody.pw_uid, nobody.pw_gid, 0o600)},
+     "under sudo, rotated files (%s) are the user's too, 0600" % ", ".join(files),
+     (files, owners, p.stderr))
+p = run([CUDATRACE, "-r", os.path.join(tmp, files[-1]), "-c"], env=NOSUDO,
+        preexec_fn=lambda: (os.setgid(nobody.pw_gid), os.setuid(nobody.pw_uid)))
+t.ok(p.returncode == 0, "the user reads them back without root", p.stderr)
+
+# 3. -u nobody: the command runs as nobody, with nobody's groups.
+out = os.path.join(tmp, "u.ctrace")
+p = run([CUDATRACE] + DEV + ["-u", "nobody", "-w", out, "--", "sh", "-c", "id -u; id -g; id -G"],
+        env=NOSUDO)
+want = [str(nobody.pw_uid), str(nobody.pw_gid),
+        " ".join(str(g) for g in sorted(os.getgrouplist("nobody", nobody.pw_gid)))]
+got = p.stdout.split("\n")[:3]
+got[2:] = [" ".join(sorted(got[2].split(), key=int))] if len(got) == 3 else []
+t.ok(p.returncode == 0 and got == want, "-u nobody: id says uid, gid, groups %s" % want,
+     (got, p.stderr))
+p = run([CUDATRACE] + DEV + ["-u", str(nobody.pw_uid), "-w", out, "--", "id", "-u"],
+        env=NOSUDO)
+t.ok(p.returncode == 0 and p.stdout.strip() == str(nobody.pw_uid), "-u by number", p.stderr)
+p = run([CUDATRACE] + DEV + ["-u", "no-such-user-ct", "--", "true"], env=NOSUDO)
+t.ok(p.returncode == 1 and "-u no-such-user-ct: no such user" in p.stderr,
+     "-u of an unknown user: said, exit 1", p.stderr)
+p = run([CUDATRACE] + DEV + ["-u", "nobody", "-d", "1"], env=NOSUDO)
+t.ok(p.returncode == 2 and "goes with -- COMMAND" in p.stderr, "-u without a command: exit 2",
+     p.stderr)
+
+shutil.rmtree(tmp)
+t.done()

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "run_as.h"
+
+/* A non-negative id below the kernel's (uid_t)-1, which means "no change". */
+static bool parse_id(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out < (uid_t)-1;
+}
+
+int ct_run_as_lookup(const char *user, struct ct_run_as *ra)
+{
+	struct passwd *pw;
+	unsigned long id;
+
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && parse_id(user, &id))
+		pw = getpwuid((uid_t)id);
+	if (!pw) {
+		fprintf(stderr, "cudatrace: -u %s: no such user%s\n", user,
+			errno ? " (the user database could not be read)" : "");
+		return -1;
+	}
+	ra->uid = pw->pw_uid;
+	ra->gid = pw->pw_gid;
+	ra->ngroups = CT_RUN_AS_MAX_GROUPS;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, ra->groups, &ra->ngroups) < 0) {
+		fprintf(stderr, "cudatrace: -u %s: in more than %d groups\n", user,
+			CT_RUN_AS_MAX_GROUPS);
+		return -1;
+	}
+	return 0;
+}
+
+int ct_run_as_enter(const struct ct_run_as *ra)
+{
+	if (setgroups((size_t)ra->ngroups, ra->groups) || setgid(ra->gid) || setuid(ra->uid))
+		return -errno;
+	return 0;
+}
+
+bool ct_sudo_owner(uid_t *uid, gid_t *gid)
+{
+	unsigned long u, g;
+
+	if (geteuid() != 0 || !parse_id(getenv("SUDO_UID"), &u) ||
+	    !parse_id(getenv("SUDO_GID"), &g))
+		return false;
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return true;
+}
