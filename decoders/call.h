@@ -42,6 +42,8 @@ struct ct_call {
 	uint32_t status;
 	const char *status_name;
 	bool failed;                      /* ret != 0, or status != NV_OK */
+	bool written_back;                /* finished with ret >= 0: the driver's out
+					   * fields are there (describe.c) */
 
 	/* An ioctl's argument, parsed once for every printer and view. */
 	const struct ct_ioctl *rec;       /* ex ? ex : en: the buffers to show */

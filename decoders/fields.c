@@ -192,7 +192,8 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		em_hex(e, f->name, v);
 		break;
 	case CT_FK_STATUS:
-		print_status(e, f, v, fc);
+		if (!fc->not_written)
+			print_status(e, f, v, fc);
 		break;
 	case CT_FK_CLASS:
 		cl = nv_class_lookup((uint32_t)v);
