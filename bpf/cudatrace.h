@@ -37,6 +37,8 @@ enum ct_rec_type {
 	CT_REC_CODE_MAP    = 13, /* -k, ring buffer only: struct ct_code_map */
 	CT_REC_MAPPING     = 14, /* -k: struct ct_mapping + path bytes */
 	CT_REC_FRAMES      = 15, /* -k: struct ct_frames + frames + strings */
+	/* 16, 17: taken by --py-stack (CT_REC_PYSTACK, CT_REC_PYFRAMES) on another branch */
+	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -285,6 +287,31 @@ struct ct_frame {
 	__u32 sym;            /* string: best symbol (.symtab, else .dynsym), demangled */
 	__u32 exp;            /* string: exported .dynsym function that holds pc */
 	__u32 src;            /* string: "file:line" from DWARF line tables */
+};
+
+/*
+ * Why the unwinding of a call's stack stopped, as the capture saw it (the
+ * copy's flags, the reads the unwinder made): more than ct_frames.status
+ * can say.  Written right after the call's CT_REC_FRAMES, same pid, tid
+ * and h.ts_ns.  Traces made before it have ct_frames.status only.
+ */
+enum ct_stack_end_kind {
+	CT_STACK_END_COMPLETE   = 0, /* the outermost frame: no return address */
+	CT_STACK_END_COPY_SHORT = 1, /* the unwinder needed bytes past the copy, and the
+				      * stack's mapping goes on: a larger -k reaches further */
+	CT_STACK_END_NO_CFI     = 2, /* a pc in no module, or no unwind info for it */
+	CT_STACK_END_BAD_READ   = 3, /* a read below sp, past the stack's mapping, or the
+				      * copy itself faulted */
+	CT_STACK_END_MAX_FRAMES = 4, /* the frame bound */
+	CT_STACK_END_NO_MAPS    = 5, /* the process's mappings could not be read */
+	CT_STACK_END_ERROR      = 6, /* anything else the unwinder reported */
+	CT_STACK_END_KINDS
+};
+
+struct ct_stack_end {
+	struct ct_rec h;
+	__u32 kind;           /* enum ct_stack_end_kind */
+	__u32 need_bytes;     /* COPY_SHORT: bytes from sp the unwinder asked for */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

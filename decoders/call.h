@@ -56,6 +56,7 @@ struct ct_call {
 	const struct ct_special *special; /* its entry in special.c's table, or NULL */
 
 	const struct ct_frames *stack;    /* -k: its call stack, NULL if none (stack.h) */
+	const struct ct_stack_end *stack_end;   /* why that stack ends; NULL: not recorded */
 	const char *api;                  /* driver entry point it came through, or NULL */
 	const char *caller;               /* first frame outside the driver library */
 	uint64_t caller_pc;               /* that frame's pc (0: none) */

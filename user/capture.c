@@ -39,6 +39,7 @@
 #include "privs.h"
 #include "procinfo.h"
 #include "record.h"
+#include "stack_tally.h"
 #include "trace_file.h"
 #include "unwind.h"
 #include "views.h"
@@ -70,6 +71,7 @@ struct capture {
 	struct ct_writer *writer;
 	struct ct_decoder *decoder;
 	struct ct_unwinder *unwinder; /* -k */
+	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -692,6 +694,9 @@ static void emit_attach_records(struct capture *c)
 
 static void unwind_sink(void *ctx, const struct ct_rec *r)
 {
+	struct capture *c = ctx;
+
+	ct_stack_tally_take(c->stack_tally, r);
 	sink(ctx, r);
 }
 
@@ -859,7 +864,8 @@ static int start_capture(struct capture *c, int *go_fd)
 		return -1;
 	if (open_sink(c))
 		return -1;
-	if (o->stack_bytes && !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c)))
+	if (o->stack_bytes && (!(c->stack_tally = ct_stack_tally_new(o->api_lib)) ||
+			       !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c))))
 		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL);
 	if (!c->rb) {
@@ -918,6 +924,7 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
 			(unsigned long long)us->stacks, (unsigned long long)us->frames,
 			(double)us->cpu_ns / 1e6);
+		ct_stack_tally_print(c->stack_tally, stderr);
 	}
 }
 
@@ -937,6 +944,7 @@ static int teardown(struct capture *c, int go_fd, int rc)
 	}
 	ring_buffer__free(c->rb);
 	ct_unwinder_free(c->unwinder);
+	ct_stack_tally_free(c->stack_tally);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);
