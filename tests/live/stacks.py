@@ -6,7 +6,9 @@ entry points (found with dlsym) from named static functions.  Every call
 must show the exact chain, the right api and caller; the same after the
 binaries are deleted; with a library that has only .dynsym; for a process
 that exits at once (stackprog _exits after its last call); for a library
-loaded after the capture started (-p, dlopen later)."""
+loaded after the capture started (-p, dlopen later).  Where a stack ends
+inside the library, why: a copy too short (-k16384), a thread the library
+started."""
 import os
 import re
 import shutil
@@ -131,6 +133,18 @@ p = run([CUDATRACE, "-k32768", "--device", dev, "-w", short, "--", PROG, LIB, de
 t.ok("cudatrace: stack ends: 6 complete\n" in p.stderr and
      all(e.get("caller") != "stack copy too short: -k32768" for e in decode_json(short)),
      "-k32768: all 6 complete", p.stderr)
+
+# 1c. A call from a thread the driver library started: "driver thread", and
+# the summary counts it so.
+th = os.path.join(tmp, "thread.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", th, "--", PROG, LIB, dev, "thread"])
+tev = [e for e in decode_json(th) if e["type"] == "ioctl"]
+t.ok(len(tev) == 1 and tev[0]["tid"] != tev[0]["pid"] and
+     tev[0].get("caller") == "driver thread" and tev[0].get("stack_end") == "end",
+     "a call from the library's own thread: caller 'driver thread'",
+     [(e["pid"], e["tid"], e.get("caller"), e.get("stack_end")) for e in tev])
+t.ok("cudatrace: stack ends: 1 in threads the driver started\n" in p.stderr,
+     "the summary counts it as a thread the driver started", p.stderr)
 
 # 2. The same after the binaries are gone: names travel in the trace.
 shutil.rmtree(bins)
