@@ -19,8 +19,11 @@ struct uw_proc {
 	Dwfl *dwfl;              /* NULL: no module could be reported */
 	bool maps_failed;        /* /proc/PID/maps was gone at the first look */
 	const struct ct_stack *cur;   /* the stack being unwound */
-	uint64_t need;           /* bytes from sp the unwinder asked for past the copy */
-	bool bad_read;           /* it asked for memory below sp */
+	/* The unwinder's last read, if it failed: what stopped the walk (a
+	 * return address that cannot be read ends it as if the stack did). */
+	bool last_read_failed;
+	bool bad_read;           /* it was below sp */
+	uint64_t need;           /* else: bytes from sp it would have needed */
 };
 
 /* A module of a process's Dwfl: where its file's names are, and its bias. */
@@ -77,11 +80,11 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t sp = s->regs[CT_REG_RSP];
 
 	(void)dwfl;
-	if (addr < sp || addr - sp > s->size || s->size - (addr - sp) < sizeof(*result)) {
-		if (addr < sp)
-			p->bad_read = true;
-		else if (addr - sp + sizeof(*result) > p->need)
-			p->need = addr - sp + sizeof(*result);
+	p->last_read_failed = addr < sp || addr - sp > s->size ||
+			      s->size - (addr - sp) < sizeof(*result);
+	if (p->last_read_failed) {
+		p->bad_read = addr < sp;
+		p->need = addr < sp ? 0 : addr - sp + sizeof(*result);
 		return false;
 	}
 	memcpy(result, (const unsigned char *)(s + 1) + (addr - sp), sizeof(*result));
@@ -342,18 +345,21 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Why the walk stopped, from the copy's flags and the reads that failed.
+/* Why the walk stopped, from the copy's flags and the unwinder's last read.
  * A failed read of a return address ends libdw's walk as if the stack
- * ended there (rc 0): the failed read is what tells the two apart. */
+ * ended there (rc 0): that failed read is what tells the two apart. */
 static uint32_t end_kind(const struct uw_proc *p, const struct ct_stack *s, int rc,
 			 bool no_module, uint32_t nframes)
 {
 	if (nframes >= UNWIND_MAX_FRAMES)
 		return CT_STACK_END_MAX_FRAMES;
-	if (s->flags & CT_STACK_FAULT || p->bad_read)
+	if (s->flags & CT_STACK_FAULT)
 		return CT_STACK_END_BAD_READ;
-	if (p->need)   /* past the copy: more stack there, or past its end */
-		return s->flags & CT_STACK_TRUNC ? CT_STACK_END_COPY_SHORT : CT_STACK_END_BAD_READ;
+	if (p->last_read_failed) {   /* below sp, or past the copy: more stack, or its end */
+		if (!p->bad_read && s->flags & CT_STACK_TRUNC)
+			return CT_STACK_END_COPY_SHORT;
+		return CT_STACK_END_BAD_READ;
+	}
 	if (rc == 0)
 		return CT_STACK_END_COMPLETE;
 	if (no_module || nframes)
@@ -395,8 +401,7 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 		return;
 	}
 	p->cur = s;
-	p->need = 0;
-	p->bad_read = false;
+	p->last_read_failed = false;
 	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
 	p->cur = NULL;
 	end->kind = end_kind(p, s, rc, w.no_module, u->fb.nframes);
