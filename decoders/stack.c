@@ -190,12 +190,13 @@ static uint32_t api_run_end(const struct ct_stacks *s, const struct ct_frames *f
 enum ct_stack_why ct_stacks_why(const struct ct_stacks *s, const struct ct_frames *f)
 {
 	uint32_t last = api_run_end(s, f);
-	enum ct_stack_why why = ct_stack_why_of(f, end_of(s, f), last + 1 == f->nframes);
 
-	if (why == CT_WHY_COMPLETE && last + 1 < f->nframes &&
+	/* The library's frames start the thread: its own, however the walk
+	 * ended beyond. */
+	if (last + 1 < f->nframes &&
 	    is_thread_start(ct_frame_str(f, ct_frames_at(f)[last + 1].sym)))
 		return CT_WHY_DRIVER_THREAD;
-	return why;
+	return ct_stack_why_of(f, end_of(s, f), last + 1 == f->nframes);
 }
 
 /*
