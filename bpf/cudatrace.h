@@ -39,6 +39,7 @@ enum ct_rec_type {
 	CT_REC_FRAMES      = 15, /* -k: struct ct_frames + frames + strings */
 	CT_REC_PYSTACK     = 16, /* --py-stack, ring buffer only: struct ct_pystack + raw frames */
 	CT_REC_PYFRAMES    = 17, /* --py-stack: struct ct_pyframes + frames + strings */
+	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -346,6 +347,31 @@ struct ct_pyframe {
 	__u32 qualname;       /* string: co_qualname (3.10: co_name) */
 	__s32 line;           /* -1: none */
 	__u32 marks;          /* CT_PYF_* */
+};
+
+/*
+ * Why the unwinding of a call's stack stopped, as the capture saw it (the
+ * copy's flags, the reads the unwinder made): more than ct_frames.status
+ * can say.  Written right after the call's CT_REC_FRAMES, same pid, tid
+ * and h.ts_ns.  Traces made before it have ct_frames.status only.
+ */
+enum ct_stack_end_kind {
+	CT_STACK_END_COMPLETE   = 0, /* the outermost frame: no return address */
+	CT_STACK_END_COPY_SHORT = 1, /* the unwinder needed bytes past the copy, and the
+				      * stack's mapping goes on: a larger -k reaches further */
+	CT_STACK_END_NO_CFI     = 2, /* a pc in no module, or no unwind info for it */
+	CT_STACK_END_BAD_READ   = 3, /* a read below sp, past the stack's mapping, or the
+				      * copy itself faulted */
+	CT_STACK_END_MAX_FRAMES = 4, /* the frame bound */
+	CT_STACK_END_NO_MAPS    = 5, /* the process's mappings could not be read */
+	CT_STACK_END_ERROR      = 6, /* anything else the unwinder reported */
+	CT_STACK_END_KINDS
+};
+
+struct ct_stack_end {
+	struct ct_rec h;
+	__u32 kind;           /* enum ct_stack_end_kind */
+	__u32 need_bytes;     /* COPY_SHORT: bytes from sp the unwinder asked for */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

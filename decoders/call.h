@@ -42,6 +42,8 @@ struct ct_call {
 	uint32_t status;
 	const char *status_name;
 	bool failed;                      /* ret != 0, or status != NV_OK */
+	bool written_back;                /* finished with ret >= 0: the driver's out
+					   * fields are there (describe.c) */
 
 	/* An ioctl's argument, parsed once for every printer and view. */
 	const struct ct_ioctl *rec;       /* ex ? ex : en: the buffers to show */
@@ -54,6 +56,7 @@ struct ct_call {
 	const struct ct_special *special; /* its entry in special.c's table, or NULL */
 
 	const struct ct_frames *stack;    /* -k: its call stack, NULL if none (stack.h) */
+	const struct ct_stack_end *stack_end;   /* why that stack ends; NULL: not recorded */
 	const char *api;                  /* driver entry point it came through, or NULL */
 	const char *caller;               /* first frame outside the driver library */
 	uint64_t caller_pc;               /* that frame's pc (0: none) */

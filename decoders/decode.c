@@ -251,6 +251,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 		ct_pystacks_learn(d->pystacks, (const struct ct_pyframes *)r);
 		d->st.pystacks++;
 		break;
+	case CT_REC_STACK_END:
+		ct_stacks_learn_end(d->stacks, (const struct ct_stack_end *)r);
+		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
 			ct_print_mapping(d, (const struct ct_mapping *)r);

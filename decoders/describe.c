@@ -43,7 +43,7 @@ static void describe_status(struct ct_call *c)
 	const struct nv_status_info *st;
 	uint32_t i;
 
-	for (i = 0; r && c->layout && i < c->layout->nfields; i++) {
+	for (i = 0; r && c->written_back && c->layout && i < c->layout->nfields; i++) {
 		const struct ct_field *f = &c->layout->fields[i];
 
 		if (f->kind == CT_FK_STATUS && f->size == 4 && f->offset + 4 <= r->arg_size) {
@@ -94,6 +94,17 @@ static int call_gpu(const struct ct_decoder *d, const struct ct_call *c)
 	return gpu_of_fields(d, c);
 }
 
+/*
+ * A negative return is an errno from the kernel or the driver's front end
+ * (-ENOTTY, -EFAULT, -EINVAL ...): the RM wrote nothing back, so the call
+ * is shown as the program passed it (its entry buffers), and its NV_STATUS
+ * fields, still what the program put there, are no status at all.
+ */
+static bool driver_wrote_back(const struct ct_ioctl *ex)
+{
+	return ex && ex->ret >= 0;
+}
+
 void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 		       const struct ct_ioctl *ex, struct ct_call *c)
 {
@@ -103,6 +114,9 @@ void ct_describe_ioctl(struct ct_decoder *d, const struct ct_ioctl *en,
 	c->kind = CT_CALL_IOCTL;
 	c->en = en;
 	c->ex = ex;
+	c->written_back = driver_wrote_back(ex);
+	if (ex && !c->written_back && en)
+		r = en;
 	c->rec = r;
 	ct_describe_common(d, c, &r->h, r->comm, r->fd, r->dev, r->flags, r->ino);
 	c->ts_ns = r->ts_enter;

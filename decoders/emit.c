@@ -193,6 +193,17 @@ void em_hex(struct emit *e, const char *k, uint64_t v)
 		out_putc(e->out, '"');
 }
 
+void em_addr(struct emit *e, const char *k, uint64_t v)
+{
+	if (e->json) {
+		em_u64(e, k, v);
+		return;
+	}
+	key(e, k);
+	out_write(e->out, "0x", 2);
+	out_hex(e->out, v);
+}
+
 /* k + "_name" in nk, cut to size as snprintf would cut it. */
 static const char *name_key(char *nk, size_t size, const char *k)
 {

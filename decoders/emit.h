@@ -29,6 +29,9 @@ void em_close(struct emit *e);
 void em_u64(struct emit *e, const char *key, uint64_t v);
 void em_i64(struct emit *e, const char *key, int64_t v);
 void em_hex(struct emit *e, const char *key, uint64_t v);     /* "0x.." */
+/* An address or a size of address space: 0x.. in text (as strace prints
+ * them), a plain number in JSON. */
+void em_addr(struct emit *e, const char *key, uint64_t v);
 /* A hex value with a name: text 0x2080012f<NAME>, JSON "0x..", key_name */
 void em_hex_named(struct emit *e, const char *key, uint64_t v, const char *name);
 void em_str(struct emit *e, const char *key, const char *s);

@@ -49,14 +49,15 @@ static int64_t field_s(const unsigned char *p, uint32_t size)
 	return (int64_t)v;
 }
 
-/* A char array holding text: printable up to a NUL, then only NULs. */
-static bool is_c_string(const unsigned char *p, uint32_t n)
+/* A char array holding text: printable up to a NUL, then only NULs; with
+ * whole (a counted buffer), printable to its end will do too. */
+static bool is_c_string(const unsigned char *p, uint32_t n, bool whole)
 {
 	uint32_t i = 0;
 
 	while (i < n && p[i] >= 0x20 && p[i] < 0x7f)
 		i++;
-	if (i == 0 || i == n)
+	if (i == 0 || (i == n && !whole))
 		return false;
 	for (; i < n; i++)
 		if (p[i])
@@ -71,12 +72,29 @@ uint32_t ct_u32s_used(const unsigned char *p, uint32_t n)
 	return n;
 }
 
-/* An NvHandle array, up to its last non-zero entry (the rest is unused). */
+/* What f's count field says (entries, or bytes of a whole buffer), if it
+ * has one inside len; else max. */
+static uint32_t counted(const struct ct_field *f, const struct ct_field *fields,
+			const unsigned char *buf, uint32_t len, uint32_t max)
+{
+	const struct ct_field *c;
+	uint64_t n;
+
+	if (f->count < 0)
+		return max;
+	c = &fields[f->count];
+	if ((uint64_t)c->offset + c->size > len || c->size > 8)
+		return max;
+	n = ct_field_u(buf + c->offset, c->size);
+	return n < max ? (uint32_t)n : max;
+}
+
+/* An NvHandle array, up to its count or its last non-zero entry. */
 static void print_handles(const struct ct_field_printer *pr, const struct ct_field *f,
-			  const unsigned char *p, const struct ct_field_ctx *fc)
+			  const unsigned char *p, const struct ct_field_ctx *fc, uint32_t n)
 {
 	struct emit *e = pr->em;
-	uint32_t used = ct_u32s_used(p, f->size / 4), i;
+	uint32_t used = ct_u32s_used(p, n), i;
 	char desc[160];
 
 	em_str_list_begin(e, f->name);
@@ -135,19 +153,20 @@ static void print_status(struct emit *e, const struct ct_field *f, uint64_t v,
 	em_enum(e, f->name, v, st ? st->name : NULL);
 }
 
-/* An array or union: text if it holds text, else hex (JSON, -vv) or its size. */
+/* An array or union (n bytes of it in use): text if it holds text, else
+ * hex (JSON, -vv) or its size. */
 static void print_bytes(const struct ct_field_printer *pr, const struct ct_field *f,
-			const unsigned char *p)
+			const unsigned char *p, uint32_t n)
 {
 	struct emit *e = pr->em;
 	char s[32];
 
-	if (is_c_string(p, f->size)) {
-		em_strn(e, f->name, (const char *)p, f->size);
+	if (n && is_c_string(p, n, n < f->size)) {
+		em_strn(e, f->name, (const char *)p, n);
 	} else if (e->json || pr->verbose >= 2) {
-		em_bytes(e, f->name, p, f->size);
+		em_bytes(e, f->name, p, n);
 	} else {
-		snprintf(s, sizeof(s), "[%u bytes]", f->size);
+		snprintf(s, sizeof(s), "[%u bytes]", n);
 		em_str(e, f->name, s);
 	}
 }
@@ -163,8 +182,9 @@ static bool says_flags(const char *name)
 	return false;
 }
 
+/* n: the entries (handles) or bytes (bytes, uuid) of an array in use. */
 static void print_field(const struct ct_field_printer *pr, const struct ct_field *f,
-			const unsigned char *p, const struct ct_field_ctx *fc)
+			const unsigned char *p, const struct ct_field_ctx *fc, uint32_t n)
 {
 	struct emit *e = pr->em;
 	uint64_t v = f->size <= 8 ? ct_field_u(p, f->size) : 0;
@@ -186,13 +206,18 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		break;
 	}
 	case CT_FK_HANDLES:
-		print_handles(pr, f, p, fc);
+		print_handles(pr, f, p, fc, n);
 		break;
 	case CT_FK_PTR:
 		em_hex(e, f->name, v);
 		break;
+	case CT_FK_ADDR:
+	case CT_FK_SIZE:
+		em_addr(e, f->name, v);
+		break;
 	case CT_FK_STATUS:
-		print_status(e, f, v, fc);
+		if (!fc->not_written)
+			print_status(e, f, v, fc);
 		break;
 	case CT_FK_CLASS:
 		cl = nv_class_lookup((uint32_t)v);
@@ -202,13 +227,13 @@ static void print_field(const struct ct_field_printer *pr, const struct ct_field
 		em_bool(e, f->name, v != 0);
 		break;
 	case CT_FK_UUID:
-		if (f->size == 16) {
+		if (n == 16) {
 			ct_print_uuid(e, f->name, p);
 			break;
 		}
 		/* fall through */
 	case CT_FK_BYTES:
-		print_bytes(pr, f, p);
+		print_bytes(pr, f, p, n);
 		break;
 	default:
 		if (says_flags(f->name))
@@ -241,10 +266,14 @@ void ct_print_struct(const struct ct_field_printer *pr, const char *key,
 	em_open(pr->em, key);
 	for (i = 0; i < l->nfields; i++) {
 		const struct ct_field *f = &l->fields[i];
+		uint32_t whole = f->kind == CT_FK_HANDLES ? f->size / 4 : f->size;
 
 		if ((uint64_t)f->offset + f->size > len)
 			break;   /* captured less than the struct: print what is there */
-		print_field(pr, f, buf + f->offset, &fc);
+		if (f->index >= 0 && (uint32_t)f->index >= counted(f, l->fields, buf, len, UINT32_MAX))
+			continue;   /* an element past its array's count */
+		print_field(pr, f, buf + f->offset, &fc,
+			    f->index < 0 ? counted(f, l->fields, buf, len, whole) : whole);
 	}
 	em_close(pr->em);
 }

@@ -30,6 +30,10 @@ struct ct_field_ctx {
 	bool has_ctrl, has_status;
 	uint32_t ctrl, status;
 	const char *ctrl_name, *status_name;
+	/* The driver wrote nothing back (the call failed before it, or has not
+	 * returned): NV_STATUS fields hold only what the program put there,
+	 * and are left out. */
+	bool not_written;
 };
 
 /* The struct in buf (len bytes, may be shorter than the layout: the fields

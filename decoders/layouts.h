@@ -30,6 +30,9 @@ enum ct_field_kind {
 	CT_FK_CLASS,    /* RM class id (hClass), 4 bytes */
 	CT_FK_BYTES,    /* arrays, unions, anything else: hex dump */
 	CT_FK_HANDLES,  /* NvHandle array, a multiple of 4 bytes */
+	CT_FK_ADDR,     /* NvU64 holding an address (by its name: docs/LAYOUTS.md) */
+	CT_FK_SIZE,     /* NvU64 size or length of address space (by its name) */
+	CT_FK_COUNT,    /* how many entries (or bytes) an array beside it holds */
 };
 
 struct ct_field {
@@ -38,6 +41,12 @@ struct ct_field {
 	uint32_t offset;
 	uint32_t size;
 	uint8_t kind;           /* enum ct_field_kind */
+	/* An array (or one element of a flattened one) whose use a count field
+	 * says: that field's index in the layout, -1 if none.  index: the
+	 * element's index ("pciBarInfo[3].x": 3), -1 for a whole array, whose
+	 * count is then of bytes (data, length), or of entries (handles). */
+	int16_t count;
+	int16_t index;
 };
 
 enum ct_layout_family {

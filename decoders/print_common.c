@@ -194,10 +194,18 @@ void ct_hexdump(struct ct_out *out, const char *title, const unsigned char *p, u
 		out_write(out, "      ", 6);
 		out_hex_pad(out, i, 4);
 		out_putc(out, ':');
-		for (j = i; j < i + 16 && j < n; j++) {
-			out_putc(out, ' ');
-			out_hex_pad(out, p[j], 2);
+		for (j = i; j < i + 16; j++) {
+			if (j < n) {
+				out_putc(out, ' ');
+				out_hex_pad(out, p[j], 2);
+			} else {
+				out_write(out, "   ", 3);
+			}
 		}
-		out_putc(out, '\n');
+		/* As hexdump -C: the printable bytes, '.' for the rest. */
+		out_write(out, "  |", 3);
+		for (j = i; j < i + 16 && j < n; j++)
+			out_putc(out, p[j] >= 0x20 && p[j] < 0x7f ? (char)p[j] : '.');
+		out_write(out, "|\n", 2);
 	}
 }

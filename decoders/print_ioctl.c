@@ -33,14 +33,15 @@ static struct ct_field_ctx arg_ctx(const struct ct_call *c)
 	return (struct ct_field_ctx){ .esc_nr = c->esc_nr, .client = c->client,
 				      .has_ctrl = c->has_ctrl, .ctrl = c->ctrl,
 				      .ctrl_name = c->ctrl_name, .has_status = c->has_status,
-				      .status = c->status, .status_name = c->status_name };
+				      .status = c->status, .status_name = c->status_name,
+				      .not_written = !c->written_back };
 }
 
 /* The wrapped struct of IOCTL_XFER_CMD is named as its own escape. */
 static struct ct_field_ctx nested_ctx(const struct ct_call *c)
 {
 	if (c->xfer_nr)
-		return (struct ct_field_ctx){ .esc_nr = c->xfer_nr };
+		return (struct ct_field_ctx){ .esc_nr = c->xfer_nr, .not_written = !c->written_back };
 	return arg_ctx(c);
 }
 

@@ -8,12 +8,14 @@
 #include "idmap.h"
 #include "pystack.h"
 #include "stack.h"
+#include "stack_end.h"
 
 #define NAME_MAX_LEN 512
 
 struct ct_stacks {
 	char *api_lib;
 	struct idmap by_tid;       /* tid -> malloc'd copy of its latest frames record */
+	struct idmap ends;         /* tid -> malloc'd copy of that stack's end record */
 	char api[NAME_MAX_LEN], caller[NAME_MAX_LEN];
 };
 
@@ -44,6 +46,8 @@ void ct_stacks_free(struct ct_stacks *s)
 		return;
 	idmap_drain(&s->by_tid, free_val, NULL);
 	idmap_free(&s->by_tid);
+	idmap_drain(&s->ends, free_val, NULL);
+	idmap_free(&s->ends);
 	free(s->api_lib);
 	free(s);
 }
@@ -56,11 +60,39 @@ void ct_stacks_learn(struct ct_stacks *s, const struct ct_frames *f)
 		return;
 	memcpy(copy, f, f->h.size);
 	free(idmap_put(&s->by_tid, f->h.tid, copy));
+	free(idmap_del(&s->ends, f->h.tid));
+}
+
+void ct_stacks_learn_end(struct ct_stacks *s, const struct ct_stack_end *e)
+{
+	const struct ct_frames *f = idmap_get(&s->by_tid, e->h.tid);
+	struct ct_stack_end *copy;
+
+	if (!f || f->h.ts_ns != e->h.ts_ns || f->h.pid != e->h.pid || !(copy = malloc(sizeof(*e))))
+		return;
+	*copy = *e;
+	free(idmap_put(&s->ends, e->h.tid, copy));
 }
 
 void ct_stacks_forget(struct ct_stacks *s, uint32_t tid)
 {
 	free(idmap_del(&s->by_tid, tid));
+	free(idmap_del(&s->ends, tid));
+}
+
+/* The end record of the kept stack f, NULL if none came (an old trace). */
+static const struct ct_stack_end *end_of(const struct ct_stacks *s, const struct ct_frames *f)
+{
+	const struct ct_stack_end *e = idmap_get(&s->ends, f->h.tid);
+
+	return e && e->h.ts_ns == f->h.ts_ns ? e : NULL;
+}
+
+static uint32_t suggest(const struct ct_stacks *s, const struct ct_frames *f)
+{
+	const struct ct_stack_end *e = end_of(s, f);
+
+	return ct_stack_suggest(e ? e->need_bytes : 0, f->stack_size);
 }
 
 const char *ct_frame_str(const struct ct_frames *f, uint32_t off)
@@ -140,36 +172,59 @@ static const char *named_in_module(const struct ct_frames *f, uint32_t i)
 	return NULL;
 }
 
-/*
- * api: the exported function holding the outermost frame of the first run
- * of driver-library frames; caller: the frame just outside that run (named
- * as named_in_module says).
- */
-static void attribute(struct ct_stacks *s, const struct ct_frames *f, struct ct_call *c)
+/* The outermost frame of the first run of driver-library frames;
+ * f->nframes if there is none. */
+static uint32_t api_run_end(const struct ct_stacks *s, const struct ct_frames *f)
 {
 	const struct ct_frame *fr = ct_frames_at(f);
-	uint32_t i = 0, last;
-	const char *name;
+	uint32_t i = 0;
 
 	while (i < f->nframes && !in_api_lib(s, f, &fr[i]))
 		i++;
 	if (i == f->nframes)
-		return;   /* not a call through the driver library */
+		return i;
 	while (i + 1 < f->nframes && in_api_lib(s, f, &fr[i + 1]))
 		i++;
-	last = i;
+	return i;
+}
+
+enum ct_stack_why ct_stacks_why(const struct ct_stacks *s, const struct ct_frames *f)
+{
+	uint32_t last = api_run_end(s, f);
+
+	/* The library's frames start the thread: its own, however the walk
+	 * ended beyond. */
+	if (last + 1 < f->nframes &&
+	    is_thread_start(ct_frame_str(f, ct_frames_at(f)[last + 1].sym)))
+		return CT_WHY_DRIVER_THREAD;
+	return ct_stack_why_of(f, end_of(s, f), last + 1 == f->nframes);
+}
+
+/*
+ * api: the exported function holding the outermost frame of the first run
+ * of driver-library frames; caller: the frame just outside that run (named
+ * as named_in_module says), or, where the stack ends in the library, why.
+ */
+static void attribute(struct ct_stacks *s, const struct ct_frames *f, struct ct_call *c)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	uint32_t last = api_run_end(s, f);
+	const char *name;
+
+	if (last == f->nframes)
+		return;   /* not a call through the driver library */
 	name = ct_frame_str(f, fr[last].exp);
 	if (name)
 		snprintf(s->api, sizeof(s->api), "%s", name);
 	else
 		name_by_offset(s->api, f, &fr[last]);
 	c->api = s->api;
-	if (last + 1 == f->nframes) {
-		/* The stack ends inside the library: its own thread, or cut short. */
-		snprintf(s->caller, sizeof(s->caller), "%s", f->status == CT_UNWIND_END ?
-			 "driver thread" : "?");
-	} else if (is_thread_start(ct_frame_str(f, fr[last + 1].sym))) {
-		snprintf(s->caller, sizeof(s->caller), "driver thread");
+	if (last + 1 == f->nframes || is_thread_start(ct_frame_str(f, fr[last + 1].sym))) {
+		/* The stack ends in the library: its own thread, or why it stopped. */
+		char buf[80];
+
+		snprintf(s->caller, sizeof(s->caller), "%s",
+			 ct_stack_why_tag(ct_stacks_why(s, f), suggest(s, f), buf, sizeof(buf)));
 	} else if ((name = named_in_module(f, last + 1))) {
 		snprintf(s->caller, sizeof(s->caller), "%s", name);
 	} else {
@@ -185,12 +240,14 @@ void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
 	const struct ct_frames *f;
 
 	c->stack = NULL;
+	c->stack_end = NULL;
 	c->api = c->caller = NULL;
 	c->caller_pc = 0;
 	if (!s || !(f = idmap_get(&s->by_tid, c->tid)) || f->h.ts_ns != c->ts_ns ||
 	    f->h.pid != c->pid)
 		return;
 	c->stack = f;
+	c->stack_end = end_of(s, f);
 	attribute(s, f, c);
 }
 
@@ -284,8 +341,21 @@ void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 	}
 	if (c->pystack && (c->pystack->flags & CT_PY_TRUNC))
 		out_puts(out, " > (Python frame limit reached)\n");
-	if (f && f->status < sizeof(status_text) / sizeof(status_text[0]) && status_text[f->status])
+	if (!f)
+		return;
+	if (c->stack_end) {
+		char buf[120];
+		const char *why = ct_stack_why_text(ct_stack_why_of(f, c->stack_end, false),
+						    ct_stack_suggest(c->stack_end->need_bytes,
+								     f->stack_size),
+						    buf, sizeof(buf));
+
+		if (why)
+			out_printf(out, " > (unwinding stopped: %s)\n", why);
+	} else if (f->status < sizeof(status_text) / sizeof(status_text[0]) &&
+		   status_text[f->status]) {
 		out_printf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
+	}
 }
 
 static void emit_native_frame(struct emit *e, const struct ct_frames *f, uint32_t i)
@@ -340,7 +410,13 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 		em_bool(e, "py_no_thread_state", true);
 	if (!f)
 		return;
-	em_str(e, "stack_end", status_name(f->status));
+	if (c->stack_end) {
+		em_str(e, "stack_end", ct_stack_why_name(ct_stack_why_of(f, c->stack_end, false)));
+		if (c->stack_end->kind == CT_STACK_END_COPY_SHORT)
+			em_u64(e, "stack_need_bytes", c->stack_end->need_bytes);
+	} else {
+		em_str(e, "stack_end", status_name(f->status));
+	}
 	em_u64(e, "stack_bytes", f->stack_size);
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "call.h"
 #include "emit.h"
+#include "stack_end.h"
 
 /* NVIDIA's user-space driver libraries that make ioctls: CUDA and NVML. */
 #define CT_API_LIB_DEFAULT "libcuda.so*,libnvidia-ml.so*"
@@ -25,6 +26,10 @@ struct ct_stacks *ct_stacks_new(const char *api_lib);
 void ct_stacks_free(struct ct_stacks *s);
 /* A frames record: kept for the call of the same thread and entry time. */
 void ct_stacks_learn(struct ct_stacks *s, const struct ct_frames *f);
+/* The end record that follows a frames record: why that stack ends. */
+void ct_stacks_learn_end(struct ct_stacks *s, const struct ct_stack_end *e);
+/* Why stack f (the latest of its thread, learnt here) ends where it does. */
+enum ct_stack_why ct_stacks_why(const struct ct_stacks *s, const struct ct_frames *f);
 /* Joins the call with its stack, if there is one: sets c->stack, c->api,
  * c->caller (valid until the next call of this function). */
 void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c);

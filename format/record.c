@@ -158,6 +158,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_pystack(buf, len);
 	case CT_REC_PYFRAMES:
 		return check_pyframes(buf, len);
+	case CT_REC_STACK_END:
+		return len == sizeof(struct ct_stack_end) ? NULL : "stack end record has the wrong size";
 	default:
 		return "unknown record type";
 	}

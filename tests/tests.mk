@@ -47,7 +47,7 @@ tests-build: $(STACK_TOOLS)
 $(OUTPUT)/stacks/libcuda.so.1: tests/stacks/fakedrv.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 $< -o $@
+	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 $< -pthread -o $@
 
 $(OUTPUT)/stacks/libstripped.so.1: $(OUTPUT)/stacks/libcuda.so.1
 	$(call msg,STRIP,$@)

@@ -40,6 +40,7 @@
 #include "procinfo.h"
 #include "record.h"
 #include "run_as.h"
+#include "stack_tally.h"
 #include "trace_file.h"
 #include "python.h"
 #include "unwind.h"
@@ -73,6 +74,7 @@ struct capture {
 	struct ct_decoder *decoder;
 	struct ct_unwinder *unwinder; /* -k */
 	struct ct_python *python;     /* --py-stack (and -k): Python frames */
+	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -720,6 +722,9 @@ static void emit_attach_records(struct capture *c)
 
 static void unwind_sink(void *ctx, const struct ct_rec *r)
 {
+	struct capture *c = ctx;
+
+	ct_stack_tally_take(c->stack_tally, r);
 	sink(ctx, r);
 }
 
@@ -890,7 +895,8 @@ static int start_capture(struct capture *c, int *go_fd)
 		return -1;
 	if (open_sink(c))
 		return -1;
-	if (o->stack_bytes && !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c)))
+	if (o->stack_bytes && (!(c->stack_tally = ct_stack_tally_new(o->api_lib)) ||
+			       !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c))))
 		return -1;
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root,
 						       bpf_map__fd(c->skel->maps.py_procs),
@@ -959,6 +965,7 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
 			(unsigned long long)us->stacks, (unsigned long long)us->frames,
 			(double)us->cpu_ns / 1e6);
+		ct_stack_tally_print(c->stack_tally, stderr);
 	}
 	if (c->python) {
 		const struct ct_python_stats *ps = ct_python_stats(c->python);
@@ -990,6 +997,7 @@ static int teardown(struct capture *c, int go_fd, int rc)
 	ring_buffer__free(c->rb);
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
+	ct_stack_tally_free(c->stack_tally);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);

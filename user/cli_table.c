@@ -462,7 +462,10 @@ const struct ct_opt ct_opts[] = {
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "
 	  "65536), unwind it on this machine (libdw, by CFI) and store the named frames in "
-	  "the trace: each call shows its frames, as strace -k, and [api <- caller]",
+	  "the trace: each call shows its frames, as strace -k, and [api <- caller]; a "
+	  "stack that ends in the driver library says why ([cuInit <- stack copy too short: "
+	  "-k65536], no CFI, bad stack read, driver thread), and the end of the capture "
+	  "counts the stacks by why they end",
 	  C_NONE, NULL, apply_stack, .live = 1 },
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "

@@ -19,7 +19,11 @@ struct uw_proc {
 	Dwfl *dwfl;              /* NULL: no module could be reported */
 	bool maps_failed;        /* /proc/PID/maps was gone at the first look */
 	const struct ct_stack *cur;   /* the stack being unwound */
-	bool read_past;          /* the unwinder asked for memory beyond the copy */
+	/* The unwinder's last read, if it failed: what stopped the walk (a
+	 * return address that cannot be read ends it as if the stack did). */
+	bool last_read_failed;
+	bool bad_read;           /* it was below sp */
+	uint64_t need;           /* else: bytes from sp it would have needed */
 };
 
 /* A module of a process's Dwfl: where its file's names are, and its bias. */
@@ -76,9 +80,11 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t sp = s->regs[CT_REG_RSP];
 
 	(void)dwfl;
-	if (addr < sp || addr - sp > s->size || s->size - (addr - sp) < sizeof(*result)) {
-		if (addr >= sp)
-			p->read_past = true;
+	p->last_read_failed = addr < sp || addr - sp > s->size ||
+			      s->size - (addr - sp) < sizeof(*result);
+	if (p->last_read_failed) {
+		p->bad_read = addr < sp;
+		p->need = addr < sp ? 0 : addr - sp + sizeof(*result);
 		return false;
 	}
 	memcpy(result, (const unsigned char *)(s + 1) + (addr - sp), sizeof(*result));
@@ -339,34 +345,76 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s)
+/* Why the walk stopped, from the copy's flags and the unwinder's last read.
+ * A failed read of a return address ends libdw's walk as if the stack
+ * ended there (rc 0): that failed read is what tells the two apart. */
+static uint32_t end_kind(const struct uw_proc *p, const struct ct_stack *s, int rc,
+			 bool no_module, uint32_t nframes)
+{
+	if (nframes >= UNWIND_MAX_FRAMES)
+		return CT_STACK_END_MAX_FRAMES;
+	if (s->flags & CT_STACK_FAULT)
+		return CT_STACK_END_BAD_READ;
+	if (p->last_read_failed) {   /* below sp, or past the copy: more stack, or its end */
+		if (!p->bad_read && s->flags & CT_STACK_TRUNC)
+			return CT_STACK_END_COPY_SHORT;
+		return CT_STACK_END_BAD_READ;
+	}
+	if (rc == 0)
+		return CT_STACK_END_COMPLETE;
+	if (no_module || nframes)
+		return CT_STACK_END_NO_CFI;
+	return CT_STACK_END_ERROR;
+}
+
+/* ct_frames.status, as traces before CT_REC_STACK_END had it (a copy too
+ * short is no longer called the end). */
+static uint32_t frames_status(uint32_t kind, bool no_module)
+{
+	switch (kind) {
+	case CT_STACK_END_COMPLETE:
+		return CT_UNWIND_END;
+	case CT_STACK_END_COPY_SHORT:
+	case CT_STACK_END_BAD_READ:
+		return CT_UNWIND_NO_STACK;
+	case CT_STACK_END_MAX_FRAMES:
+		return CT_UNWIND_MAX_FRAMES;
+	case CT_STACK_END_NO_MAPS:
+		return CT_UNWIND_NO_MAPS;
+	case CT_STACK_END_NO_CFI:
+		return no_module ? CT_UNWIND_NO_CFI : CT_UNWIND_ERROR;
+	}
+	return CT_UNWIND_ERROR;
+}
+
+static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+		       struct ct_stack_end *end, uint32_t *status)
 {
 	struct walk w = { .u = u, .p = p };
 	int rc;
 
+	end->need_bytes = 0;
 	if (!p->dwfl) {
 		ct_frames_add(&u->fb, NULL, s->regs[CT_REG_RIP], 0, true);
-		return CT_UNWIND_NO_MAPS;
+		end->kind = CT_STACK_END_NO_MAPS;
+		*status = CT_UNWIND_NO_MAPS;
+		return;
 	}
 	p->cur = s;
-	p->read_past = false;
+	p->last_read_failed = false;
 	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
 	p->cur = NULL;
-	if (u->fb.nframes >= UNWIND_MAX_FRAMES)
-		return CT_UNWIND_MAX_FRAMES;
-	if (rc == 0)
-		return CT_UNWIND_END;
-	if (p->read_past)
-		return CT_UNWIND_NO_STACK;
-	if (w.no_module)
-		return CT_UNWIND_NO_CFI;
-	return CT_UNWIND_ERROR;
+	end->kind = end_kind(p, s, rc, w.no_module, u->fb.nframes);
+	if (end->kind == CT_STACK_END_COPY_SHORT)
+		end->need_bytes = p->need > UINT32_MAX ? UINT32_MAX : (uint32_t)p->need;
+	*status = frames_status(end->kind, w.no_module);
 }
 
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
 	uint64_t t0 = thread_cpu_ns();
 	struct uw_proc *p = get_proc(u, s->h.pid);
+	struct ct_stack_end end = { .h = s->h };
 	uint32_t status;
 
 	if (!p)
@@ -374,8 +422,11 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	if (!p->maps.n && !p->maps_failed)
 		read_maps(u, p, s->h.ts_ns);
 	ct_frames_begin(&u->fb);
-	status = walk_stack(u, p, s);
+	walk_stack(u, p, s, &end, &status);
 	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
+	end.h.type = CT_REC_STACK_END;
+	end.h.size = sizeof(end);
+	u->sink(u->ctx, &end.h);
 	u->st.stacks++;
 	u->st.frames += u->fb.nframes;
 	u->st.cpu_ns += thread_cpu_ns() - t0;

@@ -23,7 +23,8 @@ void ct_unwinder_free(struct ct_unwinder *u);
 void ct_unwinder_refresh(struct ct_unwinder *u, uint32_t pid, uint64_t ts);
 /* pid exited: its mappings go (after its last stacks, which come first). */
 void ct_unwinder_forget(struct ct_unwinder *u, uint32_t pid);
-/* Unwinds a checked CT_REC_STACK and sends its CT_REC_FRAMES. */
+/* Unwinds a checked CT_REC_STACK and sends its CT_REC_FRAMES, then its
+ * CT_REC_STACK_END. */
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s);
 
 /*

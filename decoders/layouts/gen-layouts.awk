@@ -57,13 +57,20 @@ BEGIN {
 	fam_c[2] = "CT_LAYOUT_CTRL";   fam_c[3] = "CT_LAYOUT_ALLOC"
 	fam_label[0] = "escape"; fam_label[1] = "UVM"; fam_label[2] = "control"; fam_label[3] = "class"
 	# kind -> enum, and the sizes it allows ("" = any).
-	split("u s handle status ptr bool uuid fd class bytes handles", kl, " ")
-	split("U S HANDLE STATUS PTR BOOL UUID FD CLASS BYTES HANDLES", ke, " ")
-	for (i = 1; i <= 11; i++) kind_c[kl[i]] = "CT_FK_" ke[i]
+	split("u s handle status ptr bool uuid fd class bytes handles addr size count", kl, " ")
+	split("U S HANDLE STATUS PTR BOOL UUID FD CLASS BYTES HANDLES ADDR SIZE COUNT", ke, " ")
+	for (i = 1; i <= 14; i++) kind_c[kl[i]] = "CT_FK_" ke[i]
 	ksizes["u"] = ksizes["s"] = " 1 2 4 8 "
 	ksizes["handle"] = ksizes["status"] = ksizes["fd"] = ksizes["class"] = " 4 "
-	ksizes["ptr"] = " 8 "; ksizes["bool"] = " 1 "; ksizes["uuid"] = " 16 "; ksizes["bytes"] = ""
+	ksizes["ptr"] = " 8 "; ksizes["bool"] = " 1 "; ksizes["bytes"] = ""
+	ksizes["uuid"] = ""      # 16, or a buffer that holds one (its count says how much)
 	ksizes["handles"] = ""   # an array of NvHandle: any multiple of 4
+	ksizes["addr"] = ksizes["size"] = " 4 8 "; ksizes["count"] = " 1 2 4 8 "
+	# Kinds from names (derive_kinds()): an NvU64 whose last name part ends
+	# so holds an address, or a size of address space.
+	ADDR_END = "([Aa]ddr|[Aa]ddress|Addr(Lo|Hi)|[Bb]ase|V[Aa]|P[Aa]|[Oo]ffset|[Ll]imit|Ptr)$"
+	ADDR_ALL = "^(range|va)(Lo|Hi|Begin|End)$"
+	SIZE_END = "([Ss]ize|[Ll]ength|Size(In)?Bytes|[Aa]lign(ment)?)$"
 	IDENT = "[A-Za-z_][A-Za-z0-9_]*"
 	MEMBER = IDENT "(\\[[0-9]+\\])?"
 }
@@ -141,6 +148,7 @@ t == "refine" {
 	if (ksizes[$6] != "" && index(ksizes[$6], " " rsize[R, n] " ") == 0)
 		die("kind " $6 " cannot be " rsize[R, n] " bytes")
 	if ($6 == "handles" && rsize[R, n] % 4) die("kind handles needs a multiple of 4 bytes")
+	if ($6 == "uuid" && rsize[R, n] < 16) die("kind uuid needs 16 bytes or more")
 	count[t]++
 	next
 }
@@ -167,6 +175,7 @@ t == "refine" {
 	if (fsz == 0) die("field " $4 " has size 0")
 	if (!($7 in kind_c)) die("unknown kind \"" $7 "\"")
 	if ($7 == "handles" && fsz % 4) die("field " $4 ": kind handles needs a multiple of 4 bytes")
+	if ($7 == "uuid" && fsz < 16) die("field " $4 ": kind uuid needs 16 bytes or more")
 	if (ksizes[$7] != "" && index(ksizes[$7], " " fsz " ") == 0)
 		die("field " $4 ": kind " $7 " cannot be " fsz " bytes")
 	if (off + fsz > ssize)
@@ -221,6 +230,96 @@ function refine(    l, x, m, R, j, y, base, size, part) {
 		}
 }
 
+# The last part of a member path, without its index: "pciBarInfo[3].barSize" -> "barSize".
+function leafname(n) {
+	sub(/.*[.]/, "", n)
+	sub(/[[][0-9]+[]]$/, "", n)
+	return n
+}
+
+function cap(s) {
+	return toupper(substr(s, 1, 1)) substr(s, 2)
+}
+
+# The names a count of array a may have (docs/LAYOUTS.md, "Kinds from
+# names"), into cand[]; returns how many.  Entries of a: aCount, sCount,
+# numS, numSs, numSes ... where s is a less List/Array/Table/Tbl/Info and
+# any plural s; aSize for a ...List (fbInfoListSize).  Bytes of data,
+# buffer: length, size.
+function count_names(a, bytes,    s, s1, n) {
+	n = 0
+	if (bytes) {
+		if (a !~ /^(data|buffer|buf)$/) return 0
+		cand[++n] = "length"; cand[++n] = "size"
+		cand[++n] = a "Length"; cand[++n] = a "Size"
+		return n
+	}
+	s = a
+	sub(/(List|Array|Table|Tbl|Info)$/, "", s)
+	s1 = s
+	if (s1 ~ /[^s]s$/) sub(/s$/, "", s1)
+	cand[++n] = a "Count"; cand[++n] = s "Count"; cand[++n] = s1 "Count"
+	cand[++n] = "num" cap(a); cand[++n] = "num" cap(s); cand[++n] = "num" cap(s1)
+	cand[++n] = "num" cap(s1) "s"; cand[++n] = "num" cap(s1) "es"
+	if (a != s) cand[++n] = a "Size"
+	return n
+}
+
+# Field x of layout l as an array: its path ("a.pciBarInfo") in arr_path,
+# its element index (-1: the whole array) in arr_index; false if it is
+# neither an element of a flattened array nor a handles/bytes/uuid array.
+function as_array(l, x,    n) {
+	n = fname[l, x]
+	if (match(n, /[[][0-9]+[]]/)) {
+		if (index(substr(n, RSTART + RLENGTH), "[")) return 0   # nested arrays: not counted
+		arr_path = substr(n, 1, RSTART - 1)
+		arr_index = substr(n, RSTART + 1, RLENGTH - 2) + 0
+		return 1
+	}
+	if (fkind[l, x] != "bytes" && fkind[l, x] != "uuid" && fkind[l, x] != "handles") return 0
+	arr_path = n
+	arr_index = -1
+	return 1
+}
+
+# Kinds the types in the TSV files do not carry, from the names (applied
+# after refine.tsv; docs/LAYOUTS.md, "Kinds from names"):
+#  1. an 8-byte u whose last name part ends in Addr, Address, Base, VA, PA,
+#     Offset, Limit, Ptr (or is rangeLo/Hi/Begin/End, vaLo/Hi...) -> addr;
+#     ending in Size, Length, SizeBytes, Align, Alignment -> size;
+#  2. a u or s field named as the count of an array beside it (count_names)
+#     -> count, and the array's fields get its name in fcount[].
+function derive_kinds(    l, x, y, a, parent, n, i, full) {
+	for (l = 1; l <= nl; l++) {
+		delete byname
+		for (x = 1; x <= nf[l]; x++) byname[fname[l, x]] = x
+		for (x = 1; x <= nf[l]; x++) {
+			if (fkind[l, x] != "u" || fsize[l, x] != 8) continue
+			a = leafname(fname[l, x])
+			if (a ~ ADDR_END || a ~ ADDR_ALL) fkind[l, x] = "addr"
+			else if (a ~ SIZE_END) fkind[l, x] = "size"
+		}
+		for (x = 1; x <= nf[l]; x++) {
+			if (!as_array(l, x)) continue
+			parent = arr_path
+			a = arr_path
+			if (sub(/.*[.]/, "", a)) parent = substr(arr_path, 1, length(arr_path) - length(a))
+			else parent = ""
+			n = count_names(a, arr_index < 0 && fkind[l, x] != "handles")
+			for (i = 1; i <= n; i++) {
+				full = parent cand[i]
+				if (!(full in byname)) continue
+				y = byname[full]
+				if (fkind[l, y] != "u" && fkind[l, y] != "s" && fkind[l, y] != "count") continue
+				fkind[l, y] = "count"
+				fcount[l, x] = full
+				findex[l, x] = arr_index
+				break
+			}
+		}
+	}
+}
+
 # Sorts field numbers of layout l by offset into ford[].
 function sort_fields(l,    i, j, x) {
 	for (i = 1; i <= nf[l]; i++) ford[i] = i
@@ -248,14 +347,19 @@ END {
 	for (t in seen_file)
 		if (!count[t]) die(t ".tsv has no rows")
 	refine()
+	derive_kinds()
 
 	for (l = 1; l <= nl; l++) {
 		where = lwhere[l]
 		sort_fields(l)
 		lbody[l] = ""
+		delete posof
+		for (i = 1; i <= nf[l]; i++) posof[fname[l, ford[i]]] = i - 1
 		for (i = 1; i <= nf[l]; i++) {
 			x = lford[l, i] = ford[i]
-			lbody[l] = lbody[l] sprintf("\t{ \"%s\", %du, %du, %s },\n", fname[l, x], foff[l, x], fsize[l, x], kind_c[fkind[l, x]])
+			cnt = ((l, x) in fcount) ? posof[fcount[l, x]] : -1
+			idx = ((l, x) in fcount) ? findex[l, x] : -1
+			lbody[l] = lbody[l] sprintf("\t{ \"%s\", %du, %du, %s, %d, %d },\n", fname[l, x], foff[l, x], fsize[l, x], kind_c[fkind[l, x]], cnt, idx)
 		}
 		for (i = 2; i <= nf[l]; i++) {
 			a = lford[l, i - 1]; b = lford[l, i]

@@ -6,7 +6,9 @@ entry points (found with dlsym) from named static functions.  Every call
 must show the exact chain, the right api and caller; the same after the
 binaries are deleted; with a library that has only .dynsym; for a process
 that exits at once (stackprog _exits after its last call); for a library
-loaded after the capture started (-p, dlopen later)."""
+loaded after the capture started (-p, dlopen later).  Where a stack ends
+inside the library, why: a copy too short (-k16384), a thread the library
+started."""
 import os
 import re
 import shutil
@@ -108,6 +110,41 @@ t.ok(re.search(r"\) = -25 ENOTTY .* \[fakeMemAlloc <- alloc_buffers[.\w]*\]\n"
                r" > libc\.so\.6\(ioctl\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]", txt) is not None,
      "text: [api <- caller] on the call line, then ' > module(sym+0xoff) [0xpc]' lines",
      txt[:1500])
+
+# 1b. A copy too short (-k16384 < the >20 KB of driver frames): the walk
+# stops inside the library on the main thread; the caller says why and
+# which -k copies further, never "driver thread"; the summary counts it.
+short = os.path.join(tmp, "short.ctrace")
+p = run([CUDATRACE, "-k16384", "--device", dev, "-w", short, "--", PROG, LIB, dev])
+sev = [e for e in decode_json(short) if e["type"] == "ioctl"]
+alloc = [e for e in sev if KIND.get(e.get("cmd")) == "alloc"]
+t.ok(len(alloc) == 3 and all(e.get("caller") == "stack copy too short: -k32768" and
+                             e.get("stack_end") == "copy_short" and
+                             16384 < e.get("stack_need_bytes", 0) <= 32768 for e in alloc),
+     "-k16384: the 3 alloc calls end inside the library: 'stack copy too short: -k32768'",
+     [(e.get("caller"), e.get("stack_end"), e.get("stack_need_bytes")) for e in alloc])
+t.ok("cudatrace: stack ends: 3 complete, 3 stack copy too short (-k32768 copies further)"
+     in p.stderr, "-k16384: the summary counts 3 complete, 3 too short", p.stderr)
+stxt = text_of(short)
+t.ok("<- stack copy too short: -k32768]" in stxt and "driver thread" not in stxt and
+     " > (unwinding stopped: the stack goes on past the bytes copied: -k32768 copies further)"
+     in stxt, "-k16384 text: the tag and the frames' last line say why", stxt[:1500])
+p = run([CUDATRACE, "-k32768", "--device", dev, "-w", short, "--", PROG, LIB, dev])
+t.ok("cudatrace: stack ends: 6 complete\n" in p.stderr and
+     all(e.get("caller") != "stack copy too short: -k32768" for e in decode_json(short)),
+     "-k32768: all 6 complete", p.stderr)
+
+# 1c. A call from a thread the driver library started: "driver thread", and
+# the summary counts it so.
+th = os.path.join(tmp, "thread.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", th, "--", PROG, LIB, dev, "thread"])
+tev = [e for e in decode_json(th) if e["type"] == "ioctl"]
+t.ok(len(tev) == 1 and tev[0]["tid"] != tev[0]["pid"] and
+     tev[0].get("caller") == "driver thread" and tev[0].get("stack_end") == "end",
+     "a call from the library's own thread: caller 'driver thread'",
+     [(e["pid"], e["tid"], e.get("caller"), e.get("stack_end")) for e in tev])
+t.ok("cudatrace: stack ends: 1 in threads the driver started\n" in p.stderr,
+     "the summary counts it as a thread the driver started", p.stderr)
 
 # 2. The same after the binaries are gone: names travel in the trace.
 shutil.rmtree(bins)

@@ -4,7 +4,10 @@
  * ioctl through static functions with big stack frames (over 20 KB in
  * all), as libcuda's do.  Built -O2 -fomit-frame-pointer, so only CFI can
  * unwind it.  The request is NV_ESC_RM_CONTROL's, on whatever fd it is given.
+ * fakeStartWorker makes its call from a thread of its own, as libcuda's
+ * helper threads do.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -55,4 +58,19 @@ int fakeMemAlloc(int fd, uint32_t n)
 int fakeCtxSync(int fd)
 {
 	return NO_TAIL(drv_submit(fd, 0x802));
+}
+
+static void *drv_worker(void *arg)
+{
+	NO_TAIL(drv_submit((int)(intptr_t)arg, 0x803));
+	return NULL;
+}
+
+int fakeStartWorker(int fd)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, drv_worker, (void *)(intptr_t)fd))
+		return -1;
+	return pthread_join(t, NULL);
 }

@@ -4,6 +4,7 @@
  * with dlsym and calls them from named static functions.
  *   stackprog LIB FILE [wait]   wait: read a line from stdin before dlopen
  *   stackprog LIB FILE loop N   N calls of fakeCtxSync; prints ns per call
+ *   stackprog LIB FILE thread   one call from a thread the library starts
  * Makes 3 calls to fakeMemAlloc (from alloc_buffers), 2 to fakeCtxSync (from
  * sync_device), and one ioctl of its own (from poke_directly), then exits
  * at once (_exit, no clean-up).
@@ -88,6 +89,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 4 && strcmp(argv[3], "loop") == 0)
 		return loop((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]));
+	if (argc > 3 && strcmp(argv[3], "thread") == 0)
+		_exit(((sync_fn)dlsym(lib, "fakeStartWorker"))(fd) == 0 ? 0 : 1);
 	alloc_buffers((alloc_fn)dlsym(lib, "fakeMemAlloc"), fd);
 	sync_device((sync_fn)dlsym(lib, "fakeCtxSync"), fd);
 	poke_directly(fd);

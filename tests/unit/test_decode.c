@@ -157,6 +157,36 @@ static char *decode_killed(void)
 	return buf;
 }
 
+/* An RM control that the front end refused (-ENOTTY), status still 0 in
+ * the buffers, then one the RM answered with an error status. */
+static char *decode_refused(int json)
+{
+	struct ct_decode_opts o = { .json = json };
+	uint32_t a[8] = { 0xc1d00001, 0xc1d00001, 0x20800110, 0, 0x2000, 0x7ffd, 4, 0 };
+	uint32_t params = 7;
+	struct ct_decoder *d;
+	const struct ct_rec *r;
+	char *buf = NULL;
+	size_t len = 0;
+
+	o.out = open_memstream(&buf, &len);
+	d = ct_decoder_new(&o);
+	ct_decoder_feed(d, meta());
+	r = ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(0x2a, 32), a, sizeof(a), &params, 4, 0);
+	ct_decoder_feed(d, r);
+	r = ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(0x2a, 32), a, sizeof(a), &params, 4, -25);
+	ct_decoder_feed(d, r);
+	a[7] = 0x1f;   /* NV_ERR_INVALID_ARGUMENT, written back by the RM */
+	r = ioctl_rec(CT_REC_IOCTL_ENTER, 1000002000, REQ(0x2a, 32), a, sizeof(a), &params, 4, 0);
+	ct_decoder_feed(d, r);
+	r = ioctl_rec(CT_REC_IOCTL_EXIT, 1000002000, REQ(0x2a, 32), a, sizeof(a), &params, 4, 0);
+	ct_decoder_feed(d, r);
+	ct_decoder_finish(d);
+	ct_decoder_free(d);
+	fclose(o.out);
+	return buf;
+}
+
 static char *decode_script(int json)
 {
 	struct ct_decode_opts o = { .json = json, .durations = true };
@@ -218,6 +248,22 @@ int main(void)
 	   "JSON: the same fields as structured values, and the raw buffers", l, "...");
 	check(strncmp(line(json, 0), "{\"type\":\"meta\"", 14) == 0, "JSON starts with the header",
 	   line(json, 0), "{\"type\":\"meta\"...");
+	free(text);
+	free(json);
+
+	text = decode_refused(0);
+	json = decode_refused(1);
+	l = line(text, 0);
+	check(strstr(l, "paramsSize=4) = -25 ENOTTY") && !strstr(l, "status"),
+	   "a call refused before the driver (-ENOTTY): no status=NV_OK", l,
+	   "..., paramsSize=4) = -25 ENOTTY ...");
+	l = line(json, 1);
+	check(strstr(l, "\"ret\":-25") && !strstr(l, "\"status\""),
+	   "JSON: no status for it either", l, "no \"status\"");
+	l = line(text, 1);
+	check(strstr(l, "status=NV_ERR_INVALID_ARGUMENT) = 0 (NV_ERR_INVALID_ARGUMENT)") != NULL,
+	   "a call the RM answered (ret 0): its status is shown", l,
+	   "status=NV_ERR_INVALID_ARGUMENT) = 0 (NV_ERR_INVALID_ARGUMENT)");
 	free(text);
 	free(json);
 

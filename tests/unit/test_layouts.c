@@ -104,7 +104,7 @@ static void test_escapes(void)
 	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x57, 56, 0);
 	ok(l && strcmp(l->name, "NVOS46_PARAMETERS") == 0 && !field(l, "flags2"),
 	   "NVOS46 before 580 (56 bytes) has no flags2");
-	expect(l, "NVOS46/56", "dmaOffset", 40, 8, CT_FK_U);
+	expect(l, "NVOS46/56", "dmaOffset", 40, 8, CT_FK_ADDR);
 	expect(l, "NVOS46/56", "status", 48, 4, CT_FK_STATUS);
 	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x57, 64, 0);
 	expect(l, "NVOS46/64", "kindOverride", 40, 4, CT_FK_U);
@@ -113,7 +113,7 @@ static void test_escapes(void)
 	ok(l && !field(l, "size"), "NVOS47 before 550 (40 bytes) has no size field");
 	expect(l, "NVOS47/40", "status", 32, 4, CT_FK_STATUS);
 	l = ct_layout_find(CT_LAYOUT_ESCAPE, 0x58, 48, 0);
-	expect(l, "NVOS47/48", "size", 32, 8, CT_FK_U);
+	expect(l, "NVOS47/48", "size", 32, 8, CT_FK_SIZE);
 	expect(l, "NVOS47/48", "status", 40, 4, CT_FK_STATUS);
 
 	/* Same size, different layout: the driver version decides. */
@@ -194,8 +194,8 @@ static void test_uvm(void)
 	l = ct_layout_find(CT_LAYOUT_UVM, 0x41, 40, ct_driver_version("580.159.04"));
 	ok(l && strcmp(l->name, "UVM_MAP_DYNAMIC_PARALLELISM_REGION_PARAMS") == 0 && l->nfields == 4,
 	   "UVM_MAP_DYNAMIC_PARALLELISM_REGION 0x41/40");
-	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "base", 0, 8, CT_FK_U);
-	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "length", 8, 8, CT_FK_U);
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "base", 0, 8, CT_FK_ADDR);
+	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "length", 8, 8, CT_FK_SIZE);
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "gpuUuid", 16, 16, CT_FK_UUID);
 	expect(l, "UVM_MAP_DYNAMIC_PARALLELISM_REGION", "rmStatus", 32, 4, CT_FK_STATUS);
 	l = ct_layout_find(CT_LAYOUT_UVM, 0x1c, 28, ct_driver_version("580.159.04"));
@@ -401,8 +401,8 @@ static void test_ctrl(void)
 	expect(l, "GET_ADDR_SPACE_TYPE", "addrSpaceType", 8, 4, CT_FK_U);
 	l = ct_layout_find(CT_LAYOUT_CTRL, 0x503c0104, 32, drv);
 	expect(l, "NV503C_REGISTER_VIDMEM", "hMemory", 0, 4, CT_FK_HANDLE);
-	expect(l, "NV503C_REGISTER_VIDMEM", "address", 8, 8, CT_FK_U);
-	expect(l, "NV503C_REGISTER_VIDMEM", "offset", 24, 8, CT_FK_U);
+	expect(l, "NV503C_REGISTER_VIDMEM", "address", 8, 8, CT_FK_ADDR);
+	expect(l, "NV503C_REGISTER_VIDMEM", "offset", 24, 8, CT_FK_ADDR);
 	l = ct_layout_find(CT_LAYOUT_CTRL, 0x0080170d, 24, drv);
 	expect(l, "FIFO_GET_CHANNELLIST", "numChannels", 0, 4, CT_FK_U);
 	expect(l, "FIFO_GET_CHANNELLIST", "pChannelHandleList", 8, 8, CT_FK_PTR);
@@ -467,7 +467,7 @@ static void test_alloc(void)
 	expect(l, "NV0080_ALLOC", "hTargetClient", 8, 4, CT_FK_HANDLE);
 	expect(l, "NV0080_ALLOC", "hTargetDevice", 12, 4, CT_FK_HANDLE);
 	expect(l, "NV0080_ALLOC", "flags", 16, 4, CT_FK_U);
-	expect(l, "NV0080_ALLOC", "vaSpaceSize", 24, 8, CT_FK_U);
+	expect(l, "NV0080_ALLOC", "vaSpaceSize", 24, 8, CT_FK_SIZE);
 	expect(l, "NV0080_ALLOC", "vaStartInternal", 32, 8, CT_FK_U);
 	expect(l, "NV0080_ALLOC", "vaLimitInternal", 40, 8, CT_FK_U);
 	expect(l, "NV0080_ALLOC", "vaMode", 48, 4, CT_FK_U);
@@ -475,15 +475,15 @@ static void test_alloc(void)
 	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xc86f, 368, drv);
 	ok(l && strcmp(l->name, "NV_CHANNEL_ALLOC_PARAMS") == 0, "HOPPER_CHANNEL_GPFIFO_A 0xc86f/368");
 	expect(l, "NV_CHANNEL_ALLOC", "hObjectError", 0, 4, CT_FK_HANDLE);
-	expect(l, "NV_CHANNEL_ALLOC", "gpFifoOffset", 8, 8, CT_FK_U);
+	expect(l, "NV_CHANNEL_ALLOC", "gpFifoOffset", 8, 8, CT_FK_ADDR);
 	expect(l, "NV_CHANNEL_ALLOC", "gpFifoEntries", 16, 4, CT_FK_U);
 	expect(l, "NV_CHANNEL_ALLOC", "hContextShare", 24, 4, CT_FK_HANDLE);
 	expect(l, "NV_CHANNEL_ALLOC", "hVASpace", 28, 4, CT_FK_HANDLE);
 	expect(l, "NV_CHANNEL_ALLOC", "hUserdMemory[0]", 32, 4, CT_FK_HANDLE);
 	expect(l, "NV_CHANNEL_ALLOC", "hUserdMemory[7]", 60, 4, CT_FK_HANDLE);
-	expect(l, "NV_CHANNEL_ALLOC", "userdOffset[7]", 120, 8, CT_FK_U);
+	expect(l, "NV_CHANNEL_ALLOC", "userdOffset[7]", 120, 8, CT_FK_ADDR);
 	expect(l, "NV_CHANNEL_ALLOC", "engineType", 128, 4, CT_FK_U);
-	expect(l, "NV_CHANNEL_ALLOC", "instanceMem.base", 144, 8, CT_FK_U);
+	expect(l, "NV_CHANNEL_ALLOC", "instanceMem.base", 144, 8, CT_FK_ADDR);
 	expect(l, "NV_CHANNEL_ALLOC", "instanceMem.cacheAttrib", 164, 4, CT_FK_U);
 	expect(l, "NV_CHANNEL_ALLOC", "hPhysChannelGroup", 240, 4, CT_FK_HANDLE);
 	expect(l, "NV_CHANNEL_ALLOC", "eccErrorNotifierMem.cacheAttrib", 292, 4, CT_FK_U);
@@ -497,7 +497,7 @@ static void test_alloc(void)
 	/* An NvU32 in the header that holds a client: refine.tsv makes it a handle. */
 	expect(l, "NV_MEMORY_ALLOCATION", "owner", 0, 4, CT_FK_HANDLE);
 	expect(l, "NV_MEMORY_ALLOCATION", "pitch", 20, 4, CT_FK_S);
-	expect(l, "NV_MEMORY_ALLOCATION", "size", 64, 8, CT_FK_U);
+	expect(l, "NV_MEMORY_ALLOCATION", "size", 64, 8, CT_FK_SIZE);
 	expect(l, "NV_MEMORY_ALLOCATION", "address", 96, 8, CT_FK_PTR);
 	expect(l, "NV_MEMORY_ALLOCATION", "hVASpace", 108, 4, CT_FK_HANDLE);
 	expect(l, "NV_MEMORY_ALLOCATION", "numaNode", 120, 4, CT_FK_S);
@@ -511,7 +511,7 @@ static void test_alloc(void)
 	expect(l, "NV0005_ALLOC", "hClass", 8, 4, CT_FK_CLASS);
 	expect(l, "NV0005_ALLOC", "data", 16, 8, CT_FK_PTR);
 	l = ct_layout_find(CT_LAYOUT_ALLOC, 0x90f1, 56, drv);
-	expect(l, "NV_VASPACE_ALLOCATION", "vaSize", 8, 8, CT_FK_U);
+	expect(l, "NV_VASPACE_ALLOCATION", "vaSize", 8, 8, CT_FK_SIZE);
 	expect(l, "NV_VASPACE_ALLOCATION", "pasid", 48, 4, CT_FK_U);
 	l = ct_layout_find(CT_LAYOUT_ALLOC, 0xa06c, 20, drv);
 	expect(l, "NV_CHANNEL_GROUP_ALLOCATION", "engineType", 12, 4, CT_FK_U);
@@ -807,8 +807,11 @@ static void test_all(void)
 			}
 			end = f->offset + f->size;
 			switch (f->kind) {
-			case CT_FK_U: case CT_FK_S:
+			case CT_FK_U: case CT_FK_S: case CT_FK_COUNT:
 				kinds_ok &= f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+				break;
+			case CT_FK_ADDR: case CT_FK_SIZE:
+				kinds_ok &= f->size == 4 || f->size == 8;
 				break;
 			case CT_FK_HANDLE: case CT_FK_STATUS: case CT_FK_FD: case CT_FK_CLASS:
 				kinds_ok &= f->size == 4;
@@ -820,7 +823,7 @@ static void test_all(void)
 				kinds_ok &= f->size == 1;
 				break;
 			case CT_FK_UUID:
-				kinds_ok &= f->size == 16;
+				kinds_ok &= f->size >= 16;
 				break;
 			case CT_FK_HANDLES:
 				kinds_ok &= f->size % 4 == 0;

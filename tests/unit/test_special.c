@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 		   " #0>, hClass=0x80<NV01_DEVICE_0>, pAllocParms=0x7ffd00002000, pRightsReq"
 		   "uested=0x0, paramsSize=0, flags=0x0, status=NV_OK, *pAllocParms={deviceI"
 		   "d=0, hClientShare=0x0, hTargetClient=0x0, hTargetDevice=0x0, flags=0x0, "
-		   "vaSpaceSize=0, vaStartInternal=0, vaLimitInternal=0, vaMode=0}) = 0 <0.0"
+		   "vaSpaceSize=0x0, vaStartInternal=0, vaLimitInternal=0, vaMode=0}) = 0 <0.0"
 		   "00005>",
 		   "RM_ALLOC: the class named, the handle it makes annotated, its alloc params by layout (text, -v)");
 	check_line(fill_alloc, true, 0,
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	check_line(fill_xfer, false, 0,
 		   "0.000001 4242/4242 app ioctl(3</dev/nvidiactl>, NV_ESC_IOCTL_XFER_CMD, c"
 		   "md=0xd6<NV_ESC_SYS_PARAMS>, size=8, ptr=0x7ffd00002000, *ptr={memblock_s"
-		   "ize=134217728}) = 0 <0.000005>",
+		   "ize=0x8000000}) = 0 <0.000005>",
 		   "IOCTL_XFER_CMD: the wrapped escape named, its struct by that escape's layout (text, -v)");
 	check_line(fill_xfer, true, 0,
 		   "{\"type\":\"ioctl\",\"ts_ns\":1000001000,\"pid\":4242,\"tid\":4242,\"com"
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		   "0.000001 4242/4242 app ioctl(3</dev/nvidiactl>, NV_ESC_CARD_INFO, [{vali"
 		   "d=true, pci_info.domain=0, pci_info.bus=193, pci_info.slot=0, pci_info.f"
 		   "unction=0, pci_info.vendor_id=4318, pci_info.device_id=9008, gpu_id=4940"
-		   "8, interrupt_line=0, reg_address=0, reg_size=0, fb_address=0, fb_size=0,"
+		   "8, interrupt_line=0, reg_address=0x0, reg_size=0x0, fb_address=0x0, fb_size=0x0,"
 		   " minor_number=3, dev_name=nvidia3}] /* 1 of 3 slots valid */) = 0 <0.000"
 		   "005>",
 		   "CARD_INFO: the valid slots of the array, by the card layout (text, -v)");

@@ -63,6 +63,30 @@ static void attribute(const char *lib, const struct fdesc *fd, uint32_t n, uint3
 	ct_stacks_free(s);
 }
 
+/* The same with the capture's end record (kind, need) after the frames,
+ * on thread tid of pid 7. */
+static void attribute_end(const struct fdesc *fd, uint32_t n, uint32_t tid, uint32_t kind,
+			  uint32_t need, const char *want_caller, enum ct_stack_why want_why,
+			  const char *what)
+{
+	struct ct_stacks *s = ct_stacks_new(NULL);
+	struct ct_call c = { .pid = 7, .tid = tid, .ts_ns = 1000 };
+	struct ct_frames *f = make(fd, n, CT_UNWIND_END, 1000);
+	struct ct_stack_end e = { .h = { CT_REC_STACK_END, sizeof(e), 1000, 7, tid },
+				  .kind = kind, .need_bytes = need };
+
+	f->h.tid = tid;
+	f->stack_size = 32768;
+	ct_stacks_learn(s, f);
+	ct_stacks_learn_end(s, &e);
+	ct_stacks_describe(s, &c);
+	ok(c.stack && c.stack_end, "%s: the call has its stack and its end", what);
+	ok_str(c.caller ? c.caller : "(none)", want_caller, what);
+	ok(c.stack && ct_stacks_why(s, c.stack) == want_why, "%s: counted as why %d", what,
+	   want_why);
+	ct_stacks_free(s);
+}
+
 int main(void)
 {
 	const struct fdesc cudart[] = {
@@ -106,10 +130,30 @@ int main(void)
 		  "no exported function: module+0xOFF");
 	attribute(NULL, thread, 4, CT_UNWIND_END, "libcuda.so.1+0x1000", "driver thread",
 		  "a thread of the driver's own");
-	attribute(NULL, cut, 2, CT_UNWIND_NO_STACK, "cuInit", "?",
-		  "a stack cut inside the library: caller unknown");
-	attribute(NULL, cut, 2, CT_UNWIND_END, "cuInit", "driver thread",
-		  "a stack that ends inside the library");
+	attribute(NULL, cut, 2, CT_UNWIND_NO_STACK, "cuInit", "stack copy too short: -k65536",
+		  "an old trace's stack cut inside the library: a copy too short");
+	attribute(NULL, cut, 2, CT_UNWIND_END, "cuInit", "?",
+		  "an old trace's stack that 'ends' inside the library: not called a thread kind");
+
+	/* With the capture's reason (CT_REC_STACK_END). */
+	attribute_end(cut, 2, 7, CT_STACK_END_COPY_SHORT, 40000, "stack copy too short: -k65536",
+		      CT_WHY_COPY_SHORT, "main thread, copy too short by 8 KB: -k65536");
+	attribute_end(cut, 2, 8, CT_STACK_END_COPY_SHORT, 20000, "stack copy too short: -k32768",
+		      CT_WHY_COPY_SHORT, "the next size that copies what was asked: -k32768");
+	attribute_end(cut, 2, 7, CT_STACK_END_COPY_SHORT, 70000,
+		      "stack copy too short: deeper than -k65536", CT_WHY_COPY_SHORT,
+		      "deeper than any -k");
+	attribute_end(cut, 2, 7, CT_STACK_END_NO_CFI, 0, "no CFI", CT_WHY_NO_CFI, "no CFI");
+	attribute_end(cut, 2, 7, CT_STACK_END_BAD_READ, 0, "bad stack read", CT_WHY_BAD_READ,
+		      "a bad read");
+	attribute_end(cut, 2, 8, CT_STACK_END_COMPLETE, 0, "driver thread", CT_WHY_DRIVER_THREAD,
+		      "complete inside the library on another thread: the driver's own");
+	attribute_end(cut, 2, 7, CT_STACK_END_COMPLETE, 0, "?", CT_WHY_UNKNOWN,
+		      "complete inside the library on the main thread: no thread kind");
+	attribute_end(thread, 4, 8, CT_STACK_END_COMPLETE, 0, "driver thread",
+		      CT_WHY_DRIVER_THREAD, "started by start_thread into the library");
+	attribute_end(cudart, 6, 7, CT_STACK_END_COPY_SHORT, 40000, "cudaMalloc",
+		      CT_WHY_COPY_SHORT, "cut outside the library: the caller is a frame");
 	attribute(NULL, direct, 2, CT_UNWIND_END, "(none)", "(none)",
 		  "a program's own ioctl: neither");
 	attribute(NULL, nvml, 3, CT_UNWIND_END, "nvmlInit_v2", "libffi.so.8+0x7b16",
