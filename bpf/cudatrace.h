@@ -37,6 +37,7 @@ enum ct_rec_type {
 	CT_REC_CODE_MAP    = 13, /* -k, ring buffer only: struct ct_code_map */
 	CT_REC_MAPPING     = 14, /* -k: struct ct_mapping + path bytes */
 	CT_REC_FRAMES      = 15, /* -k: struct ct_frames + frames + strings */
+	CT_REC_GPU_SEG     = 16, /* --gpu-work: struct ct_gpu_seg + dwords */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -285,6 +286,39 @@ struct ct_frame {
 	__u32 sym;            /* string: best symbol (.symtab, else .dynsym), demangled */
 	__u32 exp;            /* string: exported .dynsym function that holds pc */
 	__u32 src;            /* string: "file:line" from DWARF line tables */
+};
+
+/*
+ * --gpu-work: one GPFIFO entry of a channel and the pushbuffer segment it
+ * points to, read by the capture from the process's memory (never by the
+ * kernel side; docs/GPUWORK.md).  Followed by ndwords u32 of the segment.
+ * h.pid: the process; h.tid: 0; h.ts_ns: when it was read.
+ */
+#define CT_GPU_SEG_DEFAULT  4096            /* --gpu-work: dwords kept per segment */
+#define CT_GPU_SEG_MAX      (64 * 1024)     /* ceiling of any capture */
+
+/* ct_gpu_seg.flags */
+#define CT_GS_TRUNC  (1u << 0)  /* ndwords < want_dwords: cut at the bound */
+#define CT_GS_FAULT  (1u << 1)  /* the segment could not be read: ndwords 0 */
+#define CT_GS_LOST   (1u << 2)  /* `lost` entries from ring_index were overwritten
+				 * (or the ring was unreadable) before they were read */
+
+struct ct_gpu_seg {
+	struct ct_rec h;
+	__u32 client;        /* hClient of the channel */
+	__u32 channel;       /* the channel object's handle */
+	__u32 chan_class;    /* its class (HOPPER_CHANNEL_GPFIFO_A ...) */
+	__s32 gpu;           /* device instance, -1 unknown */
+	__u32 ring_index;    /* GPFIFO entry index */
+	__u32 ring_entries;  /* gpFifoEntries */
+	__u32 gp_get;        /* USERD GPGet and GPPut as read in this poll */
+	__u32 gp_put;
+	__u64 entry;         /* the raw GPFIFO entry: dword 0 in the low half */
+	__u64 va;            /* segment address the entry gives */
+	__u32 want_dwords;   /* segment length the entry gives */
+	__u32 ndwords;       /* dwords that follow */
+	__u32 flags;         /* CT_GS_* */
+	__u32 lost;          /* CT_GS_LOST: entries this record stands for */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

@@ -58,6 +58,7 @@ struct ct_decoder {
 	struct ct_text_memo who;     /* "pid/tid comm " (JSON: pid, tid, comm) */
 	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
+	struct ct_gwstate *gw;       /* --gpu-work channels (print_gpuwork.c), NULL: none yet */
 };
 
 /* header.c */
@@ -82,6 +83,10 @@ void ct_print_exit(struct ct_decoder *d, const struct ct_rec *r);
 void ct_print_fileref(struct ct_decoder *d, const struct ct_fileref *f);
 void ct_print_trailer(struct ct_decoder *d, const struct ct_trailer *t);
 void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m);
+
+/* print_gpuwork.c */
+void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s);
+void ct_gpuwork_free(struct ct_decoder *d);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,
