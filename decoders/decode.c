@@ -316,7 +316,7 @@ void ct_decoder_free(struct ct_decoder *d)
 		return;
 	idmap_drain(&d->pending, free_pending, NULL);
 	idmap_free(&d->pending);
-	ct_gpuwork_free(d);
+	ct_gpuwork_decoder_free(d);
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
 	ct_devnames_free(&d->devs);

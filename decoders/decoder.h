@@ -86,7 +86,7 @@ void ct_print_mapping(struct ct_decoder *d, const struct ct_mapping *m);
 
 /* print_gpuwork.c */
 void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s);
-void ct_gpuwork_free(struct ct_decoder *d);
+void ct_gpuwork_decoder_free(struct ct_decoder *d);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,

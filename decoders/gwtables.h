@@ -2,8 +2,8 @@
 /*
  * --gpu-work's facts: method numbers of the host, compute and copy classes,
  * bit fields (GPFIFO entries, method headers, USERD, QMD layouts) and their
- * values, from NVIDIA's class headers (decoders/tables/gw_*.tsv, made by
- * import-gpuwork.sh; provenance in their #From lines).  A scope is a class
+ * values, from NVIDIA's class headers (decoders/gputables/ tables, made by
+ * decoders/gputables/import.sh; provenance in their #From lines).  A scope is a class
  * as 4 hex digits ("c86f"), "dma" (the method header), "userd", or a QMD
  * layout "qmd:CLASS:VERSION" ("qmd:cbc0:04_00").
  */

@@ -173,7 +173,7 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 		out_printf(&d->out, " %u ring entries from index %u (overwritten or unreadable before "
 			   "they were read)", s->lost, s->ring_index);
 	} else {
-		out_printf(&d->out, " segment 0x%" PRIx64 " (%u dwords) at ring index %u", s->va,
+		out_printf(&d->out, " segment 0x%" PRIx64 " (%u dwords) at ring index %u", (uint64_t)s->va,
 			   s->want_dwords, s->ring_index);
 	}
 	ct_end_line(d);
@@ -200,7 +200,7 @@ static void free_chan(uint64_t key, void *val, void *ctx)
 	gw_chan_free(val);
 }
 
-void ct_gpuwork_free(struct ct_decoder *d)
+void ct_gpuwork_decoder_free(struct ct_decoder *d)
 {
 	if (!d->gw)
 		return;

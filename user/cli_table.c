@@ -21,7 +21,8 @@
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
-       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB };
+       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB,
+       OPT_GPU_WORK };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -260,6 +261,16 @@ static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const cha
 	return 0;
 }
 
+/* --gpu-work[=HZ] */
+static int apply_gpu_work(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	o->gpu_work_hz = CT_GPU_WORK_HZ_DEFAULT;
+	if (arg && parse_u32(arg, 1, CT_GPU_WORK_HZ_MAX, &o->gpu_work_hz))
+		return bad_arg("Invalid --gpu-work rate (polls per second, 1 to 1000)", arg);
+	return 0;
+}
+
 static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
 	(void)opt;
@@ -429,6 +440,11 @@ const struct ct_opt ct_opts[] = {
 	  "the driver libraries whose exported function is a call's api (default "
 	  "'libcuda.so*,libnvidia-ml.so*')", C_NONE, NULL, apply_str, FIELD(api_lib) },
 
+	{ "gpu-work", OPT_GPU_WORK, optional_argument, "HZ", NULL, G_CAPTURE,
+	  "live: also read the work the traced processes give the GPU (kernel launches, "
+	  "copies, semaphores) from their channels' GPFIFO rings and pushbuffers, HZ times "
+	  "a second (default 1000), through /proc/PID/mem (docs/GPUWORK.md)",
+	  C_NONE, NULL, apply_gpu_work },
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "
 	  "params, the buffer of NV_ESC_IOCTL_XFER_CMD; default 8192, at most 262144); cut "

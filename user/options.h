@@ -10,6 +10,8 @@
 #include "filter.h"
 
 #define CT_MAX_PIDS 256
+#define CT_GPU_WORK_HZ_DEFAULT 1000
+#define CT_GPU_WORK_HZ_MAX     1000
 #define CT_MAX_USER_DEVICES 64
 
 struct ct_options {
@@ -52,6 +54,7 @@ struct ct_options {
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
+	uint32_t gpu_work_hz;    /* --gpu-work[=HZ]: ring polls per second, 0 = off */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */
