@@ -10,6 +10,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "decoder.h"
 #include "gpuwork.h"
@@ -57,7 +58,11 @@ static void head(struct ct_decoder *d, const struct ct_gpu_seg *s, const char *e
 		return;
 	}
 	ct_print_ts(d, s->h.ts_ns);
-	out_printf(&d->out, "gpu-work %u chan 0x%x %s %s", s->h.pid, s->channel, engine, kind);
+	/* "COPY COPY 4096 B" says it twice: a copy engine's copy is "COPY 4096 B" */
+	if (strcmp(engine, kind))
+		out_printf(&d->out, "gpu-work %u chan 0x%x %s %s", s->h.pid, s->channel, engine, kind);
+	else
+		out_printf(&d->out, "gpu-work %u chan 0x%x %s", s->h.pid, s->channel, kind);
 }
 
 static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
@@ -97,6 +102,7 @@ static const char *class_name(uint32_t cls)
 static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 {
 	struct emit *e = &d->em;
+	const char *name;
 
 	switch (ev->kind) {
 	case GW_LAUNCH:
@@ -124,17 +130,34 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 		}
 		break;
 	case GW_BIND:
-		em_hex(e, "subchannel", ev->subch);
-		em_hex_named(e, "class", ev->data, class_name(ev->data));
+		if (d->o.json) {
+			em_u64(e, "subchannel", ev->subch);
+			em_hex_named(e, "class", ev->data, class_name(ev->data));
+		} else {
+			name = class_name(ev->data);
+			out_printf(&d->out, " subch=%u class=0x%x<%s>", ev->subch, ev->data,
+				   name ? name : "?");
+		}
 		break;
 	case GW_METHOD:
-		em_u64(e, "subchannel", ev->subch);
-		em_hex_named(e, "method", ev->method, ev->name);
-		em_hex(e, "data", ev->data);
+		if (d->o.json) {
+			em_u64(e, "subchannel", ev->subch);
+			em_hex_named(e, "method", ev->method, ev->name);
+			em_hex(e, "data", ev->data);
+		} else {
+			out_printf(&d->out, " subch=%u 0x%x", ev->subch, ev->method);
+			if (ev->name)
+				out_printf(&d->out, "<%s>", ev->name);
+			out_printf(&d->out, "=0x%x", ev->data);
+		}
 		break;
 	default:
-		em_hex(e, "header", ev->data);
-		em_str(e, "error", ev->name);
+		if (d->o.json) {
+			em_hex(e, "header", ev->data);
+			em_str(e, "error", ev->name);
+		} else {
+			out_printf(&d->out, " header=0x%x: %s", ev->data, ev->name);
+		}
 		break;
 	}
 }
