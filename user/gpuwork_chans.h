@@ -20,6 +20,7 @@ struct gw_ring {
 	uint64_t userd_cpu;         /* its CPU address, 0 until the mapping is known */
 	uint32_t next;              /* next ring index to read */
 	bool dead;                  /* freed, or its process gone: drop at the next poll */
+	bool probed;                /* CUDATRACE_GPUWORK_PROBE done */
 };
 
 struct gw_chans {

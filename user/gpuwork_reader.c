@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ struct ct_gpuwork {
 	struct gw_proc procs[GW_MAX_PROCS];
 	int nprocs;
 	uint32_t gpput_off, gpget_off;    /* byte offsets in the USERD (tables) */
+	bool probe;                       /* CUDATRACE_GPUWORK_PROBE: say how memory reads */
 	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
 	struct ct_gpuwork_stats st;
 };
@@ -61,6 +63,7 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	g->ctx = ctx;
 	g->gpput_off = put->lo / 8;
 	g->gpget_off = get->lo / 8;
+	g->probe = getenv("CUDATRACE_GPUWORK_PROBE") != NULL;
 	return g;
 }
 
@@ -170,6 +173,31 @@ static void lost(struct ct_gpuwork *g, const struct gw_ring *r, uint32_t from, u
 	send(g);
 }
 
+/* CUDATRACE_GPUWORK_PROBE (docs/GPUWORK.md): for the first segment of a
+ * channel, which mapping holds an address and whether process_vm_readv
+ * reads it as /proc/PID/mem does. */
+static void probe(const struct ct_gpuwork *g, uint32_t pid, const char *what, uint64_t addr)
+{
+	char path[300], line[512];
+	uint32_t v;
+	struct iovec local = { &v, 4 }, remote = { (void *)(uintptr_t)addr, 4 };
+	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+	FILE *f;
+
+	fprintf(stderr, "cudatrace: gpu-work probe: pid %u %s 0x%llx: process_vm_readv %s\n", pid,
+		what, (unsigned long long)addr, n == 4 ? "read it" : strerror(errno));
+	snprintf(path, sizeof(path), "%s/%u/maps", g->proc_root, pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
+			fprintf(stderr, "cudatrace: gpu-work probe:   in %s", line);
+	}
+	fclose(f);
+}
+
 /* One ring entry and its segment. */
 static void read_entry(struct ct_gpuwork *g, int fd, const struct gw_ring *r, uint32_t i,
 		       uint32_t get, uint32_t put)
@@ -227,6 +255,17 @@ static void poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 		return;
 	}
 	n = (put + r->entries - r->next) % r->entries;
+	if (g->probe && n && !r->probed) {
+		uint64_t entry = 0, va = 0;
+		uint32_t len;
+
+		r->probed = true;
+		probe(g, r->pid, "USERD", r->userd_cpu);
+		probe(g, r->pid, "ring", r->ring_va);
+		if (read_exact(fd, r->ring_va + (uint64_t)r->next * 8, &entry, 8) &&
+		    gw_gp_entry(r->cls, entry, &va, &len))
+			probe(g, r->pid, "segment", va);
+	}
 	for (i = 0; i < n; i++)
 		read_entry(g, fd, r, (r->next + i) % r->entries, get, put);
 	r->next = put;
