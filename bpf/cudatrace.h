@@ -300,8 +300,12 @@ struct ct_frame {
 /* ct_gpu_seg.flags */
 #define CT_GS_TRUNC  (1u << 0)  /* ndwords < want_dwords: cut at the bound */
 #define CT_GS_FAULT  (1u << 1)  /* the segment could not be read: ndwords 0 */
-#define CT_GS_LOST   (1u << 2)  /* `lost` entries from ring_index were overwritten
-				 * (or the ring was unreadable) before they were read */
+#define CT_GS_LOST   (1u << 2)  /* `lost` entries from ring_index could not be read:
+				 * the entry was unreadable, or its segment was being
+				 * overwritten by newer work while it was read */
+#define CT_GS_WRAP   (1u << 3)  /* with CT_GS_LOST: the ring went round between two
+				 * polls; entries before ring_index were overwritten
+				 * unread, how many is unknown (lost is 0) */
 
 struct ct_gpu_seg {
 	struct ct_rec h;

@@ -14,7 +14,7 @@
 #include "gpuwork_class.h"
 
 const char *const gw_kind_names[GW_KINDS] = {
-	"LAUNCH", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD",
+	"LAUNCH", "EMPTY-QMD", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD",
 };
 const char *const gw_engine_names[] = { "?", "HOST", "COMPUTE", "COPY" };
 
@@ -43,7 +43,8 @@ struct gw_chan {
 };
 
 static struct {
-	const struct gw_field *addr, *subch, *count, *op, *immd, *tert, *addr_old, *count_old;
+	const struct gw_field *addr, *subch, *count, *op, *immd, *tert, *addr_old, *count_old,
+			      *nvclass;
 	uint32_t inc, non_inc, one_inc, immd_op, end, grp0, grp2;
 	bool ok;
 } hdr;
@@ -60,8 +61,9 @@ static void load_header_format(void)
 	hdr.tert = gw_field_find("dma", "TERT_OP");
 	hdr.addr_old = gw_field_find("dma", "METHOD_ADDRESS_OLD");
 	hdr.count_old = gw_field_find("dma", "METHOD_COUNT_OLD");
+	hdr.nvclass = gw_field_find("dma", "SET_OBJECT_NVCLASS");
 	hdr.ok = hdr.addr && hdr.subch && hdr.count && hdr.op && hdr.immd && hdr.tert &&
-		 hdr.addr_old && hdr.count_old &&
+		 hdr.addr_old && hdr.count_old && hdr.nvclass &&
 		 gw_value_find("dma", "SEC_OP_INC_METHOD", &hdr.inc) &&
 		 gw_value_find("dma", "SEC_OP_NON_INC_METHOD", &hdr.non_inc) &&
 		 gw_value_find("dma", "SEC_OP_ONE_INC", &hdr.one_inc) &&
@@ -161,7 +163,7 @@ static void host_method(struct ctx *x, uint32_t subch, uint32_t m, uint32_t data
 
 	x->c->host_regs[m / 4] = data;
 	if (m == h->set_object) {
-		x->c->bound[subch] = gw_class_get(data & 0xffff);
+		x->c->bound[subch] = gw_class_get(gw_get(data, hdr.nvclass));
 		e.kind = GW_BIND;
 		e.method = m;
 		e.data = data;
@@ -230,6 +232,8 @@ static void launch(struct ctx *x, uint32_t subch, const struct gw_class *k, cons
 
 		if (u->n && u->dst == e.qmd) {
 			read_qmd(&e, k, u);
+			if (e.have_qmd && (uint64_t)e.grid[0] * e.grid[1] * e.grid[2] == 0)
+				e.kind = GW_EMPTY_QMD;
 			break;
 		}
 	}

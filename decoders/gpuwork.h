@@ -18,6 +18,8 @@
 
 enum gw_kind {
 	GW_LAUNCH,      /* a compute kernel was scheduled */
+	GW_EMPTY_QMD,   /* a QMD of grid 0 was scheduled: no kernel runs (CUDA
+			 * sends one before each launch on Hopper, H100 580.159.04) */
 	GW_COPY,        /* a copy engine transfer (fill: a memset-like remap) */
 	GW_SEMAPHORE,   /* a semaphore operation (host, compute or copy) */
 	GW_BIND,        /* SET_OBJECT: a class bound to a subchannel */
@@ -36,7 +38,7 @@ struct gw_event {
 	uint32_t at;            /* dword index of the method's data in the segment */
 	uint32_t subch, cls;    /* cls: class bound to subch, 0 if unknown */
 	enum gw_engine engine;
-	uint32_t method, data;  /* GW_METHOD, GW_BIND; GW_BAD: the header */
+	uint32_t method, data;  /* GW_METHOD, GW_BIND (data: SET_OBJECT's); GW_BAD: the header */
 	const char *name;       /* GW_METHOD: method name or NULL; GW_BAD: why;
 				 * GW_SEMAPHORE: the operation ("RELEASE") */
 	/* GW_LAUNCH */

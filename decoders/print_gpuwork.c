@@ -94,7 +94,7 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 
 static const char *class_name(uint32_t cls)
 {
-	const struct nv_class_info *k = nv_class_lookup(cls & 0xffff);
+	const struct nv_class_info *k = nv_class_lookup(cls);
 
 	return k ? k->name : NULL;
 }
@@ -106,6 +106,7 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 
 	switch (ev->kind) {
 	case GW_LAUNCH:
+	case GW_EMPTY_QMD:
 		print_launch(d, ev);
 		break;
 	case GW_COPY:
@@ -130,12 +131,13 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 		}
 		break;
 	case GW_BIND:
+		name = class_name(ev->cls);
 		if (d->o.json) {
 			em_u64(e, "subchannel", ev->subch);
-			em_hex_named(e, "class", ev->data, class_name(ev->data));
+			em_hex_named(e, "class", ev->cls, name);
+			em_hex(e, "set_object", ev->data);
 		} else {
-			name = class_name(ev->data);
-			out_printf(&d->out, " subch=%u class=0x%x<%s>", ev->subch, ev->data,
+			out_printf(&d->out, " subch=%u class=0x%x<%s>", ev->subch, ev->cls,
 				   name ? name : "?");
 		}
 		break;
@@ -168,6 +170,10 @@ static void on_event(void *arg, const struct gw_event *ev)
 	struct ct_decoder *d = x->d;
 	int i;
 
+	/* A segment cut at the bound (the record says so) ends inside a method:
+	 * that is the cut, not a bad header. */
+	if (ev->kind == GW_BAD && (x->s->flags & CT_GS_TRUNC))
+		return;
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
@@ -191,10 +197,19 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	head(d, s, "?", s->flags & CT_GS_LOST ? "LOST" : "UNREADABLE");
 	if (d->o.json) {
 		em_u64(&d->em, "entries", s->flags & CT_GS_LOST ? s->lost : 1);
+		em_bool(&d->em, "wrapped", s->flags & CT_GS_WRAP);
+		em_u64(&d->em, "gp_put", s->gp_put);
 		em_hex(&d->em, "va", s->va);
+	} else if (s->flags & CT_GS_WRAP) {
+		out_printf(&d->out, " the ring of %u entries went round between two polls: entries "
+			   "before index %u were overwritten unread, how many is unknown (poll faster: "
+			   "--gpu-work=HZ)", s->ring_entries, s->ring_index);
+	} else if ((s->flags & CT_GS_LOST) && s->gp_put >= s->ring_entries) {
+		out_printf(&d->out, " GPPut %u is outside the ring of %u entries: the channel is no "
+			   "longer followed", s->gp_put, s->ring_entries);
 	} else if (s->flags & CT_GS_LOST) {
-		out_printf(&d->out, " %u ring entries from index %u (overwritten or unreadable before "
-			   "they were read)", s->lost, s->ring_index);
+		out_printf(&d->out, " %u ring entries from index %u (unreadable, or overwritten by "
+			   "newer work while they were read)", s->lost, s->ring_index);
 	} else {
 		out_printf(&d->out, " segment 0x%" PRIx64 " (%u dwords) at ring index %u", (uint64_t)s->va,
 			   s->want_dwords, s->ring_index);

@@ -28,7 +28,9 @@ struct ct_gpuwork_stats {
 	uint64_t bytes;             /* their bytes */
 	uint64_t truncated;         /* cut at the bound */
 	uint64_t unreadable;        /* segments that could not be read */
-	uint64_t lost;              /* ring entries never read */
+	uint64_t lost;              /* ring entries never read (known number) */
+	uint64_t wraps;             /* times a ring went round between polls (unknown loss) */
+	uint64_t overwritten;       /* segments overwritten while read (in lost) */
 	uint64_t polls;
 	uint64_t cpu_ns;            /* thread CPU time spent polling */
 };

@@ -115,6 +115,10 @@ $CLASS_AWK" "$h" | sed "s/^/$c\t/"
 
 # The method header ("DMA" format): fields and opcodes (clc76f.h, the last
 # host class open-gpu-doc has; the format is the same for c86f).
+# SET_OBJECT's class field, from the same header (clc86f.h lacks it).
+awk '$1 == "#define" && $2 ~ /^NVC76F_SET_OBJECT_(NVCLASS|ENGINE)$/ {
+	split($3, b, ":"); printf "dma\t%s\t%s\t%s\n", substr($2, 8), b[1], b[2] }' \
+	"$tmp/clc76f.h" > "$tmp/setobj_fields"
 awk '$1 == "#define" && $2 ~ /^NVC76F_DMA_(METHOD_ADDRESS|METHOD_ADDRESS_OLD|METHOD_SUBCHANNEL|METHOD_COUNT|METHOD_COUNT_OLD|TERT_OP|SEC_OP|IMMD_DATA)$/ {
 	split($3, b, ":"); printf "dma\t%s\t%s\t%s\n", substr($2, 12), b[1], b[2] }' \
 	"$tmp/clc76f.h" > "$tmp/dma_fields"
@@ -165,11 +169,11 @@ DSRC="open-gpu-doc (commit $dcommit)"
 		"$tmp/facts" | LC_ALL=C sort -u
 } > "$tmp/methods.tsv"
 {
-	head3 "$KSRC $kpath/cl{$(echo $hosts | tr ' ' ,)}.h (GP_ENTRY, SEM_EXECUTE, USERD GPGet/GPPut); $DSRC classes/host/clc76f.h (dma: method header), classes/compute/cl*c0.h and cl*c0qmd.h, classes/dma-copy/cl*b5.h" \
+	head3 "$KSRC $kpath/cl{$(echo $hosts | tr ' ' ,)}.h (GP_ENTRY, SEM_EXECUTE, USERD GPGet/GPPut); $DSRC classes/host/clc76f.h (dma: method header, SET_OBJECT fields), classes/compute/cl*c0.h and cl*c0qmd.h, classes/dma-copy/cl*b5.h" \
 		"scope	field	hi	lo"
 	{
 		awk -F '\t' '$2 == "F" { printf "%s\t%s\t%s\t%s\n", $1, $3, $4, $5 }' "$tmp/facts"
-		cat "$tmp/dma_fields" "$tmp/userd" "$tmp/qmd"
+		cat "$tmp/dma_fields" "$tmp/setobj_fields" "$tmp/userd" "$tmp/qmd"
 	} | LC_ALL=C sort -u
 } > "$tmp/fields.tsv"
 {
