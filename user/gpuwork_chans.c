@@ -16,6 +16,7 @@
 #include "layouts.h"
 #include "nvfacts.h"
 #include "nvtables.h"
+#include "objects.h"
 #include "record.h"
 
 #define GW_MAX_RINGS 4096
@@ -76,6 +77,8 @@ static bool learn_channel(struct gw_chans *c, const struct ct_ioctl *ex)
 	    r.entries == 0 ||
 	    !grow((void **)&c->rings, &c->cap, c->nrings, sizeof(r), GW_MAX_RINGS))
 		return false;
+	if (c->objs)
+		r.gpu = ct_objects_gpu(c->objs, r.client, r.handle);
 	c->rings[c->nrings++] = r;
 	c->learned++;
 	return true;
@@ -157,12 +160,21 @@ bool gw_chans_learn(struct gw_chans *c, const struct ct_rec *r)
 {
 	const struct ct_ioctl *ex = (const struct ct_ioctl *)r;
 
+	bool added;
+
+	if (!c->objs)
+		c->objs = ct_objects_new();
 	switch (r->type) {
 	case CT_REC_IOCTL_EXIT:
 		if (IOC_TYPE(ex->cmd) != NV_IOCTL_MAGIC)
 			return false;
-		if (IOC_NR(ex->cmd) == NV_ESC_RM_ALLOC)
-			return learn_channel(c, ex);
+		if (c->objs)
+			ct_objects_learn_created(c->objs, ex);
+		added = IOC_NR(ex->cmd) == NV_ESC_RM_ALLOC && learn_channel(c, ex);
+		if (c->objs)
+			ct_objects_learn_freed(c->objs, ex);
+		if (added)
+			return true;
 		if (IOC_NR(ex->cmd) == NV_ESC_RM_MAP_MEMORY)
 			learn_map_memory(c, ex);
 		else if (IOC_NR(ex->cmd) == NV_ESC_RM_FREE)
@@ -177,6 +189,8 @@ bool gw_chans_learn(struct gw_chans *c, const struct ct_rec *r)
 		return false;
 	case CT_REC_PROC_EXIT:
 		forget_pid(c, r->pid);
+		if (c->objs)
+			ct_objects_forget_pid(c->objs, r->pid);
 		return false;
 	}
 	return false;
@@ -212,5 +226,6 @@ void gw_chans_free(struct gw_chans *c)
 	free(c->rings);
 	free(c->maps);
 	free(c->pending);
+	ct_objects_free(c->objs);
 	memset(c, 0, sizeof(*c));
 }

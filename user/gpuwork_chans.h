@@ -33,6 +33,7 @@ struct gw_chans {
 	struct gw_pending *pending; /* RM_MAP_MEMORY awaiting its mmap, by (pid, fd) */
 	size_t npending, pendcap;
 	uint32_t driver;
+	struct ct_objects *objs;    /* the RM object tree: which GPU a channel is on */
 	uint64_t learned;           /* channels learned so far */
 };
 

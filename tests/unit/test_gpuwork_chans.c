@@ -38,10 +38,11 @@ int main(void)
 			struct gw_ring *g = &c.rings[0];
 
 			ok(g->cls == 0xc86f && g->entries == 1024 && g->ring_va == 0x200600000ull &&
-			   g->userd_mem == 0x5c000017 && g->userd_off == 8192,
-			   "first channel: class 0x%x, %u entries at 0x%llx, USERD 0x%x + %llu", g->cls,
+			   g->userd_mem == 0x5c000017 && g->userd_off == 8192 && g->gpu == 0,
+			   "first channel: class 0x%x, %u entries at 0x%llx, USERD 0x%x + %llu, GPU %d",
+			   g->cls,
 			   g->entries, (unsigned long long)g->ring_va, g->userd_mem,
-			   (unsigned long long)g->userd_off);
+			   (unsigned long long)g->userd_off, g->gpu);
 			bool found = gw_chans_resolve(&c, g);
 
 			ok(found && g->userd_cpu == 0x200602000ull,
