@@ -27,7 +27,7 @@ cap() {
 	"$CT" -r "$W/$name.ctrace" --json > "$W/$name.jsonl" 2> /dev/null
 }
 
-for i in 1 2; do
+for i in 1 2 3; do
 	cap accept$i 1000 "$W/accept"
 	head -1 "$W/accept$i.out"
 	$CHECK accept "$W/accept$i.out" "$W/accept$i.jsonl"
@@ -36,8 +36,13 @@ for i in 1 2; do
 done
 grep -h probe "$W/accept1.err" | head -12
 
+# The poller's own cost with the channels of one idle CUDA process.
+for hz in 1000 200 50; do
+	cap idle-$hz "$hz" "$W/rate" 0 2
+	echo "idle hz $hz: $(grep -h 'gpu-work:' "$W/idle-$hz.err")"
+done
 for rate in 1000 10000 100000; do
-	for hz in 1000 100 10; do
+	for hz in 1000 200 50; do
 		cap rate-$rate-$hz "$hz" "$W/rate" "$rate" 1
 		echo "rate $rate hz $hz: $(cat "$W/rate-$rate-$hz.out") $($CHECK count "$W/rate-$rate-$hz.jsonl")"
 		cp "$W/rate-$rate-$hz.err" "$O/gw/"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // --gpu-work under load (docs/GPUWORK.md): empty kernel launches at RATE
 // per second for SECONDS, paced by the clock.  Prints "launched N in S s".
-// usage: gpuwork_rate RATE SECONDS
+// usage: gpuwork_rate RATE SECONDS  (RATE 0: idle for SECONDS)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +18,8 @@ int main(int argc, char **argv)
 	usleep(100000);
 	auto t0 = std::chrono::steady_clock::now();
 	long n = 0, want = (long)(rate * secs);
+	if (rate <= 0)   // idle: the process and its channels, no work
+		usleep((useconds_t)(secs * 1e6));
 	while (n < want) {
 		double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 		if (n < el * rate) {
