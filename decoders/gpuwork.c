@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpuwork_class.h"
+#include "nvtables.h"
 
 const char *const gw_kind_names[GW_KINDS] = {
 	"LAUNCH", "EMPTY-QMD", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD",
@@ -163,7 +164,19 @@ static void host_method(struct ctx *x, uint32_t subch, uint32_t m, uint32_t data
 
 	x->c->host_regs[m / 4] = data;
 	if (m == h->set_object) {
-		x->c->bound[subch] = gw_class_get(gw_get(data, hdr.nvclass));
+		uint32_t cls = gw_get(data, hdr.nvclass);
+
+		/* No driver binds a class it does not have: this is not a method
+		 * stream (a segment overwritten under the reader, or garbage),
+		 * and it must not spoil the channel's bindings. */
+		if (!nv_class_lookup(cls)) {
+			e.kind = GW_BAD;
+			e.data = data;
+			e.name = "SET_OBJECT of a class no driver has";
+			emit(x, &e, subch, NULL);
+			return;
+		}
+		x->c->bound[subch] = gw_class_get(cls);
 		e.kind = GW_BIND;
 		e.method = m;
 		e.data = data;

@@ -74,7 +74,7 @@ static bool learn_channel(struct gw_chans *c, const struct ct_ioctl *ex)
 	    !ct_read_u32(pl, nest, ex->nest_size, "gpFifoEntries", &r.entries) ||
 	    !ct_read_u32(pl, nest, ex->nest_size, "hUserdMemory[0]", &r.userd_mem) ||
 	    !ct_read_u64(pl, nest, ex->nest_size, "userdOffset[0]", &r.userd_off) ||
-	    r.entries == 0 ||
+	    r.entries == 0 || r.entries > GW_RING_MAX ||
 	    !grow((void **)&c->rings, &c->cap, c->nrings, sizeof(r), GW_MAX_RINGS))
 		return false;
 	if (c->objs)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "cudatrace.h"
 
+#define GW_RING_MAX 65536   /* larger rings (gpFifoEntries) are not followed */
+
 struct gw_ring {
 	uint32_t pid, client, handle, cls;
 	int32_t gpu;

@@ -37,10 +37,14 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	g = calloc(1, sizeof(*g));
 	if (!g || !(g->rec = malloc(sizeof(*g->rec) + (size_t)max_dwords * 4)) ||
 	    !(g->batch = malloc(GW_BATCH_BYTES)) ||
-	    !(g->fresh = malloc(sizeof(*g->fresh) * GW_FRESH_MAX))) {
+	    !(g->fresh = malloc(sizeof(*g->fresh) * GW_FRESH_MAX)) ||
+	    !(g->ents = malloc(sizeof(*g->ents) * GW_RING_MAX)) ||
+	    !(g->stale = malloc(sizeof(*g->stale) * GW_RING_MAX))) {
 		if (g) {
 			free(g->rec);
 			free(g->batch);
+			free(g->fresh);
+			free(g->ents);
 		}
 		free(g);
 		fprintf(stderr, "cudatrace: out of memory\n");
@@ -73,6 +77,8 @@ void ct_gpuwork_free(struct ct_gpuwork *g)
 	free(g->rec);
 	free(g->batch);
 	free(g->fresh);
+	free(g->ents);
+	free(g->stale);
 	free(g);
 }
 

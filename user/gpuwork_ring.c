@@ -211,8 +211,10 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 	}
 }
 
-/* Entries [from, from + n): batches of contiguous segments. */
-static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e, uint32_t n)
+/* Entries [from, from + n): batches of contiguous segments; the stale
+ * ones (see mark_stale) are counted lost, not read. */
+static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
+			  const bool *stale, uint32_t n)
 {
 	struct seg sg[64];
 	uint32_t i = 0;
@@ -221,7 +223,13 @@ static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e, 
 		uint32_t k = 0;
 		uint64_t bytes = 0;
 
-		while (i + k < n && k < 64) {
+		if (stale[i]) {
+			p->g->st.overwritten++;
+			lost(p, (from + i) % p->r->entries, 1, 0);
+			i++;
+			continue;
+		}
+		while (i + k < n && k < 64 && !stale[i + k]) {
 			struct seg s = seg_of(p->g, p->r, e[i + k]);
 			uint64_t len = (uint64_t)s.n * 4;
 
@@ -229,13 +237,56 @@ static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e, 
 				  s.va != sg[k - 1].va + (uint64_t)sg[k - 1].want * 4 ||
 				  sg[k - 1].n != sg[k - 1].want || bytes + len > GW_BATCH_BYTES))
 				break;
-			if (!k && len > GW_BATCH_BYTES)
-				s.n = GW_BATCH_BYTES / 4;   /* cannot happen: the bound is smaller */
 			sg[k++] = s;
 			bytes += len;
 		}
 		read_batch(p, from + i, e + i, sg, k);
 		i += k;
+	}
+}
+
+/* Adds [lo, hi) to the merged ranges f (at most GW_STALE_RANGES); returns
+ * the new count.  Segments are written one after another, so the ranges
+ * of newer segments merge into one or two. */
+static size_t add_range(struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < nf; i++)
+		if (lo <= f[i].hi && f[i].lo <= hi) {
+			f[i].lo = lo < f[i].lo ? lo : f[i].lo;
+			f[i].hi = hi > f[i].hi ? hi : f[i].hi;
+			return nf;
+		}
+	if (nf < GW_STALE_RANGES)
+		f[nf++] = (struct gw_range){ lo, hi };
+	return nf;
+}
+
+/*
+ * Entries not yet read whose segment a newer one has overwritten: the
+ * pushbuffer is a ring, and a poller that fell behind finds its oldest
+ * unread segments written over by the newest.  From the newest entry back,
+ * an entry is stale if its segment overlaps any newer one, or the bytes
+ * the producer may be writing after the newest.
+ */
+static void mark_stale(const struct ct_gpuwork *g, const struct gw_ring *r, const uint64_t *e,
+		       uint32_t n, bool *stale)
+{
+	struct gw_range f[GW_STALE_RANGES];
+	size_t nf = 0;
+	uint32_t i;
+
+	for (i = n; i-- > 0;) {
+		struct seg s = seg_of(g, r, e[i]);
+		uint64_t hi = s.va + (uint64_t)s.want * 4;
+
+		stale[i] = false;
+		if (!s.ok || !s.want)
+			continue;
+		if (i == n - 1)
+			nf = add_range(f, nf, hi, hi + GW_DANGER_BYTES);
+		else
+			stale[i] = overlaps(f, nf, s.va, hi);
+		nf = add_range(f, nf, s.va, hi);
 	}
 }
 
@@ -271,8 +322,8 @@ static bool read_put_get(const struct ct_gpuwork *g, struct poll_ctx *p, const s
 void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 {
 	struct poll_ctx p = { g, r, -1, 0, 0 };
-	uint64_t e[256], last;
-	uint32_t from, n, done;
+	uint64_t last;
+	uint32_t from, n;
 
 	if (!gw_chans_resolve(&g->chans, r) || (p.fd = gw_mem_fd(g, r->pid)) < 0 ||
 	    !read_put_get(g, &p, r))
@@ -293,16 +344,15 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	}
 	if (g->probe && n && !r->probed)
 		probe_once(&p, r);
-	for (done = 0; done < n; done += 256) {
-		uint32_t k = n - done < 256 ? n - done : 256;
-		uint32_t at = (from + done) % r->entries;
-
-		if (!read_entries(&p, at, k, e)) {
-			lost(&p, at, k, 0);
-			continue;
-		}
-		read_segments(&p, at, e, k);
-		r->last_entry = e[k - 1];
+	if (n && !read_entries(&p, from, n, g->ents)) {
+		lost(&p, from, n, 0);
+		r->next = p.put;
+		return;
+	}
+	mark_stale(g, r, g->ents, n, g->stale);
+	read_segments(&p, from, g->ents, g->stale, n);
+	if (n) {
+		r->last_entry = g->ents[n - 1];
 		r->have_last = true;
 	}
 	r->next = p.put;

@@ -17,6 +17,7 @@
 #define GW_FRESH_MAX   1024           /* segments put while a batch was read, checked */
 /* What a producer may be writing past its last submitted segment. */
 #define GW_DANGER_BYTES (64 * 1024)
+#define GW_STALE_RANGES 16            /* merged ranges of newer segments kept */
 
 struct gw_proc { uint32_t pid; int fd; };
 struct gw_range { uint64_t lo, hi; };
@@ -34,6 +35,8 @@ struct ct_gpuwork {
 	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
 	unsigned char *batch;             /* GW_BATCH_BYTES */
 	struct gw_range *fresh;           /* GW_FRESH_MAX */
+	uint64_t *ents;                   /* GW_RING_MAX ring entries of one poll */
+	bool *stale;                      /* ... and whether each was overwritten */
 	struct ct_gpuwork_stats st;
 };
 

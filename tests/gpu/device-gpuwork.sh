@@ -21,14 +21,16 @@ nvcc -O2 -arch=sm_90 -o "$W/rate" tests/gpu/gpuwork_rate.cu || exit 1
 # decode it to $W/NAME.jsonl.
 cap() {
 	local name=$1 hz=$2; shift 2
-	CUDATRACE_GPUWORK_PROBE=1 "$CT" --gpu-work="$hz" -z -w "$W/$name.ctrace" -- "$@" \
+	local opt=--gpu-work=$hz
+	[ "$hz" = default ] && opt=--gpu-work
+	CUDATRACE_GPUWORK_PROBE=1 "$CT" "$opt" -z -w "$W/$name.ctrace" -- "$@" \
 		> "$W/$name.out" 2> "$W/$name.err"
 	echo "== $name rc=$? $(grep -h 'gpu-work:' "$W/$name.err")"
 	"$CT" -r "$W/$name.ctrace" --json > "$W/$name.jsonl" 2> /dev/null
 }
 
 for i in 1 2 3; do
-	cap accept$i 1000 "$W/accept"
+	cap accept$i default "$W/accept"
 	head -1 "$W/accept$i.out"
 	$CHECK accept "$W/accept$i.out" "$W/accept$i.jsonl"
 	$CHECK count "$W/accept$i.jsonl"
@@ -49,13 +51,13 @@ for rate in 1000 10000 100000; do
 	done
 done
 
-cap torch 1000 python3 tests/gpu/torch_steps.py 20
+cap torch default python3 tests/gpu/torch_steps.py 20
 tail -1 "$W/torch.out"
 $CHECK steps "$W/torch.jsonl" 25
 $CHECK count "$W/torch.jsonl"
-cap jax 1000 python3 tests/gpu/jax_sum.py
+cap jax default python3 tests/gpu/jax_sum.py
 tail -1 "$W/jax.out"; $CHECK count "$W/jax.jsonl"
-cap cupy 1000 python3 tests/gpu/cupy_sum.py
+cap cupy default python3 tests/gpu/cupy_sum.py
 tail -1 "$W/cupy.out"; $CHECK count "$W/cupy.jsonl"
 cp "$W/torch.ctrace" "$W/torch.err" "$W/jax.err" "$W/cupy.err" "$O/gw/"
 cd "$O" && tar czf gpuwork.tgz gw && rm -rf gw
