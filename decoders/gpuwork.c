@@ -127,6 +127,7 @@ struct ctx {
 	gw_emit_fn emit;
 	void *arg;
 	uint32_t at;
+	bool cut;       /* the segment was cut at the bound: its last method is too */
 };
 
 static void emit(struct ctx *x, struct gw_event *e, uint32_t subch, const struct gw_class *k)
@@ -373,16 +374,11 @@ static void bad(struct ctx *x, uint32_t header, const char *why)
 	emit(x, &e, 0, NULL);
 }
 
-void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, gw_emit_fn emit_fn, void *arg)
+static void decode_all(struct ctx *xp, const uint32_t *dw, uint32_t n)
 {
-	struct ctx x = { c, emit_fn, arg, 0 };
+	struct ctx x = *xp;
 	uint32_t i = 0;
 
-	if (!hdr.ok) {
-		if (n)
-			bad(&x, dw[0], "the tables lack the method header format");
-		return;
-	}
 	while (i < n) {
 		uint32_t h = dw[i], op = gw_get(h, hdr.op), subch = gw_get(h, hdr.subch);
 		uint32_t m = gw_get(h, hdr.addr) * 4, count = gw_get(h, hdr.count), j;
@@ -413,7 +409,8 @@ void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, gw_emit_fn emi
 			return;
 		}
 		if (count > n - i) {
-			bad(&x, h, "method count runs past the end of the segment");
+			if (!x.cut)
+				bad(&x, h, "method count runs past the end of the segment");
 			count = n - i;
 		}
 		for (j = 0; j < count; j++, i++) {
@@ -423,4 +420,67 @@ void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, gw_emit_fn emi
 			method_write(&x, subch, mj & method_mask(), dw[i]);
 		}
 	}
+}
+
+/*
+ * Whether n dwords can be a method stream at all: every header a known
+ * form, every count inside the segment, every SET_OBJECT of a class a
+ * driver has.  A segment that is not (garbage, or one overwritten while it
+ * was read) is reported once and changes nothing: decoded, it would bind
+ * subchannels to nonsense and spoil the channel for the segments after it.
+ * 0 if it can; else the index of the first bad header + 1, *why said.
+ */
+static uint32_t first_bad(const struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut,
+			  const char **why)
+{
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t h = dw[i], op = gw_get(h, hdr.op), count = gw_get(h, hdr.count);
+		uint32_t m = gw_get(h, hdr.addr) * 4, at = i++;
+
+		if (op == hdr.immd_op || (op == hdr.grp0 && h == 0))
+			continue;
+		if (op == hdr.end)
+			return 0;
+		if (op == hdr.grp0 || op == hdr.grp2) {
+			if (gw_get(h, hdr.tert) != 0) {
+				if (op == hdr.grp2)
+					return *why = "reserved opcode", at + 1;
+				continue;
+			}
+			m = gw_get(h, hdr.addr_old) * 4;
+			count = gw_get(h, hdr.count_old);
+		} else if (op != hdr.inc && op != hdr.non_inc && op != hdr.one_inc) {
+			return *why = "reserved opcode", at + 1;
+		}
+		if (count > n - i)   /* in a segment cut at the bound, the cut */
+			return cut ? 0 : (*why = "method count runs past the end of the segment", at + 1);
+		if (m == c->host->set_object && count &&
+		    !nv_class_lookup(gw_get(dw[i], hdr.nvclass)))
+			return *why = "SET_OBJECT of a class no driver has", at + 1;
+		i += count;
+	}
+	return 0;
+}
+
+void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit_fn,
+	       void *arg)
+{
+	struct ctx x = { c, emit_fn, arg, 0, cut };
+	const char *why = NULL;
+	uint32_t bad_at;
+
+	if (!hdr.ok) {
+		if (n)
+			bad(&x, dw[0], "the tables lack the method header format");
+		return;
+	}
+	bad_at = first_bad(c, dw, n, cut, &why);
+	if (bad_at) {
+		x.at = bad_at - 1;
+		bad(&x, dw[bad_at - 1], why);
+		return;
+	}
+	decode_all(&x, dw, n);
 }

@@ -64,8 +64,11 @@ void gw_chan_free(struct gw_chan *c);
 /* The class bound to subchannel s (0 unknown). */
 uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);
 
-/* Decodes n dwords of one segment, calling emit for each event in order. */
-void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, gw_emit_fn emit, void *ctx);
+/* Decodes n dwords of one segment, calling emit for each event in order;
+ * cut: the segment was cut short (its last method may be).  A segment that
+ * cannot be a method stream gives one GW_BAD and changes nothing. */
+void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit,
+	       void *ctx);
 
 /* The engine of class cls (from the methods the tables give it). */
 enum gw_engine gw_engine_of(uint32_t cls);

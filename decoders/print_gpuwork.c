@@ -170,10 +170,6 @@ static void on_event(void *arg, const struct gw_event *ev)
 	struct ct_decoder *d = x->d;
 	int i;
 
-	/* A segment cut at the bound (the record says so) ends inside a method:
-	 * that is the cut, not a bad header. */
-	if (ev->kind == GW_BAD && (x->s->flags & CT_GS_TRUNC))
-		return;
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
@@ -228,7 +224,8 @@ void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	}
 	c = channel_of(d, s);
 	if (c)
-		gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, on_event, &x);
+		gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event,
+			  &x);
 }
 
 static void free_chan(uint64_t key, void *val, void *ctx)

@@ -19,10 +19,10 @@
 static struct gw_event evs[MAXEV];
 static int nev;
 
-/* ctx non-NULL: a segment cut at the bound, whose last method is cut too */
 static void collect(void *ctx, const struct gw_event *e)
 {
-	if ((ctx && e->kind == GW_BAD) || (e->kind == GW_METHOD && e->name))
+	(void)ctx;
+	if (e->kind == GW_METHOD && e->name)
 		return;   /* named plain methods: too many to keep, checked below */
 	if (nev < MAXEV)
 		evs[nev++] = *e;
@@ -74,8 +74,8 @@ static void real_h100(void)
 			chans[nchan++] = gw_chan_new(s->chan_class);
 		}
 		if (c < 64) {
-			gw_decode(chans[c], (const uint32_t *)(s + 1), s->ndwords, collect,
-				  (s->flags & CT_GS_TRUNC) ? (void *)s : NULL);
+			gw_decode(chans[c], (const uint32_t *)(s + 1), s->ndwords,
+				  s->flags & CT_GS_TRUNC, collect, NULL);
 			segs++;
 		}
 	}
@@ -145,7 +145,7 @@ static void forms(void)
 	seg[n++] = 7u << 29;                 /* END_PB_SEGMENT */
 	seg[n++] = hdr(1, 1, 4, method(copy, "LAUNCH_DMA"));   /* never read */
 	seg[n++] = 2;
-	gw_decode(c, seg, n, collect, NULL);
+	gw_decode(c, seg, n, false, collect, NULL);
 	ok(nev == 4 && evs[0].kind == GW_BIND && evs[0].cls == copy && evs[0].engine == GW_ENG_COPY,
 	   "SET_OBJECT binds the copy class to subchannel 4 (%d events)", nev);
 	ok(count(GW_COPY) == 3, "three copies, nothing after END_PB_SEGMENT (%d)", count(GW_COPY));
@@ -173,11 +173,11 @@ static void forms(void)
 	n = 0;
 	seg[n++] = hdr(1, 100, 4, ll);
 	seg[n++] = 1;
-	gw_decode(c, seg, n, collect, NULL);
+	gw_decode(c, seg, n, false, collect, NULL);
 	ok(nev >= 1 && evs[0].kind == GW_BAD, "a count past the segment's end is BAD");
 	nev = 0;
 	seg[0] = 6u << 29;
-	gw_decode(c, seg, 1, collect, NULL);
+	gw_decode(c, seg, 1, false, collect, NULL);
 	ok(nev == 1 && evs[0].kind == GW_BAD, "a reserved opcode is BAD, decoding stops");
 	gw_chan_free(c);
 
@@ -188,7 +188,7 @@ static void forms(void)
 	seg[n++] = hdr(1, 5, 0, method(host, "SEM_ADDR_LO"));
 	seg[n++] = 0x10; seg[n++] = 0x2; seg[n++] = 0x5f; seg[n++] = 0x1;
 	seg[n++] = 1 | 1u << 24;             /* RELEASE, 64-bit payload */
-	gw_decode(c, seg, n, collect, NULL);
+	gw_decode(c, seg, n, false, collect, NULL);
 	ok(nev == 1 && evs[0].kind == GW_SEMAPHORE && evs[0].sem_addr == 0x200000010ull &&
 	   evs[0].payload == 0x10000005full && evs[0].name && !strcmp(evs[0].name, "RELEASE"),
 	   "host SEM_EXECUTE RELEASE 0x200000010=0x10000005f (%d events, kind %d, 0x%llx=0x%llx %s)",
@@ -197,11 +197,41 @@ static void forms(void)
 	/* unknown method, unbound subchannel */
 	nev = 0;
 	seg[0] = hdr(4, 3, 6, 0x3ff0);
-	gw_decode(c, seg, 1, collect, NULL);
+	gw_decode(c, seg, 1, false, collect, NULL);
 	ok(nev == 1 && evs[0].kind == GW_METHOD && !evs[0].name && evs[0].method == 0x3ff0 &&
 	   evs[0].data == 3, "a method on an unbound subchannel is kept by number");
 	gw_chan_free(c);
-	(void)comp;
+
+	/* a segment that cannot be a method stream changes nothing */
+	c = gw_chan_new(host);
+	n = 0;
+	seg[n++] = hdr(1, 1, 1, 0);
+	seg[n++] = comp;
+	gw_decode(c, seg, n, false, collect, NULL);
+	nev = 0;
+	n = 0;
+	seg[n++] = hdr(1, 1, 1, 0);          /* SET_OBJECT of garbage on the compute subchannel */
+	seg[n++] = 0xdead7777;
+	seg[n++] = hdr(4, 5, 4, ll);
+	gw_decode(c, seg, n, false, collect, NULL);
+	ok(nev == 1 && evs[0].kind == GW_BAD && gw_chan_subch_class(c, 1) == comp,
+	   "SET_OBJECT of a class no driver has: one BAD, the binding stays (%d events, 0x%x)", nev,
+	   gw_chan_subch_class(c, 1));
+	/* a segment cut at the bound: its last method's count runs past, no BAD */
+	nev = 0;
+	n = 0;
+	seg[n++] = hdr(1, 1, 1, method(comp, "SEND_PCAS_A"));
+	seg[n++] = 0x1234;
+	seg[n++] = hdr(3, 50, 1, 0x3ff0);
+	seg[n++] = 1;
+	gw_decode(c, seg, n, true, collect, NULL);
+	ok(count(GW_BAD) == 0 && count(GW_METHOD) == 1,
+	   "a cut segment decodes up to the cut (%d bad, %d unnamed methods)", count(GW_BAD),
+	   count(GW_METHOD));
+	nev = 0;
+	gw_decode(c, seg, n, false, collect, NULL);
+	ok(nev == 1 && evs[0].kind == GW_BAD, "the same, not cut: one BAD and nothing else");
+	gw_chan_free(c);
 }
 
 int main(void)

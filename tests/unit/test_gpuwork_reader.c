@@ -71,7 +71,7 @@ static void sink(void *ctx, const struct ct_rec *r)
 	}
 	nseg++;
 	ntrunc += !!(s->flags & CT_GS_TRUNC);
-	gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, on_event, NULL);
+	gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event, NULL);
 }
 
 static const struct ct_layout *esc(uint32_t nr, uint32_t size)
