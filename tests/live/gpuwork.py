@@ -85,4 +85,9 @@ t.ok(" BAD header=" in p.stdout and "UNREADABLE segment 0x10 " in p.stdout,
      "and shown: BAD headers, UNREADABLE segments")
 t.ok("GPPut 69 is outside the ring of 64 entries" in p.stdout,
      "a GPPut outside the ring is said, and the channel dropped")
+
+# 4. Not with -r: the records in a trace decode without it.
+p = run([CUDATRACE, "-r", tr, "--gpu-work"])
+t.ok(p.returncode != 0 and "--gpu-work reads running processes" in p.stderr,
+     "--gpu-work with -r is refused with the reason", p.stderr)
 t.done()
