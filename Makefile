@@ -61,9 +61,10 @@ include decoders/tables.mk
 include decoders/layouts.mk
 include user/pyabi.mk
 include compat/compat.mk
+include decoders/gpuwork.mk
 
 USER_SRCS := $(wildcard user/*.c) $(PYABI_SRC)
-DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC)
+DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC) $(GWTABLES_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
 CAPTURE_SRCS := user/capture.c user/detach.c user/heap_prefault.c user/unwind.c user/symbolize.c

@@ -40,6 +40,7 @@ enum ct_rec_type {
 	CT_REC_PYSTACK     = 16, /* --py-stack, ring buffer only: struct ct_pystack + raw frames */
 	CT_REC_PYFRAMES    = 17, /* --py-stack: struct ct_pyframes + frames + strings */
 	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
+	CT_REC_GPU_SEG     = 19, /* --gpu-work: struct ct_gpu_seg + dwords */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -372,6 +373,43 @@ struct ct_stack_end {
 	struct ct_rec h;
 	__u32 kind;           /* enum ct_stack_end_kind */
 	__u32 need_bytes;     /* COPY_SHORT: bytes from sp the unwinder asked for */
+};
+
+/*
+ * --gpu-work: one GPFIFO entry of a channel and the pushbuffer segment it
+ * points to, read by the capture from the process's memory (never by the
+ * kernel side; docs/GPUWORK.md).  Followed by ndwords u32 of the segment.
+ * h.pid: the process; h.tid: 0; h.ts_ns: when it was read.
+ */
+#define CT_GPU_SEG_DEFAULT  4096            /* --gpu-work: dwords kept per segment */
+#define CT_GPU_SEG_MAX      (64 * 1024)     /* ceiling of any capture */
+
+/* ct_gpu_seg.flags */
+#define CT_GS_TRUNC  (1u << 0)  /* ndwords < want_dwords: cut at the bound */
+#define CT_GS_FAULT  (1u << 1)  /* the segment could not be read: ndwords 0 */
+#define CT_GS_LOST   (1u << 2)  /* `lost` entries from ring_index could not be read:
+				 * the entry was unreadable, or its segment was being
+				 * overwritten by newer work while it was read */
+#define CT_GS_WRAP   (1u << 3)  /* with CT_GS_LOST: the ring went round between two
+				 * polls; entries before ring_index were overwritten
+				 * unread, how many is unknown (lost is 0) */
+
+struct ct_gpu_seg {
+	struct ct_rec h;
+	__u32 client;        /* hClient of the channel */
+	__u32 channel;       /* the channel object's handle */
+	__u32 chan_class;    /* its class (HOPPER_CHANNEL_GPFIFO_A ...) */
+	__s32 gpu;           /* device instance, -1 unknown */
+	__u32 ring_index;    /* GPFIFO entry index */
+	__u32 ring_entries;  /* gpFifoEntries */
+	__u32 gp_get;        /* USERD GPGet and GPPut as read in this poll */
+	__u32 gp_put;
+	__u64 entry;         /* the raw GPFIFO entry: dword 0 in the low half */
+	__u64 va;            /* segment address the entry gives */
+	__u32 want_dwords;   /* segment length the entry gives */
+	__u32 ndwords;       /* dwords that follow */
+	__u32 flags;         /* CT_GS_* */
+	__u32 lost;          /* CT_GS_LOST: entries this record stands for */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

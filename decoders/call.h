@@ -13,6 +13,7 @@
 #include "layouts.h"
 
 struct ct_special;
+struct gw_event;
 
 enum ct_call_kind { CT_CALL_IOCTL, CT_CALL_MMAP, CT_CALL_MUNMAP };
 
@@ -75,6 +76,9 @@ struct ct_view {
 	 * (the header, processes, exits, the trailer ...), for views that
 	 * keep more than calls (device memory, SQLite). */
 	void (*record)(void *ctx, const struct ct_rec *r);
+	/* Optional: --gpu-work, each event decoded from a segment record;
+	 * e is NULL for a record of entries lost or unreadable (gpuwork.h). */
+	void (*gpu_work)(void *ctx, const struct ct_gpu_seg *s, const struct gw_event *e);
 	void *ctx;
 };
 

@@ -254,6 +254,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	case CT_REC_STACK_END:
 		ct_stacks_learn_end(d->stacks, (const struct ct_stack_end *)r);
 		break;
+	case CT_REC_GPU_SEG:
+		ct_gpuwork_on_seg(d, (const struct ct_gpu_seg *)r);
+		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
 			ct_print_mapping(d, (const struct ct_mapping *)r);
@@ -333,6 +336,7 @@ void ct_decoder_free(struct ct_decoder *d)
 		return;
 	idmap_drain(&d->pending, free_pending, NULL);
 	idmap_free(&d->pending);
+	ct_gpuwork_decoder_free(d);
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
 	ct_pystacks_free(d->pystacks);

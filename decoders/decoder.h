@@ -64,6 +64,7 @@ struct ct_decoder {
 	struct ct_text_memo who;     /* "pid/tid comm " (JSON: pid, tid, comm) */
 	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
+	struct ct_gwstate *gw;       /* --gpu-work channels (print_gpuwork.c), NULL: none yet */
 };
 
 /* header.c */
@@ -97,6 +98,9 @@ void ct_proc_lines_before_call(struct ct_decoder *d, uint32_t pid);
 bool ct_proc_lines_shown(const struct ct_decoder *d, uint32_t pid);
 void ct_proc_lines_exit(struct ct_decoder *d, uint32_t pid);
 void ct_proc_lines_free(struct ct_decoder *d);
+/* print_gpuwork.c */
+void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s);
+void ct_gpuwork_decoder_free(struct ct_decoder *d);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,

@@ -24,6 +24,7 @@
 #include "emit.h"
 #include "idmap.h"
 #include "labels.h"
+#include "gpuwork.h"
 #include "perfetto.h"
 #include "pystack.h"
 #include "summary.h"
@@ -65,6 +66,7 @@ struct ct_perfetto {
 	uint64_t last;                /* latest absolute time seen */
 	struct idmap threads;         /* pid << 32 | tid -> struct thr */
 	struct idmap procs;           /* 1 << 32 | pid -> struct proc */
+	struct idmap channels;        /* --gpu-work: pid << 32 | channel, named already */
 	struct ct_devmem *mem;        /* device memory held, per process */
 	bool oom;
 };
@@ -577,6 +579,7 @@ int ct_perfetto_close(struct ct_perfetto *p)
 	idmap_drain(&p->procs, end_proc, p);
 	idmap_free(&p->threads);
 	idmap_free(&p->procs);
+	idmap_free(&p->channels);
 	ct_devmem_free(p->mem);
 	out_printf(&p->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":"
 		   "\"cudatrace\",\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64
@@ -616,8 +619,57 @@ static void view_record(void *ctx, const struct ct_rec *r)
 	ct_devmem_record(p->mem, r);   /* a process's exit frees: the counter drops */
 }
 
+/* --gpu-work: a track per channel (its tid the channel's handle), an
+ * instant per launch and copy at the time the capture read it (when the
+ * GPU ran it is not known). */
+static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *ev)
+{
+	struct ct_perfetto *p = ctx;
+	uint64_t key = (uint64_t)g->h.pid << 32 | g->channel;
+	char name[64];
+	struct emit *e;
+
+	if (!ev || (ev->kind != GW_LAUNCH && ev->kind != GW_COPY))
+		return;
+	if (!p->have_base) {
+		p->have_base = true;
+		p->base = g->h.ts_ns;
+	}
+	if (key && !idmap_get(&p->channels, key)) {
+		idmap_put(&p->channels, key, p);
+		snprintf(name, sizeof(name), "GPU channel 0x%x (%s)", g->channel,
+			 gw_engine_names[ev->engine]);
+		meta_event(p, "thread_name", g->h.pid, g->channel, name);
+	}
+	e = begin_event(p);
+	em_str(e, "name", ev->kind == GW_LAUNCH ? "LAUNCH" : "COPY");
+	em_str(e, "cat", "gpu-work");
+	em_str(e, "ph", "i");
+	em_str(e, "s", "t");
+	em_us(e, "ts", rel(p, g->h.ts_ns));
+	em_u64(e, "pid", g->h.pid);
+	em_u64(e, "tid", g->channel);
+	em_open(e, "args");
+	if (ev->kind == GW_LAUNCH && ev->have_qmd) {
+		snprintf(name, sizeof(name), "(%u,%u,%u)", ev->grid[0], ev->grid[1], ev->grid[2]);
+		em_str(e, "grid", name);
+		snprintf(name, sizeof(name), "(%u,%u,%u)", ev->block[0], ev->block[1], ev->block[2]);
+		em_str(e, "block", name);
+		em_u64(e, "smem", ev->smem);
+	}
+	if (ev->kind == GW_LAUNCH) {
+		em_hex(e, "qmd", ev->qmd);
+	} else {
+		em_u64(e, "bytes", ev->bytes);
+		em_hex(e, "src", ev->src);
+		em_hex(e, "dst", ev->dst);
+	}
+	em_close(e);
+	em_close(e);
+}
+
 struct ct_view ct_perfetto_view(struct ct_perfetto *p)
 {
 	return (struct ct_view){ .call = view_call, .record = view_record,
-				 .finish = view_finish, .ctx = p };
+				 .gpu_work = view_gpu_work, .finish = view_finish, .ctx = p };
 }

@@ -63,6 +63,14 @@ static const char *check_mapping(const struct ct_mapping *m, size_t len)
 	return NULL;
 }
 
+static const char *check_gpu_seg(const struct ct_gpu_seg *g, size_t len)
+{
+	if (len < sizeof(*g) || g->ndwords > CT_GPU_SEG_MAX ||
+	    sizeof(*g) + (size_t)g->ndwords * 4 != len)
+		return "gpu segment record sizes do not add up";
+	return NULL;
+}
+
 static bool str_ok(uint32_t off, uint32_t size)
 {
 	return off == CT_NOSTR || off < size;
@@ -160,6 +168,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_pyframes(buf, len);
 	case CT_REC_STACK_END:
 		return len == sizeof(struct ct_stack_end) ? NULL : "stack end record has the wrong size";
+	case CT_REC_GPU_SEG:
+		return check_gpu_seg(buf, len);
 	default:
 		return "unknown record type";
 	}

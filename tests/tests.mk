@@ -9,7 +9,7 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
 ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 
-TOOLS := $(OUTPUT)/nvfake $(OUTPUT)/blocker $(OUTPUT)/libioctlcount.so
+TOOLS := $(OUTPUT)/nvfake $(OUTPUT)/blocker $(OUTPUT)/libioctlcount.so $(OUTPUT)/gpfifo_fake
 
 # The whole decoder under ASan/UBSan too: tests/hostile runs it on bad files.
 .PHONY: tests-build
@@ -28,6 +28,10 @@ $(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatr
 $(OUTPUT)/nvfake: tests/nvfake.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -pthread $< -o $@
+
+$(OUTPUT)/gpfifo_fake: tests/gpfifo_fake.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 $(OUTPUT)/blocker: tests/blocker.c
 	$(call msg,CC,$@)

@@ -31,6 +31,7 @@
 #include "decode.h"
 #include "detach.h"
 #include "devices.h"
+#include "gpuwork_reader.h"
 #include "heap_prefault.h"
 #include "meta_build.h"
 #include "nvtables.h"
@@ -75,6 +76,7 @@ struct capture {
 	struct ct_unwinder *unwinder; /* -k */
 	struct ct_python *python;     /* --py-stack (and -k): Python frames */
 	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
+	struct ct_gpuwork *gpuwork;  /* --gpu-work */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -457,6 +459,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	c->events++;
 	if (c->python && ct_python_take(c->python, r))
 		return c->sink_error ? -1 : 0;
+	if (c->gpuwork)
+		ct_gpuwork_learn(c->gpuwork, r);
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return c->sink_error ? -1 : 0;
 	switch (r->type) {
@@ -834,7 +838,7 @@ static int run_loop(struct capture *c)
 	int err;
 
 	while (!stop_requested && !c->sink_error) {
-		err = ring_buffer__poll(c->rb, 100);
+		err = ring_buffer__poll(c->rb, c->gpuwork ? (int)(1000 / o->gpu_work_hz) : 100);
 		/* The kernel wakes us only when a quarter of the buffer is
 		 * full: a poll that timed out takes what is there, so live
 		 * output and --metrics lag by at most its 100 ms. */
@@ -845,6 +849,8 @@ static int run_loop(struct capture *c)
 				strerror(-err));
 			return -1;
 		}
+		if (c->gpuwork && err >= 0)
+			ct_gpuwork_poll(c->gpuwork, now_ns(CLOCK_MONOTONIC));
 		/* A killed capture loses at most one poll's worth of records. */
 		if (c->writer)
 			ct_writer_flush(c->writer);
@@ -903,6 +909,9 @@ static int start_capture(struct capture *c, int *go_fd)
 						       bpf_map__fd(c->skel->maps.py_rb),
 						       unwind_sink, c)))
 		return -1;
+	if (o->gpu_work_hz &&
+	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, unwind_sink, c)))
+		return -1;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL);
 	if (!c->rb) {
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
@@ -950,6 +959,8 @@ static void report_counts(struct capture *c)
 {
 	uint64_t lost = 0, lost_inflight = 0;
 
+	if (c->gpuwork)   /* what was put since the last poll */
+		ct_gpuwork_poll(c->gpuwork, now_ns(CLOCK_MONOTONIC));
 	update_lost(c, true);
 	if (c->writer || c->decoder)
 		write_trailer(c, &lost, &lost_inflight);
@@ -959,6 +970,8 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, " (%llu exits lost: in-flight table full)",
 			(unsigned long long)lost_inflight);
 	fputc('\n', stderr);
+	if (c->gpuwork)
+		ct_gpuwork_report(c->gpuwork);
 	if (c->unwinder) {
 		const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
@@ -998,6 +1011,7 @@ static int teardown(struct capture *c, int go_fd, int rc)
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
+	ct_gpuwork_free(c->gpuwork);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
 		ct_decoder_free(c->decoder);

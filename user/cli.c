@@ -65,6 +65,11 @@ static int check_args(const struct ct_options *o)
 				"trace use -c or --sqlite\n");
 		return -1;
 	}
+	if (o->read_path && o->gpu_work_hz) {
+		fprintf(stderr, "cudatrace: --gpu-work reads running processes; -r decodes the "
+				"GPU work a saved trace holds without it\n");
+		return -1;
+	}
 	if ((o->metrics_no_pid || o->metrics_max_series) && !o->metrics_addr) {
 		fprintf(stderr, "cudatrace: --metrics-no-pid and --metrics-max-series go with "
 				"--metrics ADDR:PORT\n");

@@ -24,7 +24,7 @@
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB,
-       OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS };
+       OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -268,6 +268,16 @@ static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const cha
 	return 0;
 }
 
+/* --gpu-work[=HZ] */
+static int apply_gpu_work(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	o->gpu_work_hz = CT_GPU_WORK_HZ_DEFAULT;
+	if (arg && parse_u32(arg, 1, CT_GPU_WORK_HZ_MAX, &o->gpu_work_hz))
+		return bad_arg("Invalid --gpu-work rate (polls per second, 1 to 1000)", arg);
+	return 0;
+}
+
 static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
 	(void)opt;
@@ -482,6 +492,11 @@ const struct ct_opt ct_opts[] = {
 	  "charged to (default: any file not under site-packages, dist-packages or "
 	  "lib/python3.X, and not <frozen ...>)", C_FILE, NULL, apply_str, FIELD(py_user) },
 
+	{ "gpu-work", OPT_GPU_WORK, optional_argument, "HZ", "--gpu-work[=HZ]", G_CAPTURE,
+	  "live: also read the work the traced processes give the GPU (kernel launches, "
+	  "copies, semaphores) from their channels' GPFIFO rings and pushbuffers, HZ times "
+	  "a second (default 200, at most 1000), through /proc/PID/mem (docs/GPUWORK.md)",
+	  C_NONE, NULL, apply_gpu_work },
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "
 	  "params, the buffer of NV_ESC_IOCTL_XFER_CMD; default 8192, at most 262144); cut "

@@ -5,6 +5,8 @@
  *   cudatrace_call_errors_total{request,gpu,comm,container,pod,status}
  *   cudatrace_call_duration_seconds{request}      histogram, per escape / UVM request
  *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
+ *   cudatrace_gpu_launches_total{gpu,comm,container,pod,pid}     --gpu-work
+ *   cudatrace_gpu_copied_bytes_total{gpu,comm,container,pod,pid} --gpu-work
  *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total,
  *   cudatrace_metrics_http_errors_total, cudatrace_metrics_http_slow_requests_total
  */
@@ -19,12 +21,13 @@
 #include "container.h"
 #include "call_name.h"
 #include "devmem.h"
+#include "gpuwork.h"
 #include "idmap.h"
 #include "metrics.h"
 #include "labels.h"
 #include "utf8.h"
 
-enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_FAMS };
+enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_FAMS };
 
 static const struct {
 	const char *name, *type, *help;
@@ -40,6 +43,12 @@ static const struct {
 		       "Memory the driver allocated for the process and has not freed, from RM "
 		       "allocations of memory classes, counted since the capture began "
 		       "(memory held before it is not seen)." },
+	[F_LAUNCHES] = { "cudatrace_gpu_launches_total", "counter",
+			 "Kernel launches read from the process's channels (--gpu-work): QMDs "
+			 "scheduled with a grid of at least one block." },
+	[F_COPIED] = { "cudatrace_gpu_copied_bytes_total", "counter",
+		       "Bytes of the copy engine transfers (copies and fills) read from the "
+		       "process's channels (--gpu-work)." },
 };
 
 /* Upper bounds of the duration buckets, in seconds. */
@@ -58,6 +67,7 @@ struct series {
 
 struct pinfo {
 	struct ct_container ct;
+	char comm[CT_COMM_LEN + 1];   /* from its calls; GPU work records have none */
 };
 
 struct ct_metrics {
@@ -286,6 +296,14 @@ static void count_duration(struct ct_metrics *m, const struct ct_call *c)
 	atomic_fetch_add_explicit(&s->buckets[NB + 1], c->duration_ns, memory_order_relaxed);
 }
 
+static void keep_comm(struct ct_metrics *m, uint32_t pid, const char *comm)
+{
+	struct pinfo *p = (struct pinfo *)proc_info(m, pid);
+
+	if (p && strcmp(p->comm, comm))
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+}
+
 static void view_call(void *ctx, const struct ct_call *c)
 {
 	struct ct_metrics *m = ctx;
@@ -294,6 +312,7 @@ static void view_call(void *ctx, const struct ct_call *c)
 	struct series *s;
 
 	ct_devmem_call(m->mem, c);
+	keep_comm(m, c->pid, c->comm);
 	if (!label(lb, sizeof(lb), &pos, "request",
 		   ct_call_specific_name(c, name, sizeof(name))) ||
 	    !proc_labels(m, lb, sizeof(lb), &pos, c->gpu, c->pid, c->comm))
@@ -352,9 +371,32 @@ static void view_record(void *ctx, const struct ct_rec *r)
 		free(idmap_del(&m->procs, r->pid));
 }
 
+/* --gpu-work: launches and copied bytes, per process and GPU. */
+static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
+{
+	struct ct_metrics *m = ctx;
+	const struct pinfo *p;
+	char lb[1024], pid[16];
+	size_t pos = 0;
+	struct series *s;
+
+	if (!e || (e->kind != GW_LAUNCH && e->kind != GW_COPY))
+		return;
+	p = proc_info(m, g->h.pid);
+	snprintf(pid, sizeof(pid), "%u", g->h.pid);
+	if (!proc_labels(m, lb, sizeof(lb), &pos, g->gpu, g->h.pid, p ? p->comm : "") ||
+	    (!m->o.no_pid && !label(lb, sizeof(lb), &pos, "pid", pid)))
+		return;
+	s = get_series(m, e->kind == GW_LAUNCH ? F_LAUNCHES : F_COPIED, lb);
+	if (s)
+		atomic_fetch_add_explicit(&s->value, e->kind == GW_LAUNCH ? 1 : e->bytes,
+					  memory_order_relaxed);
+}
+
 struct ct_view ct_metrics_view(struct ct_metrics *m)
 {
-	return (struct ct_view){ .call = view_call, .record = view_record, .ctx = m };
+	return (struct ct_view){ .call = view_call, .record = view_record,
+				 .gpu_work = view_gpu_work, .ctx = m };
 }
 
 /* --- rendering ----------------------------------------------------------- */

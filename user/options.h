@@ -10,6 +10,8 @@
 #include "filter.h"
 
 #define CT_MAX_PIDS 256
+#define CT_GPU_WORK_HZ_DEFAULT 200   /* docs/GPUWORK.md: the measured cost */
+#define CT_GPU_WORK_HZ_MAX     1000
 #define CT_MAX_USER_DEVICES 64
 
 struct ct_options {
@@ -57,6 +59,7 @@ struct ct_options {
 	const char *compat;      /* --compat=gvisor[:VERSION] (compat/report.h) */
 	const char *compat_caps; /* --compat-caps LIST */
 	const char *run_as;      /* -u USER: the command runs as USER */
+	uint32_t gpu_work_hz;    /* --gpu-work[=HZ]: ring polls per second, 0 = off */
 };
 
 /* The decoder's options (format, time stamps, colour) from the command line. */

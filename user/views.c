@@ -6,6 +6,7 @@
 #include "apisum.h"
 #include "devmem_view.h"
 #include "filter.h"
+#include "gpuwork_summary.h"
 #include "perfetto.h"
 #include "report.h"
 #include "sqlite_view.h"
@@ -106,6 +107,7 @@ struct opened {
 	struct ct_devmem_view *mem;
 	struct ct_sqlite *db;
 	struct ct_compat *compat;
+	struct ct_gwsum *gw;       /* -c: the GPU work table (--gpu-work records) */
 };
 
 static void close_opened(struct opened *op, const struct ct_options *o)
@@ -115,6 +117,7 @@ static void close_opened(struct opened *op, const struct ct_options *o)
 	ct_devmem_view_free(op->mem);
 	ct_sqlite_close(op->db);
 	ct_compat_free(op->compat);
+	ct_gwsum_free(op->gw);
 	if (op->pf) {
 		ct_perfetto_close(op->pf);
 		remove(o->perfetto_path);
@@ -140,6 +143,10 @@ static int open_all(struct opened *op, const struct ct_options *o)
 
 		if (!(op->compat = ct_compat_new(&co)))
 			return -1;
+	}
+	if (o->summary && !(op->gw = ct_gwsum_new(o->out, o->json))) {
+		fprintf(stderr, "cudatrace: out of memory\n");
+		return -1;
 	}
 	if (o->summary && o->summary_by_api) {
 		op->api = ct_apisum_new(o->out, o->json, (enum ct_apisum_by)o->summary_by_api);
@@ -186,6 +193,8 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 		v[n++] = ct_apisum_view(op.api);
 	if (op.mem)
 		v[n++] = ct_devmem_view_print(op.mem);
+	if (op.gw)
+		v[n++] = ct_gwsum_view(op.gw);
 	if (op.pf)
 		v[n++] = ct_perfetto_view(op.pf);
 	if (op.db)

@@ -404,6 +404,23 @@ def body(tap, cases, tmp):
                   r"^cudatrace: skipped 1 records of a type this version does not know")
                  for t_ in (77, 255)])
 
+    # --- --gpu-work segment records (type 19) ----------------------------------
+    def gseg(ndw, dwords, cls=0xc86f, flags=0, lost=0, put=3):
+        body = struct.pack("<IIIiIIIIQQIIII", 0xc1d00001, 0x5c00001c, cls, 0, 1, 1024, 2, put,
+                           0x123, 0x200800000, ndw, ndw, flags, lost) + dwords
+        return pad8(rec(19, body))
+    rnd = random.Random(21)
+    garbage = b"".join(struct.pack("<I", rnd.getrandbits(32)) for _ in range(4096))
+    cases.group("--gpu-work segment records: garbage decodes, sizes that lie are refused", [
+        ("garbage dwords", head + gseg(4096, garbage) * 3, 0, r"no trailer"),
+        ("garbage on an unknown channel class", head + gseg(4096, garbage, cls=0x1234), 0,
+         r"no trailer"),
+        ("lost, wrap, GPPut outside the ring", head + gseg(0, b"", flags=12, lost=0xffffffff,
+                                                           put=99999), 0, r"no trailer"),
+        ("ndwords past the record", head + gseg(100, b"\0" * 16), 1,
+         r"gpu segment record sizes do not add up.*; decoded the \d+ records before it$"),
+    ])
+
     # --- memory: the largest legal records, many pending calls ------------------------
     big_meta = b"".join(b"key%06d=%s\n" % (i, b"v" * 100) for i in range(9000))[:CT_META_MAX - SIZEOF_REC]
     big_ioctl = ioctl(2, arg=b"A" * (CT_ARG_MAX - 1), nest=b"N" * CT_NEST_MAX)

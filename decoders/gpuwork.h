@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu-work's decoder: the method dwords of one pushbuffer segment in,
+ * what the GPU was told out: kernel launches (grid, block, shared memory
+ * and the QMD address, from the QMD the same channel uploaded inline),
+ * copies (bytes, source, destination), semaphores, subchannel bindings,
+ * and every other method by name or by number.  Pure: no I/O, every count
+ * bounded by the segment's length.  A channel's state (which class each
+ * subchannel is bound to, the last value of each method, recent inline
+ * uploads) carries from one segment to the next, as on the GPU.
+ * Numbers and layouts come from gwtables.h.
+ */
+#ifndef CT_GPUWORK_H
+#define CT_GPUWORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum gw_kind {
+	GW_LAUNCH,      /* a compute kernel was scheduled */
+	GW_EMPTY_QMD,   /* a QMD of grid 0 was scheduled: no kernel runs (CUDA
+			 * sends one before each launch on Hopper, H100 580.159.04) */
+	GW_COPY,        /* a copy engine transfer (fill: a memset-like remap) */
+	GW_SEMAPHORE,   /* a semaphore operation (host, compute or copy) */
+	GW_BIND,        /* SET_OBJECT: a class bound to a subchannel */
+	GW_METHOD,      /* any other method (name NULL: unknown) */
+	GW_BAD,         /* a header the format does not allow, or a count past the end */
+	GW_KINDS
+};
+extern const char *const gw_kind_names[GW_KINDS];
+
+/* What a class's engine is, by the methods it has. */
+enum gw_engine { GW_ENG_UNKNOWN, GW_ENG_HOST, GW_ENG_COMPUTE, GW_ENG_COPY };
+extern const char *const gw_engine_names[];   /* "?", "HOST", "COMPUTE", "COPY" */
+
+struct gw_event {
+	enum gw_kind kind;
+	uint32_t at;            /* dword index of the method's data in the segment */
+	uint32_t subch, cls;    /* cls: class bound to subch, 0 if unknown */
+	enum gw_engine engine;
+	uint32_t method, data;  /* GW_METHOD, GW_BIND (data: SET_OBJECT's); GW_BAD: the header */
+	const char *name;       /* GW_METHOD: method name or NULL; GW_BAD: why;
+				 * GW_SEMAPHORE: the operation ("RELEASE") */
+	/* GW_LAUNCH */
+	uint64_t qmd;
+	bool have_qmd;          /* the QMD was uploaded in this channel's segments */
+	const char *qmd_version;  /* "04_00" */
+	uint32_t grid[3], block[3], smem;
+	uint64_t program;
+	/* GW_COPY */
+	uint64_t src, dst, bytes;
+	bool fill;
+	/* GW_SEMAPHORE */
+	uint64_t sem_addr, payload;
+};
+
+typedef void (*gw_emit_fn)(void *ctx, const struct gw_event *e);
+
+struct gw_chan;
+
+/* A channel of class chan_class (its host class); NULL if out of memory. */
+struct gw_chan *gw_chan_new(uint32_t chan_class);
+void gw_chan_free(struct gw_chan *c);
+/* The class bound to subchannel s (0 unknown). */
+uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);
+
+/* Decodes n dwords of one segment, calling emit for each event in order;
+ * cut: the segment was cut short (its last method may be).  A segment that
+ * cannot be a method stream gives one GW_BAD and changes nothing. */
+void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit,
+	       void *ctx);
+
+/* The engine of class cls (from the methods the tables give it). */
+enum gw_engine gw_engine_of(uint32_t cls);
+
+/* A GPFIFO entry of host class chan_class: segment address and length in
+ * dwords; false if the tables lack the class's entry fields. */
+bool gw_gp_entry(uint32_t chan_class, uint64_t entry, uint64_t *va, uint32_t *ndwords);
+
+#endif

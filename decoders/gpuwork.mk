@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: MIT
+# --gpu-work's tables (docs/GPUWORK.md): decoders/gputables/*.tsv, made by
+# decoders/gputables/import.sh from NVIDIA's class headers, turned
+# into C here.  Included by the top-level Makefile.
+GWTABLES_SRC  := $(OUTPUT)/gwtables_data.c
+GWTABLE_TSVS  := decoders/gputables/methods.tsv decoders/gputables/fields.tsv \
+		 decoders/gputables/values.tsv
+
+$(GWTABLES_SRC): decoders/gputables/gen.awk $(GWTABLE_TSVS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(AWK) -f $< $(GWTABLE_TSVS) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)mv -f $@.tmp $@

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/* Per-class facts for the --gpu-work decoder, from the tables by name. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuwork_class.h"
+
+#define GW_CLASS_CACHE 64
+
+static struct gw_class cache[GW_CLASS_CACHE];
+static int ncache;
+static struct gw_class unknown_class;
+
+static uint32_t method(const struct gw_class *k, const char *name)
+{
+	uint32_t m;
+
+	return gw_method_find(k->cls, name, &m) ? m : GW_NO_METHOD;
+}
+
+static const struct gw_field *field(const struct gw_class *k, const char *name)
+{
+	return gw_field_find(k->scope, name);
+}
+
+static void fill_host(struct gw_class *k)
+{
+	k->set_object = method(k, "SET_OBJECT");
+	k->sem_addr_lo = method(k, "SEM_ADDR_LO");
+	k->sem_addr_hi = method(k, "SEM_ADDR_HI");
+	k->sem_payload_lo = method(k, "SEM_PAYLOAD_LO");
+	k->sem_payload_hi = method(k, "SEM_PAYLOAD_HI");
+	k->sem_execute = method(k, "SEM_EXECUTE");
+	k->sem_op = field(k, "SEM_EXECUTE_OPERATION");
+	k->sem_size = field(k, "SEM_EXECUTE_PAYLOAD_SIZE");
+	if (!gw_value_find(k->scope, "SEM_EXECUTE_PAYLOAD_SIZE_32BIT", &k->sem_size_32))
+		k->sem_size_32 = 0;
+}
+
+/* One QMD version's layout, "qmd:cbc0:04_00", if its version fields are known. */
+static void add_qmd(struct gw_class *k, const char *version)
+{
+	struct gw_qmd_layout *q;
+	char scope[32];
+	static const char *const grid[2][3] = {
+		{ "GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH" },
+		{ "CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH" } };
+	unsigned maj, min;
+	int i;
+
+	if (k->nqmd >= GW_QMD_VERSIONS || sscanf(version, "%2u_%2u", &maj, &min) != 2)
+		return;
+	q = &k->qmd[k->nqmd];
+	snprintf(q->version, sizeof(q->version), "%s", version);
+	snprintf(scope, sizeof(scope), "qmd:%s:%s", k->scope, version);
+	q->major = gw_field_find(scope, "QMD_MAJOR_VERSION");
+	q->minor = gw_field_find(scope, "QMD_VERSION");
+	q->want_major = maj;
+	q->want_minor = min;
+	for (i = 0; i < 3; i++) {
+		char b[32];
+
+		q->grid[i] = gw_field_find(scope, grid[0][i]);
+		if (!q->grid[i])
+			q->grid[i] = gw_field_find(scope, grid[1][i]);
+		snprintf(b, sizeof(b), "CTA_THREAD_DIMENSION%d", i);
+		q->block[i] = gw_field_find(scope, b);
+	}
+	q->smem = gw_field_find(scope, "SHARED_MEMORY_SIZE");
+	q->prog_lo = gw_field_find(scope, "PROGRAM_ADDRESS_LOWER");
+	q->prog_hi = gw_field_find(scope, "PROGRAM_ADDRESS_UPPER");
+	if (q->major && q->grid[0])
+		k->nqmd++;
+}
+
+static void fill_qmd(struct gw_class *k)
+{
+	char prefix[16];
+	size_t n;
+	unsigned i;
+	int j;
+
+	n = (size_t)snprintf(prefix, sizeof(prefix), "qmd:%s:", k->scope);
+	for (i = 0; i < gw_nfields; i++) {
+		const char *v = gw_fields[i].scope + n;
+		bool seen = false;
+
+		if (strncmp(gw_fields[i].scope, prefix, n))
+			continue;
+		for (j = 0; j < k->nqmd; j++)
+			seen |= !strcmp(k->qmd[j].version, v);
+		if (!seen)
+			add_qmd(k, v);
+	}
+}
+
+static void fill_compute(struct gw_class *k)
+{
+	k->offset_out_upper = method(k, "OFFSET_OUT_UPPER");
+	k->offset_out = method(k, "OFFSET_OUT");
+	k->load_inline_data = method(k, "LOAD_INLINE_DATA");
+	k->send_pcas_a = method(k, "SEND_PCAS_A");
+	k->send_pcas2_b = method(k, "SEND_SIGNALING_PCAS2_B");
+	k->send_pcas_b = method(k, "SEND_SIGNALING_PCAS_B");
+	k->report_a = method(k, "SET_REPORT_SEMAPHORE_A");
+	k->report_b = method(k, "SET_REPORT_SEMAPHORE_B");
+	k->report_c = method(k, "SET_REPORT_SEMAPHORE_C");
+	k->report_d = method(k, "SET_REPORT_SEMAPHORE_D");
+	k->pcas2_action = field(k, "SEND_SIGNALING_PCAS2_B_PCAS_ACTION");
+	k->pcas_b_schedule = field(k, "SEND_SIGNALING_PCAS_B_SCHEDULE");
+	k->report_op = field(k, "SET_REPORT_SEMAPHORE_D_OPERATION");
+	fill_qmd(k);
+}
+
+static void fill_copy(struct gw_class *k)
+{
+	k->offset_in_upper = method(k, "OFFSET_IN_UPPER");
+	k->offset_in_lower = method(k, "OFFSET_IN_LOWER");
+	k->offset_out_upper = method(k, "OFFSET_OUT_UPPER");
+	k->offset_out_lower = method(k, "OFFSET_OUT_LOWER");
+	k->sem_a = method(k, "SET_SEMAPHORE_A");
+	k->sem_b = method(k, "SET_SEMAPHORE_B");
+	k->sem_payload = method(k, "SET_SEMAPHORE_PAYLOAD");
+	k->transfer_type = field(k, "LAUNCH_DMA_DATA_TRANSFER_TYPE");
+	k->multi_line = field(k, "LAUNCH_DMA_MULTI_LINE_ENABLE");
+	k->remap = field(k, "LAUNCH_DMA_REMAP_ENABLE");
+	k->sem_type = field(k, "LAUNCH_DMA_SEMAPHORE_TYPE");
+}
+
+static void fill(struct gw_class *k, uint32_t cls)
+{
+	memset(k, 0, sizeof(*k));
+	k->cls = cls;
+	gw_scope_of(cls, k->scope);
+	k->line_length_in = method(k, "LINE_LENGTH_IN");
+	k->line_count = method(k, "LINE_COUNT");
+	k->launch_dma = method(k, "LAUNCH_DMA");
+	if (method(k, "SEM_EXECUTE") != GW_NO_METHOD) {
+		k->engine = GW_ENG_HOST;
+		fill_host(k);
+	} else if (method(k, "SEND_PCAS_A") != GW_NO_METHOD) {
+		k->engine = GW_ENG_COMPUTE;
+		fill_compute(k);
+	} else if (method(k, "OFFSET_IN_UPPER") != GW_NO_METHOD) {
+		k->engine = GW_ENG_COPY;
+		fill_copy(k);
+	}
+}
+
+const struct gw_class *gw_class_get(uint32_t cls)
+{
+	int i;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i].cls == cls)
+			return &cache[i];
+	if (ncache == GW_CLASS_CACHE) {   /* garbage SET_OBJECTs: stop caching */
+		fill(&unknown_class, cls);
+		return &unknown_class;
+	}
+	fill(&cache[ncache], cls);
+	return &cache[ncache++];
+}

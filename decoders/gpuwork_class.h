@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the --gpu-work decoder (gpuwork.c): what one class's methods and
+ * fields are, looked up by name in the tables once and kept.
+ */
+#ifndef CT_GPUWORK_CLASS_H
+#define CT_GPUWORK_CLASS_H
+
+#include "gpuwork.h"
+#include "gwtables.h"
+
+#define GW_NO_METHOD 0xffffffffu
+#define GW_QMD_VERSIONS 8
+
+struct gw_qmd_layout {
+	char version[8];               /* "04_00" */
+	const struct gw_field *major, *minor;   /* minor may be NULL */
+	uint32_t want_major, want_minor;
+	const struct gw_field *grid[3], *block[3], *smem, *prog_lo, *prog_hi;
+};
+
+struct gw_class {
+	uint32_t cls;
+	char scope[8];
+	enum gw_engine engine;
+	/* host */
+	uint32_t set_object, sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi, sem_execute;
+	const struct gw_field *sem_op, *sem_size;
+	uint32_t sem_size_32;
+	/* compute */
+	uint32_t line_length_in, line_count, offset_out_upper, offset_out, launch_dma,
+		 load_inline_data, send_pcas_a, send_pcas2_b, send_pcas_b,
+		 report_a, report_b, report_c, report_d;
+	const struct gw_field *pcas2_action, *pcas_b_schedule, *report_op;
+	struct gw_qmd_layout qmd[GW_QMD_VERSIONS];
+	int nqmd;
+	/* copy (line_length_in, line_count, launch_dma shared with compute) */
+	uint32_t offset_in_upper, offset_in_lower, offset_out_lower, sem_a, sem_b, sem_payload;
+	const struct gw_field *transfer_type, *multi_line, *remap, *sem_type;
+};
+
+/* The class's facts, looked up on first use; never NULL (unknown classes
+ * get an entry with no methods). */
+const struct gw_class *gw_class_get(uint32_t cls);
+
+#endif

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --gpu-work records (CT_REC_GPU_SEG) -> lines and views.  Each channel
+ * keeps its decoder state (gpuwork.h) across its segments; every event
+ * goes to the views that asked for GPU work (ct_view.gpu_work), and the
+ * launches, copies, semaphores, bindings, bad headers and unknown methods
+ * (every method with -v) are printed:
+ *
+ *   0.512 gpu-work 683 chan 0x5c00001c COMPUTE LAUNCH grid=(23,1,1) block=(32,1,1) smem=0 qmd=0x204e13800
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder.h"
+#include "gpuwork.h"
+#include "nvtables.h"
+
+struct ct_gwstate {
+	struct idmap chans;   /* client << 32 | channel -> struct gw_chan */
+};
+
+struct seg_ctx {
+	struct ct_decoder *d;
+	const struct ct_gpu_seg *s;
+};
+
+static struct gw_chan *channel_of(struct ct_decoder *d, const struct ct_gpu_seg *s)
+{
+	uint64_t key = (uint64_t)s->client << 32 | s->channel;
+	struct gw_chan *c;
+
+	if (!d->gw && !(d->gw = calloc(1, sizeof(*d->gw))))
+		return NULL;
+	c = idmap_get(&d->gw->chans, key);
+	if (!c && (c = gw_chan_new(s->chan_class)))
+		idmap_put(&d->gw->chans, key, c);
+	return c;
+}
+
+static void head(struct ct_decoder *d, const struct ct_gpu_seg *s, const char *engine,
+		 const char *kind)
+{
+	struct emit *e = &d->em;
+
+	if (d->o.json) {
+		em_open(e, NULL);
+		em_str(e, "type", "gpu-work");
+		em_u64(e, "ts_ns", s->h.ts_ns);
+		em_u64(e, "pid", s->h.pid);
+		em_hex(e, "channel", s->channel);
+		em_hex(e, "client", s->client);
+		if (s->gpu >= 0)
+			em_i64(e, "gpu", s->gpu);
+		em_u64(e, "ring_index", s->ring_index);
+		em_str(e, "engine", engine);
+		em_str(e, "kind", kind);
+		return;
+	}
+	ct_print_ts(d, s->h.ts_ns);
+	/* "COPY COPY 4096 B" says it twice: a copy engine's copy is "COPY 4096 B" */
+	if (strcmp(engine, kind))
+		out_printf(&d->out, "gpu-work %u chan 0x%x %s %s", s->h.pid, s->channel, engine, kind);
+	else
+		out_printf(&d->out, "gpu-work %u chan 0x%x %s", s->h.pid, s->channel, kind);
+}
+
+static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
+{
+	struct emit *e = &d->em;
+
+	if (d->o.json) {
+		if (ev->have_qmd) {
+			em_open(e, "grid");
+			em_u64(e, "x", ev->grid[0]); em_u64(e, "y", ev->grid[1]); em_u64(e, "z", ev->grid[2]);
+			em_close(e);
+			em_open(e, "block");
+			em_u64(e, "x", ev->block[0]); em_u64(e, "y", ev->block[1]); em_u64(e, "z", ev->block[2]);
+			em_close(e);
+			em_u64(e, "smem", ev->smem);
+			em_hex(e, "program", ev->program);
+			em_str(e, "qmd_version", ev->qmd_version);
+		}
+		em_hex(e, "qmd", ev->qmd);
+		return;
+	}
+	if (ev->have_qmd)
+		out_printf(&d->out, " grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u", ev->grid[0],
+			   ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2], ev->smem);
+	else
+		out_printf(&d->out, " grid=? (QMD not uploaded in a segment read)");
+	out_printf(&d->out, " qmd=0x%" PRIx64, ev->qmd);
+}
+
+static const char *class_name(uint32_t cls)
+{
+	const struct nv_class_info *k = nv_class_lookup(cls);
+
+	return k ? k->name : NULL;
+}
+
+static void print_body(struct ct_decoder *d, const struct gw_event *ev)
+{
+	struct emit *e = &d->em;
+	const char *name;
+
+	switch (ev->kind) {
+	case GW_LAUNCH:
+	case GW_EMPTY_QMD:
+		print_launch(d, ev);
+		break;
+	case GW_COPY:
+		if (d->o.json) {
+			em_u64(e, "bytes", ev->bytes);
+			em_hex(e, "src", ev->src);
+			em_hex(e, "dst", ev->dst);
+			em_bool(e, "fill", ev->fill);
+		} else {
+			out_printf(&d->out, " %" PRIu64 " B 0x%" PRIx64 " -> 0x%" PRIx64 "%s", ev->bytes,
+				   ev->src, ev->dst, ev->fill ? " (fill)" : "");
+		}
+		break;
+	case GW_SEMAPHORE:
+		if (d->o.json) {
+			em_str(e, "operation", ev->name ? ev->name : "?");
+			em_hex(e, "address", ev->sem_addr);
+			em_hex(e, "payload", ev->payload);
+		} else {
+			out_printf(&d->out, " %s 0x%" PRIx64 "=0x%" PRIx64, ev->name ? ev->name : "?",
+				   ev->sem_addr, ev->payload);
+		}
+		break;
+	case GW_BIND:
+		name = class_name(ev->cls);
+		if (d->o.json) {
+			em_u64(e, "subchannel", ev->subch);
+			em_hex_named(e, "class", ev->cls, name);
+			em_hex(e, "set_object", ev->data);
+		} else {
+			out_printf(&d->out, " subch=%u class=0x%x<%s>", ev->subch, ev->cls,
+				   name ? name : "?");
+		}
+		break;
+	case GW_METHOD:
+		if (d->o.json) {
+			em_u64(e, "subchannel", ev->subch);
+			em_hex_named(e, "method", ev->method, ev->name);
+			em_hex(e, "data", ev->data);
+		} else {
+			out_printf(&d->out, " subch=%u 0x%x", ev->subch, ev->method);
+			if (ev->name)
+				out_printf(&d->out, "<%s>", ev->name);
+			out_printf(&d->out, "=0x%x", ev->data);
+		}
+		break;
+	default:
+		if (d->o.json) {
+			em_hex(e, "header", ev->data);
+			em_str(e, "error", ev->name);
+		} else {
+			out_printf(&d->out, " header=0x%x: %s", ev->data, ev->name);
+		}
+		break;
+	}
+}
+
+static void on_event(void *arg, const struct gw_event *ev)
+{
+	struct seg_ctx *x = arg;
+	struct ct_decoder *d = x->d;
+	int i;
+
+	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].gpu_work)
+			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
+	if (d->o.quiet || (ev->kind == GW_METHOD && ev->name && !d->o.verbose))
+		return;
+	head(d, x->s, gw_engine_names[ev->engine], gw_kind_names[ev->kind]);
+	print_body(d, ev);
+	ct_end_line(d);
+}
+
+/* A record that stands for entries not read: lost, or unreadable. */
+static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
+{
+	int i;
+
+	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].gpu_work)
+			d->views[i].gpu_work(d->views[i].ctx, s, NULL);
+	if (d->o.quiet)
+		return;
+	head(d, s, "?", s->flags & CT_GS_LOST ? "LOST" : "UNREADABLE");
+	if (d->o.json) {
+		em_u64(&d->em, "entries", s->flags & CT_GS_LOST ? s->lost : 1);
+		em_bool(&d->em, "wrapped", s->flags & CT_GS_WRAP);
+		em_u64(&d->em, "gp_put", s->gp_put);
+		em_hex(&d->em, "va", s->va);
+	} else if (s->flags & CT_GS_WRAP) {
+		out_printf(&d->out, " the ring of %u entries went round between two polls: entries "
+			   "before index %u were overwritten unread, how many is unknown (poll faster: "
+			   "--gpu-work=HZ)", s->ring_entries, s->ring_index);
+	} else if ((s->flags & CT_GS_LOST) && s->gp_put >= s->ring_entries) {
+		out_printf(&d->out, " GPPut %u is outside the ring of %u entries: the channel is no "
+			   "longer followed", s->gp_put, s->ring_entries);
+	} else if (s->flags & CT_GS_LOST) {
+		out_printf(&d->out, " %u ring entries from index %u (unreadable, or overwritten by "
+			   "newer work while they were read)", s->lost, s->ring_index);
+	} else {
+		out_printf(&d->out, " segment 0x%" PRIx64 " (%u dwords) at ring index %u", (uint64_t)s->va,
+			   s->want_dwords, s->ring_index);
+	}
+	ct_end_line(d);
+}
+
+void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
+{
+	struct seg_ctx x = { d, s };
+	struct gw_chan *c;
+
+	if (s->flags & (CT_GS_LOST | CT_GS_FAULT)) {
+		on_gap(d, s);
+		return;
+	}
+	c = channel_of(d, s);
+	if (c)
+		gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event,
+			  &x);
+}
+
+static void free_chan(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	gw_chan_free(val);
+}
+
+void ct_gpuwork_decoder_free(struct ct_decoder *d)
+{
+	if (!d->gw)
+		return;
+	idmap_drain(&d->gw->chans, free_chan, NULL);
+	idmap_free(&d->gw->chans);
+	free(d->gw);
+	d->gw = NULL;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpfifo_fake: a stand-in for a CUDA process's channel, for --gpu-work
+ * tests without a GPU.  It lays out a GPFIFO ring, a USERD and pushbuffers
+ * in its own memory, announces them to the tracer the way libcuda does
+ * (RM_ALLOC of HOPPER_CHANNEL_GPFIFO_A naming the ring and the USERD
+ * memory object, RM_MAP_MEMORY of that object, then an mmap of the same
+ * fd: the USERD page is a shared page of the stand-in file), and then
+ * submits work as the hardware would read it: segments of methods, ring
+ * entries pointing at them, and GPPut in the USERD.  The ioctls fail with
+ * ENOTTY on the stand-in file; the tracer records them all the same.
+ *
+ * usage: gpfifo_fake -f PATH work N M [SEED]
+ *          N launches of distinct grid sizes, M copies of distinct sizes,
+ *          a host semaphore release after each; prints what it sent, one
+ *          line each: "launch GX GY GZ BX BY BZ SMEM QMD", "copy BYTES SRC DST",
+ *          "release ADDR PAYLOAD", then "done ENTRIES"
+ *        gpfifo_fake -f PATH hostile
+ *          rings a reader must survive: segments past the end of their
+ *          mapping or unmapped, longer than any bound, headers of garbage,
+ *          counts past the end, a GPPut outside the ring; prints "done"
+ *
+ * Numbers are NVIDIA's (clc86f.h: GPFIFO entries, USERD GPPut at 0x8c;
+ * clc76f.h: method headers; clcbc0.h, clcbc0qmd.h QMD V04_00; clc8b5.h),
+ * written here by hand on purpose: the test checks the tracer's tables
+ * against an independent copy.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NV_IOCTL_MAGIC        'F'
+#define NV_ESC_RM_ALLOC       0x2b
+#define NV_ESC_RM_MAP_MEMORY  0x4e
+#define NV_REQ(nr, size)      _IOC(_IOC_READ | _IOC_WRITE, NV_IOCTL_MAGIC, nr, size)
+
+#define HOPPER_CHANNEL_GPFIFO_A 0xc86f
+#define HOPPER_COMPUTE_A        0xcbc0
+#define HOPPER_DMA_COPY_A       0xc8b5
+#define CHANNEL_PARAMS_SIZE     368     /* NV_CHANNEL_ALLOC_PARAMS, 570..595 */
+
+#define CLIENT   0xc1d0f1f0u
+#define CHANNEL  0x5c00f01cu
+#define USERD    0x5c00f017u
+#define USERD_OFF 0x200u
+#define GPPUT_OFF 0x8cu
+#define ENTRIES  64u
+
+/* method header opcodes (bits 31:29) */
+#define OP_INC    1u
+#define OP_NONINC 3u
+#define OP_IMMD   4u
+
+struct nvos64 {
+	uint32_t hRoot, hObjectParent, hObjectNew, hClass;
+	uint64_t pAllocParms, pRightsRequested;
+	uint32_t paramsSize, flags, status, _pad;
+};
+struct nvos33_fd {
+	uint32_t hClient, hDevice, hMemory, _pad;
+	uint64_t offset, length, pLinearAddress;
+	uint32_t status, flags;
+	int32_t fd;
+	uint32_t _pad2;
+};
+_Static_assert(sizeof(struct nvos33_fd) == 56, "nv_ioctl_nvos33_parameters_with_fd");
+
+static int nv_fd;
+static uint64_t *ring;
+static volatile uint32_t *userd;
+static uint32_t *pb, pb_used, pb_size = 1 << 20;
+static uint32_t put;
+static uint64_t entries_sent;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "gpfifo_fake: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void pause_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint32_t hdr(uint32_t op, uint32_t count, uint32_t subch, uint32_t method)
+{
+	return op << 29 | count << 16 | subch << 13 | method >> 2;
+}
+
+static uint32_t *seg_start;
+
+static void seg_begin(void)
+{
+	if (pb_used + 4096 > pb_size / 4)
+		pb_used = 0;   /* reuse the pushbuffer from the start, like a real one */
+	seg_start = pb + pb_used;
+}
+
+static void w(uint32_t v)
+{
+	pb[pb_used++] = v;
+}
+
+/* Puts the segment written since seg_begin on the ring and moves GPPut. */
+static void submit_raw(uint64_t va, uint32_t ndw)
+{
+	ring[put] = (uint64_t)((uint32_t)va & ~3u) | ((uint64_t)((va >> 32) & 0xff) << 32) |
+		    ((uint64_t)(ndw & 0x1fffff) << 42);
+	put = (put + 1) % ENTRIES;
+	__atomic_store_n(&userd[GPPUT_OFF / 4], put, __ATOMIC_RELEASE);
+	entries_sent++;
+	pause_us(2000);   /* well inside a 1 kHz poller's pace: nothing wraps */
+}
+
+static void submit(void)
+{
+	submit_raw((uint64_t)(uintptr_t)seg_start, (uint32_t)(pb + pb_used - seg_start));
+}
+
+static void announce(void)
+{
+	unsigned char params[CHANNEL_PARAMS_SIZE] = { 0 };
+	uint64_t ring_va = (uint64_t)(uintptr_t)ring, userd_off = USERD_OFF;
+	uint32_t entries = ENTRIES, hmem = USERD;
+	struct nvos64 a = { .hRoot = CLIENT, .hObjectParent = 0x5c00f015, .hObjectNew = CHANNEL,
+			    .hClass = HOPPER_CHANNEL_GPFIFO_A, .pAllocParms = (uintptr_t)params };
+	struct nvos33_fd m = { .hClient = CLIENT, .hDevice = 0x5c00f003, .hMemory = USERD,
+			       .length = 4096, .fd = nv_fd };
+	void *page;
+
+	memcpy(params + 8, &ring_va, 8);     /* gpFifoOffset */
+	memcpy(params + 16, &entries, 4);    /* gpFifoEntries */
+	memcpy(params + 32, &hmem, 4);       /* hUserdMemory[0] */
+	memcpy(params + 64, &userd_off, 8);  /* userdOffset[0] */
+	ioctl(nv_fd, NV_REQ(NV_ESC_RM_ALLOC, sizeof(a)), &a);
+	ioctl(nv_fd, NV_REQ(NV_ESC_RM_MAP_MEMORY, sizeof(m)), &m);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, nv_fd, 0);
+	if (page == MAP_FAILED)
+		die("mmap of the stand-in");
+	userd = (volatile uint32_t *)((char *)page + USERD_OFF);
+}
+
+static void setup(const char *path)
+{
+	nv_fd = open(path, O_RDWR | O_CREAT, 0600);
+	if (nv_fd < 0 || ftruncate(nv_fd, 4096))
+		die(path);
+	ring = mmap(NULL, ENTRIES * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* A GPFIFO entry holds 40 address bits: pushbuffers live low, as on a GPU. */
+	pb = mmap((void *)0x2c0000000ull, pb_size, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (ring == MAP_FAILED || pb == MAP_FAILED)
+		die("mmap");
+	announce();
+	/* SET_OBJECT: compute on subchannel 1, copy on 4, as libcuda binds them */
+	seg_begin();
+	w(hdr(OP_INC, 1, 1, 0x0));
+	w(HOPPER_COMPUTE_A);
+	w(hdr(OP_INC, 1, 4, 0x0));
+	w(HOPPER_DMA_COPY_A);
+	submit();
+}
+
+/* A QMD V04_00 (clcbc0qmd.h): version, grid, block, shared memory. */
+static void launch(uint32_t gx, uint32_t bx, uint32_t smem, uint64_t qmd)
+{
+	uint32_t q[96] = { 0 };
+
+	q[18] = 4u << 4 | (smem & 0x3ffff) << 8;   /* QMD_MAJOR_VERSION 583:580, SHARED_MEMORY_SIZE 601:584 */
+	q[32] = gx;                                  /* GRID_WIDTH 1055:1024 */
+	q[33] = 1;                                   /* GRID_HEIGHT 1071:1056 */
+	q[34] = 1;                                   /* GRID_DEPTH 1103:1088 */
+	q[36] = bx | 1u << 16;                       /* CTA_THREAD_DIMENSION0/1 */
+	q[37] = 1;                                   /* CTA_THREAD_DIMENSION2 */
+	seg_begin();
+	w(hdr(OP_INC, 4, 1, 0x180));                 /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
+	w(sizeof(q));
+	w(1);
+	w((uint32_t)(qmd >> 32));
+	w((uint32_t)qmd);
+	w(hdr(OP_INC, 1, 1, 0x1b0));                 /* LAUNCH_DMA */
+	w(0x41);
+	w(hdr(OP_NONINC, 96, 1, 0x1b4));             /* LOAD_INLINE_DATA */
+	for (int i = 0; i < 96; i++)
+		w(q[i]);
+	w(hdr(OP_INC, 1, 1, 0x2b4));                 /* SEND_PCAS_A */
+	w((uint32_t)(qmd >> 8));
+	w(hdr(OP_INC, 1, 1, 0x2c0));                 /* SEND_SIGNALING_PCAS2_B */
+	w(0xa);                                      /* INVALIDATE_PREFETCH_COPY_SCHEDULE */
+	w(hdr(OP_IMMD, 0x55, 1, 0x3ff0));            /* a method no table names */
+	submit();
+	printf("launch %u 1 1 %u 1 1 %u 0x%" PRIx64 "\n", gx, bx, smem, qmd);
+}
+
+static void copy(uint32_t bytes, uint64_t src, uint64_t dst)
+{
+	seg_begin();
+	w(hdr(OP_INC, 4, 4, 0x400));                 /* OFFSET_IN_UPPER .. OFFSET_OUT_LOWER */
+	w((uint32_t)(src >> 32));
+	w((uint32_t)src);
+	w((uint32_t)(dst >> 32));
+	w((uint32_t)dst);
+	w(hdr(OP_INC, 1, 4, 0x418));                 /* LINE_LENGTH_IN */
+	w(bytes);
+	w(hdr(OP_INC, 1, 4, 0x300));                 /* LAUNCH_DMA: NON_PIPELINED, pitch, flush */
+	w(0x186);
+	submit();
+	printf("copy %u 0x%" PRIx64 " 0x%" PRIx64 "\n", bytes, src, dst);
+}
+
+static void release(uint64_t addr, uint32_t payload)
+{
+	seg_begin();
+	w(hdr(OP_INC, 5, 0, 0x5c));                  /* SEM_ADDR_LO, _HI, PAYLOAD_LO, _HI, EXECUTE */
+	w((uint32_t)addr);
+	w((uint32_t)(addr >> 32));
+	w(payload);
+	w(0);
+	w(1);                                        /* OPERATION_RELEASE */
+	submit();
+	printf("release 0x%" PRIx64 " 0x%x\n", addr, payload);
+}
+
+static int bool_in(const uint32_t *v, int n, uint32_t x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* n distinct values in [lo, hi) */
+static void distinct(uint32_t *v, int n, uint32_t lo, uint32_t hi)
+{
+	for (int i = 0; i < n; i++) {
+		do
+			v[i] = lo + (uint32_t)(rand() % (int)(hi - lo));
+		while (bool_in(v, i, v[i]));
+	}
+}
+
+static void work(int n, int m, unsigned seed)
+{
+	uint32_t grids[4096], sizes[4096];
+	uint32_t payload = 0;
+	int i;
+
+	srand(seed);
+	distinct(grids, n, 1, 65536);
+	distinct(sizes, m, 4, 1 << 24);
+	for (i = 0; i < n || i < m; i++) {
+		if (i < n)
+			launch(grids[i], 32 * (1 + (uint32_t)i % 32), 1024 * ((uint32_t)i % 48),
+			       0x204e00000ull + 0x200ull * (uint64_t)i);
+		if (i < m)
+			copy(sizes[i], 0x7f0000000000ull + (uint64_t)i * 0x1000000,
+			     0x205000000ull + (uint64_t)i * 0x1000000);
+		release(0x204f00010ull, ++payload);
+	}
+}
+
+static void hostile(void)
+{
+	uint32_t i;
+
+	/* unmapped, and longer than any bound */
+	submit_raw(0x10, 0x1fffff);
+	/* runs past the end of the pushbuffer mapping */
+	submit_raw((uint64_t)(uintptr_t)(pb + pb_size / 4 - 8), 4096);
+	/* garbage headers: a reserved opcode, then counts past the end */
+	seg_begin();
+	w(6u << 29 | 0x1234);
+	submit();
+	seg_begin();
+	w(hdr(OP_INC, 0x1fff, 1, 0x1b4));
+	w(1);
+	submit();
+	seg_begin();
+	w(hdr(OP_NONINC, 0x1fff, 1, 0x1b4));
+	submit();
+	/* random dwords */
+	srand(7);
+	for (i = 0; i < 8; i++) {
+		seg_begin();
+		for (int j = 0; j < 512; j++)
+			w((uint32_t)rand() << 1 ^ (uint32_t)rand());
+		submit();
+	}
+	/* an upload that claims far more than it sends, then a launch */
+	seg_begin();
+	w(hdr(OP_INC, 4, 1, 0x180));
+	w(0xffffffff); w(0xffffffff); w(0); w(0x1000);
+	w(hdr(OP_INC, 1, 1, 0x1b0)); w(0);
+	w(hdr(OP_NONINC, 3, 1, 0x1b4)); w(1); w(2); w(3);
+	w(hdr(OP_INC, 1, 1, 0x2b4)); w(0x10);
+	w(hdr(OP_INC, 1, 1, 0x2c0)); w(0xa);
+	submit();
+	/* SET_OBJECT of garbage classes */
+	seg_begin();
+	for (i = 0; i < 8; i++) {
+		w(hdr(OP_INC, 1, i, 0));
+		w(0xdead0000u + i);
+	}
+	submit();
+	/* a GPPut outside the ring: the reader must stop following it */
+	__atomic_store_n(&userd[GPPUT_OFF / 4], ENTRIES + 5, __ATOMIC_RELEASE);
+	pause_us(20000);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
+		setup(argv[2]);
+		work(atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0, argc > 6 ? (unsigned)atoi(argv[6]) : 1);
+	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
+		setup(argv[2]);
+		hostile();
+	} else {
+		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH hostile\n");
+		return 2;
+	}
+	pause_us(200000);   /* let a poller read the last entries */
+	printf("done %" PRIu64 "\n", entries_sent);
+	return 0;
+}

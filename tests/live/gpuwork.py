@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+"""--gpu-work, live, on a stand-in (tests/gpfifo_fake.c): a process that
+lays out a GPFIFO ring, a USERD and pushbuffers in its own memory and
+announces them through a channel allocation on a --device file.  What the
+capture reads from it through /proc/PID/mem and decodes must be exactly
+what it submitted (launches with grid, block and shared memory, copies with
+size and addresses, semaphore releases), in text, JSON and with -w/-r; a
+hostile ring must leave the capture standing and be reported."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+
+FAKE = os.path.join(BUILD, "gpfifo_fake")
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("live --gpu-work tests", why)
+    t.done()
+
+tmp = tempfile.mkdtemp(prefix="ct-gpuwork-")
+ctl = os.path.join(tmp, "nvidiactl")
+open(ctl, "w").close()
+
+
+def sent(stdout):
+    want = {"launch": [], "copy": [], "release": []}
+    for line in stdout.splitlines():
+        w = line.split()
+        if w and w[0] in want:
+            want[w[0]].append(tuple(int(x, 0) for x in w[1:]))
+    return want
+
+
+def got(events):
+    gw = [e for e in events if e["type"] == "gpu-work"]
+    return {
+        "launch": [(e["grid"]["x"], e["grid"]["y"], e["grid"]["z"], e["block"]["x"],
+                    e["block"]["y"], e["block"]["z"], e["smem"], int(e["qmd"], 16))
+                   for e in gw if e["kind"] == "LAUNCH"],
+        "copy": [(e["bytes"], int(e["src"], 16), int(e["dst"], 16))
+                 for e in gw if e["kind"] == "COPY"],
+        "release": [(int(e["address"], 16), int(e["payload"], 16))
+                    for e in gw if e["kind"] == "SEMAPHORE" and e["operation"] == "RELEASE"],
+    }, gw
+
+
+# 1. Work, to a file and back: every launch, copy and release, in order.
+tr = os.path.join(tmp, "work.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--",
+         FAKE, "-f", ctl, "work", "37", "23", "5"])
+want = sent(p.stdout)
+t.ok(p.returncode == 0 and "gpu-work: 1 channels" in p.stderr and
+     " 0 unreadable, 0 ring entries lost" in p.stderr, "capture ran, 1 channel, nothing lost",
+     p.stderr[-600:])
+have, gw = got(decode_json(tr))
+for k, n in (("launch", 37), ("copy", 23), ("release", 37)):
+    t.ok(len(want[k]) == n and have[k] == want[k], "%s: %d read and decoded as sent" % (k, n),
+         (len(have[k]), have[k][:3], want[k][:3]))
+t.ok(all(e["channel"] == "0x5c00f01c" and e["pid"] == gw[0]["pid"] for e in gw),
+     "every event names the channel and the process")
+t.ok(sum(1 for e in gw if e["kind"] == "METHOD" and e["method"] == "0x3ff0") == 37,
+     "the method no table names is kept by number, once per launch")
+
+# 2. Live text: the lines issue 21 asks for.
+p = run([CUDATRACE, "--device", ctl, "--gpu-work=500", "--", FAKE, "-f", ctl, "work", "3", "2", "8"])
+lines = [l for l in p.stdout.splitlines() if " gpu-work " in l]
+w = sent(p.stdout)
+g0 = w["launch"][0]
+t.ok(any("COMPUTE LAUNCH grid=(%d,1,1) block=(%d,1,1) smem=%d qmd=0x%x" % (g0[0], g0[3], g0[6], g0[7])
+         in l for l in lines), "text: COMPUTE LAUNCH grid=(..) block=(..) smem= qmd=", lines[:4])
+c0 = w["copy"][0]
+t.ok(any("COPY %d B 0x%x -> 0x%x" % c0 in l for l in lines), "text: COPY N B src -> dst")
+t.ok(any("HOST SEMAPHORE RELEASE 0x204f00010=0x1" in l for l in lines), "text: SEMAPHORE RELEASE addr=payload")
+
+# 3. Hostile: unmapped and oversized segments, garbage, a GPPut outside the ring.
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "--", FAKE, "-f", ctl, "hostile"])
+t.ok(p.returncode == 0 and "done" in p.stdout, "a hostile ring leaves the capture standing",
+     p.stderr[-400:])
+t.ok("2 unreadable" in p.stderr, "unmapped and past-the-mapping segments are counted unreadable",
+     p.stderr[-400:])
+t.ok(" BAD header=" in p.stdout and "UNREADABLE segment 0x10 " in p.stdout,
+     "and shown: BAD headers, UNREADABLE segments")
+t.ok("GPPut 69 is outside the ring of 64 entries" in p.stdout,
+     "a GPPut outside the ring is said, and the channel dropped")
+
+# 4. Not with -r: the records in a trace decode without it.
+p = run([CUDATRACE, "-r", tr, "--gpu-work"])
+t.ok(p.returncode != 0 and "--gpu-work reads running processes" in p.stderr,
+     "--gpu-work with -r is refused with the reason", p.stderr)
+t.done()

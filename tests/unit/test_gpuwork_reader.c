@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --gpu-work's reader (user/gpuwork_*.c) against this very process: its
+ * own memory holds a ring, a USERD and pushbuffers, announced by made-up
+ * records (RM_ALLOC of HOPPER_CHANNEL_GPFIFO_A, RM_MAP_MEMORY, mmap), and
+ * the reader reads them through /proc/self's pid/mem as it would another
+ * process's.  Then hostile rings: segments unmapped, running past their
+ * mapping, longer than the bound, garbage dwords, the ring going round
+ * between polls, a ring address that is not mapped, a GPPut outside the
+ * ring.  Built under ASan/UBSan too (tests/tests.mk): it must survive.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gpuwork.h"
+#include "gpuwork_reader.h"
+#include "gwtables.h"
+#include "layouts.h"
+#include "nvfacts.h"
+#include "nvtables.h"
+#include "record.h"
+#include "tap.h"
+
+#define ENTRIES 64
+#define CLIENT  0xc1d00001u
+#define CHAN    0x5c00001cu
+#define USERDH  0x5c000017u
+
+static unsigned char recbuf[8192];
+static uint64_t *ring;
+static uint32_t *userd, *pb;
+static size_t pb_bytes = 1 << 20;
+static uint32_t put_idx, gpput_off;
+
+/* what the sink got */
+static int nseg, nfault, nlost, nwrap, ntrunc, nlaunch, ncopy, nbad;
+static uint64_t lost_entries;
+static struct gw_chan *dec;
+
+static void on_event(void *ctx, const struct gw_event *e)
+{
+	(void)ctx;
+	nlaunch += e->kind == GW_LAUNCH;
+	ncopy += e->kind == GW_COPY;
+	nbad += e->kind == GW_BAD;
+}
+
+static void sink(void *ctx, const struct ct_rec *r)
+{
+	const struct ct_gpu_seg *s = (const struct ct_gpu_seg *)r;
+
+	(void)ctx;
+	if (!ok(ct_record_check(r, r->size) == NULL, "record %d passes the record checker",
+		nseg + nfault + nlost))
+		return;
+	if (s->flags & CT_GS_LOST) {
+		nlost++;
+		nwrap += !!(s->flags & CT_GS_WRAP);
+		lost_entries += s->lost;
+		return;
+	}
+	if (getenv("GWDEBUG"))
+		fprintf(stderr, "seg idx %u va 0x%llx want %u n %u flags %x\n", s->ring_index, (unsigned long long)s->va, s->want_dwords, s->ndwords, s->flags);
+	if (s->flags & CT_GS_FAULT) {
+		nfault++;
+		return;
+	}
+	nseg++;
+	ntrunc += !!(s->flags & CT_GS_TRUNC);
+	gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event, NULL);
+}
+
+static const struct ct_layout *esc(uint32_t nr, uint32_t size)
+{
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_ESCAPE, nr, size, 0);
+
+	if (!l) {
+		fprintf(stderr, "no layout of escape 0x%x at %u bytes\n", nr, size);
+		exit(1);
+	}
+	return l;
+}
+
+static void put(const struct ct_layout *l, unsigned char *buf, const char *name, uint64_t v)
+{
+	if (!ct_write_u64(l, buf, l->size, name, v)) {
+		fprintf(stderr, "cannot write %s of %s\n", name, l->name);
+		exit(1);
+	}
+}
+
+static struct ct_ioctl *exit_record(const struct ct_layout *l, uint32_t nest)
+{
+	struct ct_ioctl *r = (struct ct_ioctl *)recbuf;
+
+	memset(recbuf, 0, sizeof(recbuf));
+	r->h.type = CT_REC_IOCTL_EXIT;
+	r->h.pid = r->h.tid = (uint32_t)getpid();
+	r->cmd = (3u << 30) | (l->size << 16) | ('F' << 8) | l->req;
+	r->arg_size = l->size;
+	r->nest_size = r->nest_want = nest;
+	r->h.size = (uint32_t)(sizeof(*r) + l->size + nest);
+	return r;
+}
+
+static void announce(struct ct_gpuwork *g, uint64_t ring_va)
+{
+	const struct ct_layout *a = esc(NV_ESC_RM_ALLOC, 48), *pl = NULL, *m;
+	uint32_t cls = HOPPER_CHANNEL_GPFIFO_A;
+	struct ct_ioctl *r;
+	struct ct_mmap mm = { .h = { .type = CT_REC_MMAP, .size = sizeof(mm) } };
+	unsigned char *nest;
+
+	ct_layout_sizes(CT_LAYOUT_ALLOC, cls, 0, &pl, 1);
+	r = exit_record(a, pl->size);
+	put(a, recbuf + sizeof(*r), "hRoot", CLIENT);
+	put(a, recbuf + sizeof(*r), "hObjectNew", CHAN);
+	put(a, recbuf + sizeof(*r), "hClass", cls);
+	nest = recbuf + sizeof(*r) + a->size;
+	put(pl, nest, "gpFifoOffset", ring_va);
+	put(pl, nest, "gpFifoEntries", ENTRIES);
+	put(pl, nest, "hUserdMemory[0]", USERDH);
+	put(pl, nest, "userdOffset[0]", 0x200);
+	ct_gpuwork_learn(g, &r->h);
+	m = esc(NV_ESC_RM_MAP_MEMORY, 56);
+	r = exit_record(m, 0);
+	put(m, recbuf + sizeof(*r), "params.hClient", CLIENT);
+	put(m, recbuf + sizeof(*r), "params.hMemory", USERDH);
+	put(m, recbuf + sizeof(*r), "fd", 17);
+	ct_gpuwork_learn(g, &r->h);
+	mm.h.pid = (uint32_t)getpid();
+	mm.fd = 17;
+	mm.len = 4096;
+	mm.ret = (int64_t)(uintptr_t)userd - 0x200;
+	ct_gpuwork_learn(g, &mm.h);
+}
+
+static void submit(uint64_t va, uint32_t ndw)
+{
+	ring[put_idx] = (uint32_t)va | (uint64_t)((va >> 32) & 0xff) << 32 |
+			(uint64_t)(ndw & 0x1fffff) << 42;
+	put_idx = (put_idx + 1) % ENTRIES;
+	userd[gpput_off / 4] = put_idx;
+}
+
+static uint32_t *seg_at;
+
+static uint32_t hdr(uint32_t op, uint32_t n, uint32_t subch, uint32_t method)
+{
+	return op << 29 | n << 16 | subch << 13 | method >> 2;
+}
+
+/* a copy of bytes, as one segment at pb + off dwords */
+static void copy_seg(uint32_t off, uint32_t bytes)
+{
+	uint32_t *p = seg_at = pb + off;
+
+	*p++ = hdr(1, 1, 4, 0);
+	*p++ = HOPPER_DMA_COPY_A;
+	*p++ = hdr(1, 1, 4, 0x418);
+	*p++ = bytes;
+	*p++ = hdr(1, 1, 4, 0x300);
+	*p++ = 2;
+	submit((uint64_t)(uintptr_t)seg_at, (uint32_t)(p - seg_at));
+}
+
+static void reset_counts(void)
+{
+	nseg = nfault = nlost = nwrap = ntrunc = nlaunch = ncopy = nbad = 0;
+	lost_entries = 0;
+}
+
+int main(void)
+{
+	struct ct_gpuwork *g = ct_gpuwork_new("/proc", CT_GPU_SEG_DEFAULT, sink, NULL);
+	const struct gw_field *f = gw_field_find("userd", "GPPut");
+	uint32_t i;
+
+	if (!ok(g && f, "reader made; the tables give GPPut's place")) {
+		ct_gpuwork_free(g);
+		return tap_done();
+	}
+	gpput_off = f->lo / 8;
+	/* Low addresses: a GPFIFO entry holds 40 address bits. */
+	pb = mmap((void *)0x60000000ull, pb_bytes + 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ring = mmap(NULL, ENTRIES * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	userd = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ok(pb != MAP_FAILED && ring != MAP_FAILED && userd != MAP_FAILED, "memory laid out")) {
+		ct_gpuwork_free(g);
+		return tap_done();
+	}
+	/* nothing mapped after it (PROT_NONE would not do: /proc/PID/mem reads
+	 * with FOLL_FORCE) */
+	munmap((char *)pb + pb_bytes, 4096);
+	userd = (uint32_t *)((char *)userd + 0x200);
+	dec = gw_chan_new(HOPPER_CHANNEL_GPFIFO_A);
+	announce(g, (uint64_t)(uintptr_t)ring);
+	ok(ct_gpuwork_stats(g)->channels == 1, "the channel is learned from the records");
+
+	/* 1. plain work */
+	for (i = 0; i < 10; i++)
+		copy_seg(64 * i, 1000 + i);
+	ct_gpuwork_poll(g, 0);
+	ok(nseg == 10 && ncopy == 10 && !nlost && !nfault, "10 entries read and decoded (%d, %d)",
+	   nseg, ncopy);
+	reset_counts();
+	ct_gpuwork_poll(g, 0);
+	ok(nseg == 0 && nlost == 0, "a second poll with nothing new reads nothing");
+
+	/* 2. hostile segments */
+	submit(0x10, 8);                                            /* unmapped */
+	submit((uint64_t)(uintptr_t)pb + pb_bytes - 64, 64);        /* runs past the mapping */
+	for (i = 0; i < 4096; i++)
+		pb[2048 + i] = (uint32_t)rand() * 2654435761u;
+	submit((uint64_t)(uintptr_t)(pb + 2048), 4096);             /* garbage */
+	pb[9000] = hdr(1, 0x1fff, 1, 0x1b4);                        /* count past the end */
+	submit((uint64_t)(uintptr_t)(pb + 9000), 1);
+	ct_gpuwork_poll(g, 0);
+	ok(nfault == 2, "unmapped and past-the-mapping segments are UNREADABLE records (%d)", nfault);
+	ok(nseg == 2 && nbad >= 1, "garbage is decoded without harm (%d segments, %d bad)", nseg,
+	   nbad);
+	reset_counts();
+	submit((uint64_t)(uintptr_t)pb, 0x1fffff);                  /* longer than the bound */
+	ct_gpuwork_poll(g, 0);
+	ok(ntrunc == 1 && nseg == 1, "a segment longer than the bound is cut there and marked (%d)",
+	   ntrunc);
+
+	/* 2b. a poller that fell behind: the pushbuffer went round under it */
+	reset_counts();
+	copy_seg(20000, 11);
+	copy_seg(60000, 12);                                        /* past what the producer may be writing */
+	copy_seg(20000, 13);                                        /* over the first */
+	ct_gpuwork_poll(g, 0);
+	ok(nlost == 1 && lost_entries == 1 && nseg == 2 && ncopy == 2,
+	   "an unread segment written over by a newer one is lost, not misread (%d lost, %d read)",
+	   nlost, nseg);
+
+	/* 3. the ring goes round between two polls */
+	reset_counts();
+	for (i = 0; i < ENTRIES + 3; i++)
+		copy_seg(10000 + 64 * (i % 100), 7 + i);
+	ct_gpuwork_poll(g, 0);
+	ok(nwrap == 1, "a ring that went round between polls is said (%d)", nwrap);
+	ok(nseg == ENTRIES && ncopy == ENTRIES, "then the whole ring is read (%d)", nseg);
+
+	/* 4. GPPut outside the ring: the channel is dropped */
+	reset_counts();
+	userd[gpput_off / 4] = ENTRIES + 9;
+	ct_gpuwork_poll(g, 0);
+	ok(nlost == 1, "a GPPut outside the ring is said once (%d)", nlost);
+	userd[gpput_off / 4] = 3;
+	ct_gpuwork_poll(g, 0);
+	ok(nlost == 1 && nseg == 0, "and that channel is no longer read");
+
+	/* 5. a second channel whose ring is not mapped */
+	reset_counts();
+	put_idx = 0;
+	userd[gpput_off / 4] = 0;
+	announce(g, 0x1000);
+	userd[gpput_off / 4] = 5;
+	ct_gpuwork_poll(g, 0);
+	ok(nlost >= 1 && lost_entries == 5 && nseg == 0,
+	   "entries of an unmapped ring are counted lost (%llu)", (unsigned long long)lost_entries);
+
+	/* 6. the process exits: its channels go */
+	{
+		struct ct_rec ex = { .type = CT_REC_PROC_EXIT, .size = sizeof(ex),
+				     .pid = (uint32_t)getpid() };
+
+		ct_gpuwork_learn(g, &ex);
+		reset_counts();
+		userd[gpput_off / 4] = 9;
+		ct_gpuwork_poll(g, 0);
+		ok(nseg == 0 && nlost == 0, "after the exit record nothing is read");
+	}
+	gw_chan_free(dec);
+	ct_gpuwork_free(g);
+	return tap_done();
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu-work: follows the GPFIFO rings of the channels a capture sees
+ * allocated, from outside the process (docs/GPUWORK.md).  Fed every record
+ * of the capture, it learns each channel (RM_ALLOC of a host channel
+ * class: gpFifoOffset, gpFifoEntries, hUserdMemory[0], userdOffset[0]) and
+ * the CPU mapping of its USERD (the mmap that RM_MAP_MEMORY prepared for
+ * that memory object).  Each poll reads GPPut from the USERD through
+ * /proc/PID/mem, then the new ring entries and the pushbuffer segments
+ * they point to, and hands one CT_REC_GPU_SEG record per entry to the
+ * sink: a segment that cannot be read, or entries that could not be,
+ * become records that say so.  Channels go with their process (exit,
+ * exec), their RM_FREE, or their client's.
+ */
+#ifndef CT_GPUWORK_READER_H
+#define CT_GPUWORK_READER_H
+
+#include <stdint.h>
+#include "cudatrace.h"
+
+struct ct_gpuwork;
+typedef void (*ct_gpuwork_sink_fn)(void *ctx, const struct ct_rec *r);
+
+struct ct_gpuwork_stats {
+	uint64_t channels;          /* channels learned */
+	uint64_t no_userd;          /* ... whose USERD mapping was never seen */
+	uint64_t segments;          /* segments read */
+	uint64_t bytes;             /* their bytes */
+	uint64_t truncated;         /* cut at the bound */
+	uint64_t unreadable;        /* segments that could not be read */
+	uint64_t lost;              /* ring entries never read (known number) */
+	uint64_t wraps;             /* times a ring went round between polls (unknown loss) */
+	uint64_t overwritten;       /* segments overwritten while read (in lost) */
+	uint64_t polls;
+	uint64_t cpu_ns;            /* thread CPU time spent polling */
+};
+
+/* max_dwords: the bound per segment (CT_GPU_SEG_MAX at most). */
+struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
+				  ct_gpuwork_sink_fn sink, void *ctx);
+void ct_gpuwork_free(struct ct_gpuwork *g);
+/* Every record of the capture, in order (checked by ct_record_check). */
+void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r);
+/* Reads what every channel's producer has put since the last poll. */
+void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now_ns);
+const struct ct_gpuwork_stats *ct_gpuwork_stats(const struct ct_gpuwork *g);
+/* The closing line on stderr: channels, segments, lost, unreadable, CPU. */
+void ct_gpuwork_report(const struct ct_gpuwork *g);
+
+#endif

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One poll of one ring (gpuwork_ring.h).  GPPut says how far the producer
+ * got; the entries from our last index up to it are read in one go, and
+ * their segments, which a producer writes one after another, in batches
+ * of contiguous ones.  Two ways to lose work are looked for and said:
+ *
+ *  - the ring went round between two polls: the entry we read last
+ *    is no longer there (a wrap by exactly the ring's size looks like
+ *    nothing happened otherwise);
+ *  - a segment was overwritten while we read it: the pushbuffer is a ring
+ *    too, and once the GPU has fetched a segment its memory is reused.
+ *    After each batch GPPut is read again; the segments put meanwhile,
+ *    and GW_DANGER_BYTES past the last of them (what is being written),
+ *    must not overlap what we read, or those entries count as lost.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuwork.h"
+#include "gpuwork_ring.h"
+
+static bool read_exact(int fd, uint64_t addr, void *buf, size_t n)
+{
+	return addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct poll_ctx {
+	struct ct_gpuwork *g;
+	const struct gw_ring *r;
+	int fd;
+	uint32_t get, put;
+};
+
+static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
+{
+	struct ct_gpu_seg *s = p->g->rec;
+
+	memset(s, 0, sizeof(*s));
+	s->h.type = CT_REC_GPU_SEG;
+	s->h.ts_ns = now_ns();
+	s->h.pid = p->r->pid;
+	s->client = p->r->client;
+	s->channel = p->r->handle;
+	s->chan_class = p->r->cls;
+	s->gpu = p->r->gpu;
+	s->ring_index = index;
+	s->ring_entries = p->r->entries;
+	s->gp_get = p->get;
+	s->gp_put = p->put;
+	return s;
+}
+
+static void send(struct ct_gpuwork *g)
+{
+	g->rec->h.size = (uint32_t)(sizeof(*g->rec) + (size_t)g->rec->ndwords * 4);
+	g->sink(g->ctx, &g->rec->h);
+}
+
+/* n entries from index could not be read (n 0 with CT_GS_WRAP: unknown). */
+static void lost(const struct poll_ctx *p, uint32_t index, uint32_t n, uint32_t flags)
+{
+	struct ct_gpu_seg *s = start_record(p, index);
+
+	s->flags = CT_GS_LOST | flags;
+	s->lost = n;
+	p->g->st.lost += n;
+	if (flags & CT_GS_WRAP)
+		p->g->st.wraps++;
+	send(p->g);
+}
+
+/* CUDATRACE_GPUWORK_PROBE (docs/GPUWORK.md): which mapping holds an
+ * address, and whether process_vm_readv reads it as /proc/PID/mem does. */
+static void probe(const struct ct_gpuwork *g, uint32_t pid, const char *what, uint64_t addr)
+{
+	char path[300], line[512];
+	uint32_t v;
+	struct iovec local = { &v, 4 }, remote = { (void *)(uintptr_t)addr, 4 };
+	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+	FILE *f;
+
+	fprintf(stderr, "cudatrace: gpu-work probe: pid %u %s 0x%llx: process_vm_readv %s\n", pid,
+		what, (unsigned long long)addr, n == 4 ? "read it" : strerror(errno));
+	snprintf(path, sizeof(path), "%s/%u/maps", g->proc_root, pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
+			fprintf(stderr, "cudatrace: gpu-work probe:   in %s", line);
+	}
+	fclose(f);
+}
+
+/* Entries [from, from + n) of the ring into e (n <= entries). */
+static bool read_entries(const struct poll_ctx *p, uint32_t from, uint32_t n, uint64_t *e)
+{
+	const struct gw_ring *r = p->r;
+	uint32_t first = n < r->entries - from ? n : r->entries - from;
+
+	return read_exact(p->fd, r->ring_va + (uint64_t)from * 8, e, (size_t)first * 8) &&
+	       (first == n || read_exact(p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
+}
+
+/* Where an entry's segment is; its length cut to the bound. */
+struct seg { uint64_t va; uint32_t want, n; bool ok; };
+
+static struct seg seg_of(const struct ct_gpuwork *g, const struct gw_ring *r, uint64_t entry)
+{
+	struct seg s = { 0 };
+
+	s.ok = gw_gp_entry(r->cls, entry, &s.va, &s.want);
+	s.n = s.want < g->max_dwords ? s.want : g->max_dwords;
+	return s;
+}
+
+/* The segments put since p->put (up to new_put), and what is being
+ * written past the last one: ranges a batch read meanwhile must miss. */
+static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
+{
+	struct ct_gpuwork *g = p->g;
+	uint32_t n = (new_put + p->r->entries - p->put) % p->r->entries, i;
+	uint64_t e[64];
+	size_t nf = 0;
+
+	if (n > GW_FRESH_MAX - 1)
+		n = GW_FRESH_MAX - 1;
+	for (i = 0; i < n; i += 64) {
+		uint32_t k = n - i < 64 ? n - i : 64, j;
+
+		if (!read_entries(p, (p->put + i) % p->r->entries, k, e))
+			break;
+		for (j = 0; j < k; j++) {
+			struct seg s = seg_of(g, p->r, e[j]);
+
+			if (s.ok)
+				g->fresh[nf++] = (struct gw_range){ s.va, s.va + (uint64_t)s.want * 4 };
+		}
+	}
+	if (nf)   /* the producer writes on past the last segment it put */
+		g->fresh[nf] = (struct gw_range){ g->fresh[nf - 1].hi,
+						  g->fresh[nf - 1].hi + GW_DANGER_BYTES }, nf++;
+	return nf;
+}
+
+static bool overlaps(const struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < nf; i++)
+		if (lo < f[i].hi && f[i].lo < hi)
+			return true;
+	return false;
+}
+
+/* Entries [from, from + n) whose segments are contiguous and fit the
+ * batch buffer: one read, one check, one record each. */
+static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
+		       const struct seg *sg, uint32_t n)
+{
+	struct ct_gpuwork *g = p->g;
+	uint64_t lo = sg[0].va, hi = sg[n - 1].va + (uint64_t)sg[n - 1].n * 4;
+	bool readable = hi == lo || read_exact(p->fd, lo, g->batch, hi - lo);
+	uint32_t new_put = p->put, i;
+	size_t nf = 0;
+
+	if (readable && read_exact(p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
+	    new_put != p->put && new_put < p->r->entries)
+		nf = fresh_ranges(p, new_put);
+	for (i = 0; i < n; i++) {
+		uint32_t index = (from + i) % p->r->entries;
+		struct ct_gpu_seg *s;
+
+		if (readable && overlaps(g->fresh, nf, sg[i].va, sg[i].va + (uint64_t)sg[i].n * 4)) {
+			g->st.overwritten++;
+			lost(p, index, 1, 0);
+			continue;
+		}
+		s = start_record(p, index);
+		s->entry = e[i];
+		s->va = sg[i].va;
+		s->want_dwords = sg[i].want;
+		if (!readable || !sg[i].ok) {
+			s->flags = CT_GS_FAULT;
+			g->st.unreadable++;
+			send(g);
+			continue;
+		}
+		s->ndwords = sg[i].n;
+		memcpy(s + 1, g->batch + (sg[i].va - lo), (size_t)sg[i].n * 4);
+		if (sg[i].n < sg[i].want) {
+			s->flags = CT_GS_TRUNC;
+			g->st.truncated++;
+		}
+		g->st.segments++;
+		g->st.bytes += (uint64_t)sg[i].n * 4;
+		send(g);
+	}
+}
+
+/* Entries [from, from + n): batches of contiguous segments; the stale
+ * ones (see mark_stale) are counted lost, not read. */
+static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
+			  const bool *stale, uint32_t n)
+{
+	struct seg sg[64];
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t k = 0;
+		uint64_t bytes = 0;
+
+		if (stale[i]) {
+			p->g->st.overwritten++;
+			lost(p, (from + i) % p->r->entries, 1, 0);
+			i++;
+			continue;
+		}
+		while (i + k < n && k < 64 && !stale[i + k]) {
+			struct seg s = seg_of(p->g, p->r, e[i + k]);
+			uint64_t len = (uint64_t)s.n * 4;
+
+			if (k && (!s.ok || !sg[k - 1].ok ||
+				  s.va != sg[k - 1].va + (uint64_t)sg[k - 1].want * 4 ||
+				  sg[k - 1].n != sg[k - 1].want || bytes + len > GW_BATCH_BYTES))
+				break;
+			sg[k++] = s;
+			bytes += len;
+		}
+		read_batch(p, from + i, e + i, sg, k);
+		i += k;
+	}
+}
+
+/* Adds [lo, hi) to the merged ranges f (at most GW_STALE_RANGES); returns
+ * the new count.  Segments are written one after another, so the ranges
+ * of newer segments merge into one or two. */
+static size_t add_range(struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < nf; i++)
+		if (lo <= f[i].hi && f[i].lo <= hi) {
+			f[i].lo = lo < f[i].lo ? lo : f[i].lo;
+			f[i].hi = hi > f[i].hi ? hi : f[i].hi;
+			return nf;
+		}
+	if (nf < GW_STALE_RANGES)
+		f[nf++] = (struct gw_range){ lo, hi };
+	return nf;
+}
+
+/*
+ * Entries not yet read whose segment a newer one has overwritten: the
+ * pushbuffer is a ring, and a poller that fell behind finds its oldest
+ * unread segments written over by the newest.  From the newest entry back,
+ * an entry is stale if its segment overlaps any newer one, or the bytes
+ * the producer may be writing after the newest.
+ */
+static void mark_stale(const struct ct_gpuwork *g, const struct gw_ring *r, const uint64_t *e,
+		       uint32_t n, bool *stale)
+{
+	struct gw_range f[GW_STALE_RANGES];
+	size_t nf = 0;
+	uint32_t i;
+
+	for (i = n; i-- > 0;) {
+		struct seg s = seg_of(g, r, e[i]);
+		uint64_t hi = s.va + (uint64_t)s.want * 4;
+
+		stale[i] = false;
+		if (!s.ok || !s.want)
+			continue;
+		if (i == n - 1)
+			nf = add_range(f, nf, hi, hi + GW_DANGER_BYTES);
+		else
+			stale[i] = overlaps(f, nf, s.va, hi);
+		nf = add_range(f, nf, s.va, hi);
+	}
+}
+
+static void probe_once(struct poll_ctx *p, struct gw_ring *r)
+{
+	uint64_t entry;
+
+	r->probed = true;
+	probe(p->g, r->pid, "USERD", r->userd_cpu);
+	probe(p->g, r->pid, "ring", r->ring_va);
+	if (read_entries(p, r->next, 1, &entry))
+		probe(p->g, r->pid, "segment", seg_of(p->g, r, entry).va);
+}
+
+/* GPPut and GPGet, in one read where they sit side by side (a read of
+ * video memory through BAR1 costs microseconds). */
+static bool read_put_get(const struct ct_gpuwork *g, struct poll_ctx *p, const struct gw_ring *r)
+{
+	uint32_t lo = g->gpget_off < g->gpput_off ? g->gpget_off : g->gpput_off;
+	uint32_t both[2];
+
+	if (g->gpget_off + 4 == g->gpput_off || g->gpput_off + 4 == g->gpget_off) {
+		if (!read_exact(p->fd, r->userd_cpu + lo, both, 8))
+			return false;
+		p->put = both[(g->gpput_off - lo) / 4];
+		p->get = both[(g->gpget_off - lo) / 4];
+		return true;
+	}
+	return read_exact(p->fd, r->userd_cpu + g->gpput_off, &p->put, 4) &&
+	       read_exact(p->fd, r->userd_cpu + g->gpget_off, &p->get, 4);
+}
+
+void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
+{
+	struct poll_ctx p = { g, r, -1, 0, 0 };
+	uint64_t last;
+	uint32_t from, n;
+
+	if (!gw_chans_resolve(&g->chans, r) || (p.fd = gw_mem_fd(g, r->pid)) < 0 ||
+	    !read_put_get(g, &p, r))
+		return;   /* not readable now (gone, or not ours): nothing learned */
+	if (p.put >= r->entries) {   /* not a ring index: not the USERD we think */
+		lost(&p, r->next, 0, 0);
+		r->dead = true;
+		return;
+	}
+	from = r->next;
+	n = (p.put + r->entries - r->next) % r->entries;
+	/* Went round since the last poll?  Then every entry is new: read them all. */
+	if (r->have_last && read_entries(&p, (r->next + r->entries - 1) % r->entries, 1, &last) &&
+	    last != r->last_entry) {
+		lost(&p, p.put, 0, CT_GS_WRAP);
+		from = p.put;
+		n = r->entries;
+	}
+	if (g->probe && n && !r->probed)
+		probe_once(&p, r);
+	if (n && !read_entries(&p, from, n, g->ents)) {
+		lost(&p, from, n, 0);
+		r->next = p.put;
+		return;
+	}
+	mark_stale(g, r, g->ents, n, g->stale);
+	read_segments(&p, from, g->ents, g->stale, n);
+	if (n) {
+		r->last_entry = g->ents[n - 1];
+		r->have_last = true;
+	}
+	r->next = p.put;
+}

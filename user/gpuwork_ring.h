@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu-work, inside the reader: the reader's state (gpuwork_reader.c) and
+ * the reading of one ring (gpuwork_ring.c).
+ */
+#ifndef CT_GPUWORK_RING_H
+#define CT_GPUWORK_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpuwork_chans.h"
+#include "gpuwork_reader.h"
+
+#define GW_MAX_PROCS   1024
+#define GW_BATCH_BYTES (256 * 1024)   /* contiguous segments read in one pread */
+#define GW_FRESH_MAX   1024           /* segments put while a batch was read, checked */
+/* What a producer may be writing past its last submitted segment. */
+#define GW_DANGER_BYTES (64 * 1024)
+#define GW_STALE_RANGES 16            /* merged ranges of newer segments kept */
+
+struct gw_proc { uint32_t pid; int fd; };
+struct gw_range { uint64_t lo, hi; };
+
+struct ct_gpuwork {
+	char proc_root[256];
+	uint32_t max_dwords;
+	ct_gpuwork_sink_fn sink;
+	void *ctx;
+	struct gw_chans chans;
+	struct gw_proc procs[GW_MAX_PROCS];
+	int nprocs;
+	uint32_t gpput_off, gpget_off;    /* byte offsets in the USERD (tables) */
+	bool probe;                       /* CUDATRACE_GPUWORK_PROBE: say how memory reads */
+	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
+	unsigned char *batch;             /* GW_BATCH_BYTES */
+	struct gw_range *fresh;           /* GW_FRESH_MAX */
+	uint64_t *ents;                   /* GW_RING_MAX ring entries of one poll */
+	bool *stale;                      /* ... and whether each was overwritten */
+	struct ct_gpuwork_stats st;
+};
+
+/* /proc/PID/mem of pid, opened once; -1 if it cannot be (gpuwork_reader.c). */
+int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid);
+/* Reads what ring r's producer put since the last poll. */
+void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r);
+
+#endif
