@@ -34,6 +34,7 @@ struct ct_decode_stats {
 	uint64_t exits_no_enter;  /* exits whose entry was lost */
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
+	uint32_t views_failed;    /* views whose finish failed (and said why) */
 };
 
 struct ct_decoder;

@@ -21,7 +21,7 @@
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
-       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB };
+       OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -404,6 +404,9 @@ const struct ct_opt ct_opts[] = {
 	  "also add every call, process, RM object, mmap and the trace header to the SQLite "
 	  "database FILE (created, or appended to: each trace gets a new traces.id, every "
 	  "row a trace_id and a host)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
+	{ "sqlite-again", OPT_SQLITE_AGAIN, NO, NULL, NULL, G_VIEW,
+	  "add the trace to --sqlite's database even if it holds it already (recognised by "
+	  "its trace id; refused otherwise)", C_NONE, NULL, apply_true, FIELD(sqlite_again) },
 	{ "host", OPT_HOST, REQ, "NAME", NULL, G_VIEW,
 	  "the host column of --sqlite (default: the host name in the trace header)",
 	  C_NONE, NULL, apply_str, FIELD(host) },
