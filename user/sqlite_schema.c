@@ -15,7 +15,7 @@ const char ct_sqlite_schema[] =
 	" failed INTEGER, finished INTEGER, gpu INTEGER, path TEXT, api TEXT, caller TEXT,"
 	" note TEXT);"
 	"CREATE TABLE IF NOT EXISTS frames(call_id INTEGER, depth INTEGER, pc INTEGER,"
-	" module TEXT, module_offset INTEGER, sym TEXT, sym_offset INTEGER, file TEXT,"
+	" module_path TEXT, module_offset INTEGER, sym TEXT, sym_offset INTEGER, file TEXT,"
 	" line INTEGER);"
 	"CREATE TABLE IF NOT EXISTS processes(trace_id INTEGER, host TEXT, start_ns INTEGER,"
 	" pid INTEGER, ppid INTEGER, source TEXT, comm TEXT, argv TEXT, exit_ns INTEGER);"

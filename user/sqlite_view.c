@@ -343,25 +343,33 @@ static void on_frames(struct ct_sqlite *s, const struct ct_frames *f)
 	}
 }
 
-/* The object an RM call acts on, so that calls join objects on (client,
- * handle): the control's object, the one made, the one freed, the memory
- * mapped.  Field names of the argument's layout. */
-static void bind_handles(sqlite3_stmt *st, const struct ct_call *c)
+/* The first of names the argument's layout has, bound at i. */
+static void bind_field(sqlite3_stmt *st, int i, const struct ct_call *c,
+		       const char *const *names, size_t n)
 {
-	static const char *const names[] = { "hObject", "hObjectNew", "hObjectOld", "hMemory" };
-	const unsigned char *arg;
-	uint64_t h;
-	size_t i;
+	const unsigned char *arg = ct_ioctl_arg(c->rec);
+	uint64_t v;
 
-	if (c->kind != CT_CALL_IOCTL || !c->layout || !c->rec || !c->client)
-		return;
-	bind_u64(st, 14, c->client);
-	arg = ct_ioctl_arg(c->rec);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ct_read_u64(c->layout, arg, c->rec->arg_size, names[i], &h)) {
-			bind_u64(st, 15, h);
+	while (n--)
+		if (ct_read_u64(c->layout, arg, c->rec->arg_size, *names++, &v)) {
+			bind_u64(st, i, v);
 			return;
 		}
+}
+
+/* The client and the object an RM call acts on, so that calls join
+ * objects on (client, handle): the control's object, the one made, the
+ * one freed, the memory mapped.  Field names of the argument's layout
+ * (hRoot is 0 where the call makes a client: so is its objects row's). */
+static void bind_handles(sqlite3_stmt *st, const struct ct_call *c)
+{
+	static const char *const clients[] = { "hClient", "hRoot" };
+	static const char *const objects[] = { "hObject", "hObjectNew", "hObjectOld", "hMemory" };
+
+	if (c->kind != CT_CALL_IOCTL || !c->layout || !c->rec)
+		return;
+	bind_field(st, 14, c, clients, 2);
+	bind_field(st, 15, c, objects, 4);
 }
 
 /* name: a name or NULL; an id without one says so in note. */
