@@ -5,7 +5,7 @@ set -eu
 
 PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev zlib1g-dev \
       libzstd-dev liblzma-dev libbz2-dev python3 libclang-rt-14-dev zstd libsqlite3-dev \
-      libmicrohttpd-dev prometheus python3-yaml"
+      libmicrohttpd-dev prometheus python3-yaml chromium"
 
 missing=""
 for p in $PKGS; do
