@@ -528,7 +528,7 @@ static void free_state(struct ct_perfetto *p)
 
 int ct_perfetto_close(struct ct_perfetto *p)
 {
-	const char *name;
+	char *name;
 	int rc = 0, err;
 
 	if (!p)
@@ -539,18 +539,18 @@ int ct_perfetto_close(struct ct_perfetto *p)
 		   "\"cudatrace\",\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64
 		   ",\"events\":%" PRIu64 "}}\n", p->base, p->nevents);
 	out_flush(&p->out);
-	name = strcmp(p->file.path, "-") ? p->file.path : "standard output";
-	if (p->oom)   /* said before the path goes with the file */
-		fprintf(stderr, "cudatrace: --perfetto %s: out of memory; some calls are "
-				"missing\n", name);
+	name = strdup(strcmp(p->file.path, "-") ? p->file.path : "standard output");
 	err = ct_whole_file_close(&p->file, true, p->out.err);
 	if (err) {
 		fprintf(stderr, "cudatrace: writing --perfetto %s failed: %s; nothing was "
-				"left there\n", name, strerror(err));
+				"left there\n", name ? name : "", strerror(err));
 		rc = -1;
 	} else if (p->oom) {
+		fprintf(stderr, "cudatrace: --perfetto %s: out of memory; some calls are "
+				"missing\n", name ? name : "");
 		rc = -1;
 	}
+	free(name);
 	free_state(p);
 	return rc;
 }
