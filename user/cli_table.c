@@ -346,7 +346,8 @@ const struct ct_opt ct_opts[] = {
 	  "file is decoded up to its last good record", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
-	  "write decoded output to FILE instead of stdout",
+	  "write decoded output to FILE instead of stdout (\"-\": stdout); an output that "
+	  "is the trace -r reads is refused",
 	  C_FILE, NULL, apply_str, FIELD(out_path) },
 	{ "json", 'j', NO, NULL, NULL, G_OUTPUT,
 	  "JSON Lines, one object per event: the decoded fields as values, the raw buffers "
@@ -397,13 +398,14 @@ const struct ct_opt ct_opts[] = {
 	  "function that called the driver library (traces taken with -k)",
 	  C_WORDS, "pid gpu api caller", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
-	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
-	  "ui.perfetto.dev or chrome://tracing), with a calls/s and a device memory counter "
-	  "per process", C_FILE, NULL, apply_str, FIELD(perfetto_path) },
+	  "also write FILE (\"-\": stdout, alone), a Perfetto/Chrome trace-event JSON "
+	  "timeline (open it in ui.perfetto.dev, or offline in Chromium's DevTools: "
+	  "Performance, Load trace), with a calls/s and a device memory counter per process; "
+	  "written whole or not at all", C_FILE, NULL, apply_str, FIELD(perfetto_path) },
 	{ "sqlite", OPT_SQLITE, REQ, "FILE", NULL, G_VIEW,
-	  "also add every call, process, RM object, mmap and the trace header to the SQLite "
-	  "database FILE (created, or appended to: each trace gets a new traces.id, every "
-	  "row a trace_id and a host)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
+	  "also add every call (with its stack), process, RM object, mmap and the trace "
+	  "header to the SQLite database FILE (created whole, or appended to: each trace "
+	  "gets a new traces.id, every row a trace_id and a host; docs/SQLITE.md)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
 	{ "sqlite-again", OPT_SQLITE_AGAIN, NO, NULL, NULL, G_VIEW,
 	  "add the trace to --sqlite's database even if it holds it already (recognised by "
 	  "its trace id; refused otherwise)", C_NONE, NULL, apply_true, FIELD(sqlite_again) },
