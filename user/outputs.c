@@ -52,6 +52,11 @@ static int check_stdout_use(const struct ct_options *o)
 				"written to standard output)\n");
 		return -1;
 	}
+	if (ct_is_stdout(o->perfetto_path) && o->command) {
+		fprintf(stderr, "cudatrace: --perfetto -: the traced command writes to standard "
+				"output too; give --perfetto a file\n");
+		return -1;
+	}
 	if (ct_perfetto_has_stdout(o) && o->summary) {
 		fprintf(stderr, "cudatrace: --perfetto - writes the timeline to standard output: "
 				"send the -c/-C table to a file with -o FILE\n");

@@ -149,7 +149,7 @@ db = os.path.join(tmp, "trace.db")
 p = run([CUDATRACE, "-r", trace, "--sqlite", db, "-c"])
 c = sqlite3.connect(db)
 want = {n: float(k) for n, k in c.execute("SELECT name, count(*) FROM calls GROUP BY name")}
-ctl_calls = c.execute("SELECT count(*) FROM calls WHERE \"escape\" = 'NV_ESC_RM_CONTROL'"
+ctl_calls = c.execute("SELECT count(*) FROM calls WHERE request_name = 'NV_ESC_RM_CONTROL'"
                       " AND finished").fetchone()[0]
 c.close()
 t.ok(want and by_req == want, "per request, Prometheus's totals equal the calls in the trace "

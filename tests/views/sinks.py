@@ -74,6 +74,10 @@ for args, why in ((["-o", "-", "--perfetto", "-"], "both want standard output"),
     t.ok(p.returncode == 2 and why in p.stderr and not os.listdir(cwd),
          "%s: refused (exit 2), says why" % " ".join(args), p.stderr)
 
+p = run([CUDATRACE, "--perfetto", "-", "--", "true"], cwd=cwd)
+t.ok(p.returncode == 2 and "the traced command writes to standard output" in p.stderr,
+     "--perfetto - with a command to trace: refused (exit 2), says why", p.stderr)
+
 # --- write failures: /dev/full -----------------------------------------------
 p = run([CUDATRACE, "-r", SRC, "--perfetto", "/dev/full", "-c"])
 t.ok(p.returncode == 1 and "No space left on device" in p.stderr and
