@@ -15,14 +15,15 @@
 static int create_tmp(struct ct_whole_file *w)
 {
 	char *d = strdup(w->path), *b = strdup(w->path);
+	const char *dir = d ? dirname(d) : NULL, *base = b ? basename(b) : NULL;
 	unsigned int r;
 	int i, fd = -1, err = ENOMEM;
 
-	for (i = 0; d && b && i < 100 && fd < 0; i++) {
+	for (i = 0; dir && base && i < 100 && fd < 0; i++) {
 		free(w->tmp);
 		w->tmp = NULL;
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r) ||
-		    asprintf(&w->tmp, "%s/.%s.%08x", dirname(d), basename(b), r) < 0) {
+		    asprintf(&w->tmp, "%s/.%s.%08x", dir, base, r) < 0) {
 			w->tmp = NULL;
 			break;
 		}
