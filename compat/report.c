@@ -300,7 +300,7 @@ const char *ct_compat_sniffer_note(const struct row *r)
 	return NULL;
 }
 
-static void finish(void *ctx)
+static int finish(void *ctx)
 {
 	struct ct_compat *c = ctx;
 	size_t i;
@@ -317,6 +317,7 @@ static void finish(void *ctx)
 	if (c->o.status)
 		*c->o.status = status;
 	ct_compat_free(c);
+	return 0;
 }
 
 struct ct_view ct_compat_view(struct ct_compat *c)

@@ -204,7 +204,7 @@ static void print_text(struct ct_apisum *s, const struct api_row *r)
 	fputs(r->nreqs > TOP_REQUESTS ? ", ...)\n" : ")\n", s->out);
 }
 
-static void finish(void *ctx)
+static int finish(void *ctx)
 {
 	struct ct_apisum *s = ctx;
 	size_t i;
@@ -222,6 +222,7 @@ static void finish(void *ctx)
 	for (i = 0; i < s->nrows; i++)
 		(s->json ? print_json : print_text)(s, &s->rows[i]);
 	ct_apisum_free(s);
+	return 0;
 }
 
 struct ct_view ct_apisum_view(struct ct_apisum *s)

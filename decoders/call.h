@@ -71,7 +71,9 @@ struct ct_call {
 struct ct_view {
 	bool (*filter)(void *ctx, const struct ct_call *c);
 	void (*call)(void *ctx, const struct ct_call *c);
-	void (*finish)(void *ctx);
+	/* At the end: 0, or -1 after saying on stderr what failed (an
+	 * output that could not be written); the decoder counts failures. */
+	int (*finish)(void *ctx);
 	/* Optional: every checked record, before the decoder acts on it
 	 * (the header, processes, exits, the trailer ...), for views that
 	 * keep more than calls (device memory, SQLite). */

@@ -313,8 +313,8 @@ void ct_decoder_finish(struct ct_decoder *d)
 	flush_unfinished(d, 0);
 	out_flush(&d->out);   /* before the views print their tables */
 	for (i = 0; i < d->nviews; i++)
-		if (d->views[i].finish)
-			d->views[i].finish(d->views[i].ctx);
+		if (d->views[i].finish && d->views[i].finish(d->views[i].ctx))
+			d->st.views_failed++;
 	fflush(d->o.out);
 }
 

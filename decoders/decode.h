@@ -39,6 +39,7 @@ struct ct_decode_stats {
 	uint64_t pystacks;        /* Python frames records (0: none, or no Python) */
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
+	uint32_t views_failed;    /* views whose finish failed (and said why) */
 };
 
 struct ct_decoder;

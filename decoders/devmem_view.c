@@ -159,10 +159,11 @@ static void view_record(void *ctx, const struct ct_rec *r)
 	ct_devmem_record(v->mem, r);
 }
 
-static void view_finish(void *ctx)
+static int view_finish(void *ctx)
 {
 	print(ctx);
 	ct_devmem_view_free(ctx);
+	return 0;
 }
 
 /* Fed through the filter hook: every call, whatever the filters after it

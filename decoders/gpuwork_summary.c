@@ -137,10 +137,11 @@ static void print(struct ct_gwsum *s)
 	out_flush(&o);
 }
 
-static void view_finish(void *ctx)
+static int view_finish(void *ctx)
 {
 	print(ctx);
 	ct_gwsum_free(ctx);
+	return 0;
 }
 
 struct ct_view ct_gwsum_view(struct ct_gwsum *s)

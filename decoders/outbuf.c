@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -17,12 +18,20 @@ void out_init(struct ct_out *o, FILE *f)
 	o->f = f;
 	o->flushes = 0;
 	o->len = 0;
+	o->err = 0;
+}
+
+static void put(struct ct_out *o, const void *p, size_t n)
+{
+	errno = 0;
+	if (fwrite(p, 1, n, o->f) != n && !o->err)
+		o->err = errno ? errno : EIO;
 }
 
 void out_flush(struct ct_out *o)
 {
 	if (o->len)
-		fwrite(o->buf, 1, o->len, o->f);
+		put(o, o->buf, o->len);
 	o->len = 0;
 	o->flushes++;
 }
@@ -31,7 +40,7 @@ void out_write_slow(struct ct_out *o, const void *p, size_t n)
 {
 	out_flush(o);
 	if (n >= CT_OUT_SIZE)   /* larger than the buffer: straight through */
-		fwrite(p, 1, n, o->f);
+		put(o, p, n);
 	else
 		out_write(o, p, n);
 }

@@ -22,12 +22,14 @@
 struct ct_out {
 	FILE *f;
 	uint64_t flushes;   /* out_flush calls so far: a copy of buf[] taken before is stale */
+	int err;            /* errno of the first write that failed, 0 none */
 	size_t len;
 	char buf[CT_OUT_SIZE];
 };
 
 void out_init(struct ct_out *o, FILE *f);
-/* Hands what is buffered to the stream (fwrite; its errors stay on f). */
+/* Hands what is buffered to the stream (fwrite; its errors stay on f, and
+ * the first one's errno in err: ferror() alone cannot tell ENOSPC from EIO). */
 void out_flush(struct ct_out *o);
 /* For out_write: n bytes that do not fit in what is left of the buffer. */
 void out_write_slow(struct ct_out *o, const void *p, size_t n);

@@ -6,7 +6,10 @@
  * slice ("ph":"X") per ioctl, an instant ("ph":"i") per mmap and munmap,
  * name metadata ("ph":"M") the first time a process or thread shows up (and
  * again if its comm changes), and a counter ("ph":"C") of calls per second
- * per process, written as each one-second window closes.  Only a call whose
+ * per process, written as each one-second window closes: the calls that
+ * ended in the window over the time they took in it, so a burst shows its
+ * own rate, not its count (the counter drops to 0 where the window's calls
+ * end, when the next window does not start there).  Only a call whose
  * exit never came is held back: it becomes a slice when its thread's next
  * call begins (a thread makes one system call at a time) or, at the end,
  * when the trace ends.  Times are microseconds (with the nanoseconds as
@@ -28,6 +31,7 @@
 #include "perfetto.h"
 #include "pystack.h"
 #include "summary.h"
+#include "whole_file.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -53,13 +57,13 @@ struct proc {
 	bool main_named;              /* from the main thread */
 	bool have_window;
 	uint64_t window, count;       /* the current one-second window */
+	uint64_t from, to;            /* the span its calls took in it (relative ns) */
 };
 
 struct ct_perfetto {
-	FILE *f;
-	struct ct_out out;            /* on its way to f */
+	struct ct_whole_file file;
+	struct ct_out out;            /* on its way to file.f */
 	struct emit em;               /* JSON on out */
-	char *path;
 	uint64_t nevents;
 	bool have_base;
 	uint64_t base;                /* absolute time of the first call */
@@ -76,22 +80,18 @@ static void memory_counter(void *ctx, const struct ct_devmem_total *t, uint64_t 
 struct ct_perfetto *ct_perfetto_open(const char *path)
 {
 	struct ct_perfetto *p = calloc(1, sizeof(*p));
-	int err;
+	int err = ENOMEM;
 
-	if (!p)
-		return NULL;
-	p->path = strdup(path);
-	p->mem = ct_devmem_new(memory_counter, p);
-	p->f = p->path && p->mem ? fopen(path, "we") : NULL;
-	if (!p->f) {
-		err = p->mem ? errno : ENOMEM;
-		ct_devmem_free(p->mem);
-		free(p->path);
+	if (p && (p->mem = ct_devmem_new(memory_counter, p)))
+		err = ct_whole_file_open(&p->file, path);
+	if (err) {
+		if (p)
+			ct_devmem_free(p->mem);
 		free(p);
 		errno = err;
 		return NULL;
 	}
-	out_init(&p->out, p->f);
+	out_init(&p->out, p->file.f);
 	em_init(&p->em, &p->out, true);
 	out_puts(&p->out, "{\"traceEvents\":[\n");
 	return p;
@@ -156,7 +156,7 @@ static void memory_counter(void *ctx, const struct ct_devmem_total *t, uint64_t 
 	em_close(e);
 }
 
-static void counter_event(struct ct_perfetto *p, uint32_t pid, uint64_t rel_ns, uint64_t n)
+static void counter_event(struct ct_perfetto *p, uint32_t pid, uint64_t rel_ns, uint64_t rate)
 {
 	struct emit *e = begin_event(p);
 
@@ -167,7 +167,7 @@ static void counter_event(struct ct_perfetto *p, uint32_t pid, uint64_t rel_ns, 
 	em_u64(e, "pid", pid);
 	em_u64(e, "tid", pid);
 	em_open(e, "args");
-	em_u64(e, "calls", n);
+	em_u64(e, "rate", rate);
 	em_close(e);
 	em_close(e);
 }
@@ -442,27 +442,50 @@ static void name_tracks(struct ct_perfetto *p, const struct ct_call *c, struct p
 		pr->main_named = true;
 }
 
-/* Calls per second: the call counts in the window its end falls in (a
- * call ending in a window already written counts in the current one). */
-static void count_call(struct ct_perfetto *p, struct proc *pr, uint64_t end)
+#define MIN_SPAN_NS 1000   /* a window of one instant call: a microsecond */
+
+/* The window's rate from where its calls began to where they ended, then
+ * 0 there unless the next window (at next_from) begins at that point. */
+static void write_window(struct ct_perfetto *p, struct proc *pr, uint64_t next_from)
 {
-	uint64_t w = rel(p, end) / NS_PER_S;
+	uint64_t span = pr->to > pr->from + MIN_SPAN_NS ? pr->to - pr->from : MIN_SPAN_NS;
+
+	counter_event(p, pr->pid, pr->from, (uint64_t)((double)pr->count * NS_PER_S / span + 0.5));
+	if (next_from != pr->from + span)
+		counter_event(p, pr->pid, pr->from + span, 0);
+}
+
+static void start_window(struct proc *pr, uint64_t w, uint64_t start, uint64_t end)
+{
+	pr->have_window = true;
+	pr->window = w;
+	pr->count = 1;
+	pr->from = start > w * NS_PER_S ? start : w * NS_PER_S;
+	pr->to = end;
+}
+
+/* Calls per second: the call counts in the window its end falls in (a
+ * call ending in a window already written counts in the current one);
+ * start and end are relative. */
+static void count_call(struct ct_perfetto *p, struct proc *pr, uint64_t start, uint64_t end)
+{
+	uint64_t w = end / NS_PER_S, w_start;
 
 	if (!pr->have_window) {
-		pr->have_window = true;
-		pr->window = w;
-		pr->count = 1;
+		start_window(pr, w, start, end);
 		return;
 	}
 	if (w <= pr->window) {
+		w_start = pr->window * NS_PER_S;
 		pr->count++;
+		if ((start > w_start ? start : w_start) < pr->from)
+			pr->from = start > w_start ? start : w_start;
+		if (end > pr->to)
+			pr->to = end;
 		return;
 	}
-	counter_event(p, pr->pid, pr->window * NS_PER_S, pr->count);
-	if (w > pr->window + 1)
-		counter_event(p, pr->pid, (pr->window + 1) * NS_PER_S, 0);
-	pr->window = w;
-	pr->count = 1;
+	write_window(p, pr, start > w * NS_PER_S ? start : w * NS_PER_S);
+	start_window(pr, w, start, end);
 }
 
 static void free_held(struct ct_call *c)
@@ -517,7 +540,7 @@ void ct_perfetto_add(struct ct_perfetto *p, const struct ct_call *c)
 		free_held(t->open);
 		t->open = NULL;
 	}
-	count_call(p, pr, end);
+	count_call(p, pr, rel(p, c->ts_ns), rel(p, end));
 	track_py(p, t, c, end);
 	track_api(p, t, c, end);
 	if (c->kind != CT_CALL_IOCTL) {
@@ -551,53 +574,79 @@ static void end_proc(uint64_t key, void *val, void *ctx)
 {
 	struct ct_perfetto *p = ctx;
 	struct proc *pr = val;
-	uint64_t start, stop;
 
 	(void)key;
-	if (pr->have_window) {
-		/* The last window: its count, then zero from the trace's end
-		 * (or the window's end, whichever is first). */
-		start = pr->window * NS_PER_S;
-		stop = start + NS_PER_S;
-		if (rel(p, p->last) < stop)
-			stop = rel(p, p->last);
-		if (stop <= start)
-			stop = start + 1000;
-		counter_event(p, pr->pid, start, pr->count);
-		counter_event(p, pr->pid, stop, 0);
-	}
+	if (pr->have_window)
+		write_window(p, pr, UINT64_MAX);   /* the last: 0 after it */
 	free(pr);
+}
+
+static void free_state(struct ct_perfetto *p)
+{
+	idmap_free(&p->threads);
+	idmap_free(&p->procs);
+	idmap_free(&p->channels);
+	ct_devmem_free(p->mem);
+	free(p);
 }
 
 int ct_perfetto_close(struct ct_perfetto *p)
 {
+	char *name;
 	int rc = 0, err;
 
 	if (!p)
 		return 0;
 	idmap_drain(&p->threads, end_thread, p);
 	idmap_drain(&p->procs, end_proc, p);
-	idmap_free(&p->threads);
-	idmap_free(&p->procs);
-	idmap_free(&p->channels);
-	ct_devmem_free(p->mem);
 	out_printf(&p->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":"
 		   "\"cudatrace\",\"clock\":\"CLOCK_MONOTONIC\",\"zero_ns\":%" PRIu64
 		   ",\"events\":%" PRIu64 "}}\n", p->base, p->nevents);
 	out_flush(&p->out);
-	err = ferror(p->f) ? EIO : 0;
-	if (fclose(p->f) && !err)
-		err = errno;
+	name = strdup(strcmp(p->file.path, "-") ? p->file.path : "standard output");
+	err = ct_whole_file_close(&p->file, true, p->out.err);
 	if (err) {
-		fprintf(stderr, "cudatrace: writing %s failed: %s\n", p->path, strerror(err));
+		fprintf(stderr, "cudatrace: writing --perfetto %s failed: %s; nothing was "
+				"left there\n", name ? name : "", strerror(err));
 		rc = -1;
 	} else if (p->oom) {
-		fprintf(stderr, "cudatrace: %s: out of memory; some calls are missing\n", p->path);
+		fprintf(stderr, "cudatrace: --perfetto %s: out of memory; some calls are "
+				"missing\n", name ? name : "");
 		rc = -1;
 	}
-	free(p->path);
-	free(p);
+	free(name);
+	free_state(p);
 	return rc;
+}
+
+static void drop_thread(uint64_t key, void *val, void *ctx)
+{
+	struct thr *t = val;
+
+	(void)key;
+	(void)ctx;
+	free_held(t->open);
+	free(t->api);
+	free(t->caller);
+	free(t->py);
+	free(t);
+}
+
+static void drop_proc(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void ct_perfetto_discard(struct ct_perfetto *p)
+{
+	if (!p)
+		return;
+	idmap_drain(&p->threads, drop_thread, p);
+	idmap_drain(&p->procs, drop_proc, p);
+	ct_whole_file_close(&p->file, false, 0);
+	free_state(p);
 }
 
 /* --- the view ------------------------------------------------------------- */
@@ -607,9 +656,9 @@ static void view_call(void *ctx, const struct ct_call *c)
 	ct_perfetto_add(ctx, c);
 }
 
-static void view_finish(void *ctx)
+static int view_finish(void *ctx)
 {
-	ct_perfetto_close(ctx);
+	return ct_perfetto_close(ctx);
 }
 
 static void view_record(void *ctx, const struct ct_rec *r)

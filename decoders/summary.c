@@ -655,10 +655,11 @@ static void view_call(void *ctx, const struct ct_call *c)
 	ct_summary_add(ctx, c);
 }
 
-static void view_finish(void *ctx)
+static int view_finish(void *ctx)
 {
 	ct_summary_print(ctx);
 	ct_summary_free(ctx);
+	return 0;
 }
 
 struct ct_view ct_summary_view(struct ct_summary *s)

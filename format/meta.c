@@ -27,3 +27,14 @@ void ct_meta_foreach(const struct ct_rec *meta,
 		p += n + 1;
 	}
 }
+
+uint64_t ct_meta_id(const struct ct_rec *meta)
+{
+	const unsigned char *p = (const unsigned char *)(meta + 1);
+	const unsigned char *end = (const unsigned char *)meta + meta->size;
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a's offset basis and prime */
+
+	while (p < end)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}

@@ -1014,6 +1014,8 @@ static int teardown(struct capture *c, int go_fd, int rc)
 	ct_gpuwork_free(c->gpuwork);
 	if (c->decoder) {
 		ct_decoder_finish(c->decoder);
+		if (ct_decoder_stats(c->decoder)->views_failed)
+			rc = 1;   /* --perfetto, --sqlite: each said why */
 		ct_decoder_free(c->decoder);
 	}
 	ct_metrics_http_stop(c->http);   /* before the series it reads go */

@@ -23,8 +23,8 @@
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
-       OPT_SQLITE, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX, OPT_API_LIB,
-       OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK };
+       OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
+       OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -383,7 +383,8 @@ const struct ct_opt ct_opts[] = {
 	  "-z, -d, -s, -b, -p, --device, ...) are refused with it", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
-	  "write decoded output to FILE instead of stdout",
+	  "write decoded output to FILE instead of stdout (\"-\": stdout); an output that "
+	  "is the trace -r reads is refused",
 	  C_FILE, NULL, apply_str, FIELD(out_path) },
 	{ "json", 'j', NO, NULL, NULL, G_OUTPUT,
 	  "JSON Lines, one object per event: the decoded fields as values, the raw buffers "
@@ -435,13 +436,17 @@ const struct ct_opt ct_opts[] = {
 	  "line of the user's Python code (traces taken with -k or --py-stack)",
 	  C_WORDS, "pid gpu api caller py", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
-	  "also write FILE, a Perfetto/Chrome trace-event JSON timeline (open it in "
-	  "ui.perfetto.dev or chrome://tracing), with a calls/s and a device memory counter "
-	  "per process", C_FILE, NULL, apply_str, FIELD(perfetto_path) },
+	  "also write FILE (\"-\": stdout, alone), a Perfetto/Chrome trace-event JSON "
+	  "timeline (open it in ui.perfetto.dev, or offline in Chromium's DevTools: "
+	  "Performance, Load trace), with a calls/s and a device memory counter per process; "
+	  "written whole or not at all", C_FILE, NULL, apply_str, FIELD(perfetto_path) },
 	{ "sqlite", OPT_SQLITE, REQ, "FILE", NULL, G_VIEW,
-	  "also add every call, process, RM object, mmap and the trace header to the SQLite "
-	  "database FILE (created, or appended to: each trace gets a new traces.id, every "
-	  "row a trace_id and a host)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
+	  "also add every call (with its stack), process, RM object, mmap and the trace "
+	  "header to the SQLite database FILE (created whole, or appended to: each trace "
+	  "gets a new traces.id, every row a trace_id and a host; docs/SQLITE.md)", C_FILE, NULL, apply_str, FIELD(sqlite_path) },
+	{ "sqlite-again", OPT_SQLITE_AGAIN, NO, NULL, NULL, G_VIEW,
+	  "add the trace to --sqlite's database even if it holds it already (recognised by "
+	  "its trace id; refused otherwise)", C_NONE, NULL, apply_true, FIELD(sqlite_again) },
 	{ "host", OPT_HOST, REQ, "NAME", NULL, G_VIEW,
 	  "the host column of --sqlite (default: the host name in the trace header)",
 	  C_NONE, NULL, apply_str, FIELD(host) },

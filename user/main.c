@@ -13,6 +13,7 @@
 #include "decode.h"
 #include "nvtables.h"
 #include "options.h"
+#include "outputs.h"
 #include "record.h"
 #include "trace_file.h"
 #include "version.h"
@@ -65,6 +66,8 @@ int ct_decode_file(const struct ct_options *o)
 	ct_decoder_finish(d);
 	st = ct_decoder_stats(d);
 	ct_views_after(o, st);
+	if (st->views_failed)   /* --perfetto, --sqlite: each said why */
+		rc = 1;
 	/* One line on stderr says how the read went; skipped records join it. */
 	if (ct_reader_skipped(r))
 		snprintf(skipped, sizeof(skipped), "; skipped %llu records of a type this "
@@ -128,7 +131,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* Not dup'ed onto stdout: a traced command must not write into it. */
-	o.out = o.out_path ? fopen(o.out_path, "we") : stdout;
+	o.out = o.out_path && !ct_is_stdout(o.out_path) ? fopen(o.out_path, "we") : stdout;
 	if (!o.out) {
 		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
 		ct_filter_free(o.filter);

@@ -49,6 +49,7 @@ struct ct_options {
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
 	const char *sqlite_path;    /* --sqlite OUT.db */
 	const char *host;           /* --host NAME: the host column of --sqlite */
+	bool sqlite_again;          /* --sqlite-again: add a trace the database holds already */
 	const char *metrics_addr;   /* --metrics ADDR:PORT */
 	bool metrics_no_pid;        /* --metrics-no-pid */
 	uint32_t metrics_max_series;   /* --metrics-max-series N */

@@ -1,204 +1,40 @@
 // SPDX-License-Identifier: MIT
-/*
- * The SQLite view.  Rows go through prepared statements inside one
- * transaction per batch (CT_SQLITE_BATCH rows, or a second of a live
- * capture), so a capture costs one fsync per batch, not per row.
- */
+/* The SQLite view's rows: what each record and call adds (sqlite_db.c
+ * opens, batches and closes; sqlite_schema.c has the tables). */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sqlite3.h>
 
 #include "nvfacts.h"
 #include "call_name.h"
-#include "devmem.h"
+#include "labels.h"
 #include "meta.h"
 #include "nvtables.h"
 #include "record.h"
-#include "sqlite_view.h"
-#include "labels.h"
-
-#define CT_SQLITE_BATCH 50000
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS traces(id INTEGER PRIMARY KEY, host TEXT, driver TEXT,"
-	" kernel TEXT, producer TEXT, options TEXT, start_realtime_ns INTEGER,"
-	" start_monotonic_ns INTEGER, added_at TEXT);"
-	"CREATE TABLE IF NOT EXISTS header(trace_id INTEGER, host TEXT, key TEXT, value TEXT);"
-	"CREATE TABLE IF NOT EXISTS calls(trace_id INTEGER, host TEXT, ts_ns INTEGER,"
-	" pid INTEGER, tid INTEGER, comm TEXT, syscall TEXT, name TEXT, \"escape\" TEXT,"
-	" request INTEGER, ctrl INTEGER, class INTEGER, status INTEGER, status_name TEXT,"
-	" ret INTEGER, failed INTEGER, finished INTEGER, dur_ns INTEGER, gpu INTEGER,"
-	" path TEXT, api TEXT, caller TEXT);"
-	"CREATE TABLE IF NOT EXISTS processes(trace_id INTEGER, host TEXT, ts_ns INTEGER,"
-	" pid INTEGER, ppid INTEGER, source TEXT, comm TEXT, argv TEXT, exit_ns INTEGER);"
-	"CREATE TABLE IF NOT EXISTS objects(trace_id INTEGER, host TEXT, ts_ns INTEGER,"
-	" pid INTEGER, client INTEGER, handle INTEGER, parent INTEGER, class INTEGER,"
-	" class_name TEXT, gpu INTEGER, size INTEGER, kind TEXT, freed_ns INTEGER);"
-	"CREATE TABLE IF NOT EXISTS mmaps(trace_id INTEGER, host TEXT, ts_ns INTEGER,"
-	" pid INTEGER, tid INTEGER, comm TEXT, addr INTEGER, len INTEGER, prot INTEGER,"
-	" flags INTEGER, \"offset\" INTEGER, ret INTEGER, dur_ns INTEGER, gpu INTEGER, path TEXT);"
-	"CREATE INDEX IF NOT EXISTS objects_handle ON objects(trace_id, client, handle);"
-	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(trace_id, pid);";
-
-enum stmt { S_TRACE, S_HEADER, S_CALL, S_PROC, S_EXIT, S_OBJ, S_FREE, S_MMAP, S_MAX };
-
-static const char *const sql[S_MAX] = {
-	[S_TRACE] = "INSERT INTO traces(host, driver, kernel, producer, options,"
-		    " start_realtime_ns, start_monotonic_ns, added_at)"
-		    " VALUES(?, ?, ?, ?, ?, ?, ?, datetime('now'))",
-	[S_HEADER] = "INSERT INTO header VALUES(?, ?, ?, ?)",
-	[S_CALL] = "INSERT INTO calls VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		   " ?, ?, ?, ?, NULL, NULL)",
-	[S_PROC] = "INSERT INTO processes VALUES(?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-	[S_EXIT] = "UPDATE processes SET exit_ns = ? WHERE trace_id = ? AND pid = ?"
-		   " AND exit_ns IS NULL",
-	[S_OBJ] = "INSERT INTO objects VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-	[S_FREE] = "UPDATE objects SET freed_ns = ? WHERE trace_id = ? AND client = ?"
-		   " AND handle = ? AND freed_ns IS NULL",
-	[S_MMAP] = "INSERT INTO mmaps VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-};
-
-struct ct_sqlite {
-	sqlite3 *db;
-	char *path;
-	char host[256];
-	bool host_fixed;          /* given on the command line */
-	sqlite3_stmt *st[S_MAX];
-	sqlite3_int64 trace_id;   /* 0 until the header (or the first row) */
-	uint64_t rows;            /* in the open transaction */
-	uint64_t batch_start_ns;
-	bool in_tx, failed;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void db_error(struct ct_sqlite *s, const char *what)
-{
-	if (!s->failed)
-		fprintf(stderr, "cudatrace: --sqlite %s: %s: %s\n", s->path, what,
-			sqlite3_errmsg(s->db));
-	s->failed = true;
-}
-
-static bool exec(struct ct_sqlite *s, const char *q)
-{
-	char what[40];
-
-	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) == SQLITE_OK)
-		return true;
-	snprintf(what, sizeof(what), "%.24s%s", q, strlen(q) > 24 ? "..." : "");
-	db_error(s, what);
-	return false;
-}
-
-int ct_sqlite_close(struct ct_sqlite *s)
-{
-	int i, rc;
-
-	if (!s)
-		return 0;
-	if (s->in_tx && !s->failed)
-		exec(s, "COMMIT");
-	for (i = 0; i < S_MAX; i++)
-		sqlite3_finalize(s->st[i]);
-	if (sqlite3_close(s->db) != SQLITE_OK)
-		db_error(s, "close");
-	rc = s->failed ? -1 : 0;
-	free(s->path);
-	free(s);
-	return rc;
-}
-
-struct ct_sqlite *ct_sqlite_open(const char *path, const char *host)
-{
-	struct ct_sqlite *s = calloc(1, sizeof(*s));
-	int i;
-
-	if (!s || !(s->path = strdup(path))) {
-		free(s);
-		fprintf(stderr, "cudatrace: out of memory\n");
-		return NULL;
-	}
-	if (host) {
-		snprintf(s->host, sizeof(s->host), "%s", host);
-		s->host_fixed = true;
-	}
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
-		db_error(s, "cannot open it (a directory that exists, a file SQLite can write?)");
-		ct_sqlite_close(s);
-		return NULL;
-	}
-	sqlite3_busy_timeout(s->db, 5000);   /* another cudatrace appending */
-	if (!exec(s, "PRAGMA synchronous=NORMAL") || !exec(s, schema))
-		goto fail;
-	for (i = 0; i < S_MAX; i++)
-		if (sqlite3_prepare_v2(s->db, sql[i], -1, &s->st[i], NULL) != SQLITE_OK) {
-			db_error(s, sql[i]);
-			goto fail;
-		}
-	return s;
-fail:
-	fprintf(stderr, "cudatrace: is %s an SQLite database of this cudatrace?\n", path);
-	ct_sqlite_close(s);
-	return NULL;
-}
-
-/* --- rows ------------------------------------------------------------------ */
-
-/* Opens the batch's transaction; commits it when it is full or old. */
-static void batch(struct ct_sqlite *s)
-{
-	uint64_t now = mono_ns();
-
-	if (s->in_tx && (s->rows >= CT_SQLITE_BATCH || now - s->batch_start_ns > 1000000000ull)) {
-		exec(s, "COMMIT");
-		s->in_tx = false;
-	}
-	if (!s->in_tx && exec(s, "BEGIN")) {
-		s->in_tx = true;
-		s->rows = 0;
-		s->batch_start_ns = now;
-	}
-	s->rows++;
-}
-
-static void step(struct ct_sqlite *s, sqlite3_stmt *st)
-{
-	if (sqlite3_step(st) != SQLITE_DONE)
-		db_error(s, "writing a row failed");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-}
+#include "sqlite_db.h"
+#include "stack.h"
 
 /* A trace without a header still gets its traces row, at its first row. */
 static void ensure_trace(struct ct_sqlite *s)
 {
 	if (s->trace_id || s->failed)
 		return;
-	batch(s);
+	ct_sqlite_batch(s);
 	if (s->host[0])
-		sqlite3_bind_text(s->st[S_TRACE], 1, s->host, -1, SQLITE_TRANSIENT);
-	step(s, s->st[S_TRACE]);
+		sqlite3_bind_text(s->st[CT_SQL_TRACE], 1, s->host, -1, SQLITE_TRANSIENT);
+	ct_sqlite_step(s, s->st[CT_SQL_TRACE]);
 	s->trace_id = sqlite3_last_insert_rowid(s->db);
 }
 
 /* Binds trace_id and host at 1 and 2. */
-static sqlite3_stmt *row(struct ct_sqlite *s, enum stmt k)
+static sqlite3_stmt *row(struct ct_sqlite *s, enum ct_sql k)
 {
 	sqlite3_stmt *st = s->st[k];
 
 	ensure_trace(s);
-	batch(s);
+	ct_sqlite_batch(s);
 	sqlite3_bind_int64(st, 1, s->trace_id);
 	if (s->host[0])
 		sqlite3_bind_text(st, 2, s->host, -1, SQLITE_TRANSIENT);
@@ -216,10 +52,17 @@ static void bind_str(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 }
 
+/* The call being added, for the rows that point to it; 0: none. */
+static void bind_call_id(struct ct_sqlite *s, sqlite3_stmt *st, int i)
+{
+	if (s->call_id)
+		sqlite3_bind_int64(st, i, s->call_id);
+}
+
 /* --- the header ------------------------------------------------------------ */
 
 /* Header values that get a column of their own in traces (bound there at
- * 2..7; 1 is host). */
+ * 3..8; 1 is host, 2 the trace id). */
 static const char *const trace_cols[] = {
 	"driver", "kernel", "producer", "options", "start_realtime_ns", "start_monotonic_ns",
 };
@@ -245,42 +88,70 @@ static void meta_collect(const char *key, const char *val, void *ctx)
 static void meta_row(const char *key, const char *val, void *ctx)
 {
 	struct ct_sqlite *s = ctx;
-	sqlite3_stmt *st = row(s, S_HEADER);
+	sqlite3_stmt *st = row(s, CT_SQL_HEADER);
 
 	bind_str(st, 3, key);
 	bind_str(st, 4, val);
-	step(s, st);
+	ct_sqlite_step(s, st);
+}
+
+/* A trace the database holds already is added again only when asked. */
+static bool already_added(struct ct_sqlite *s, const char *uid)
+{
+	sqlite3_stmt *q = s->st[CT_SQL_FIND_TRACE];
+	bool found = false;
+
+	bind_str(q, 1, uid);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		found = true;
+		if (!s->again)
+			fprintf(stderr, "cudatrace: --sqlite %s holds this trace already (trace "
+					"id %s: traces.id %lld, added %s); give --sqlite-again to "
+					"add it once more\n", s->path, uid,
+				(long long)sqlite3_column_int64(q, 0),
+				(const char *)sqlite3_column_text(q, 1));
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return found && !s->again;
 }
 
 /* Each header starts a trace (a new traces.id). */
 static void on_meta(struct ct_sqlite *s, const struct ct_rec *r)
 {
 	struct meta_ctx m = { .s = s };
-	sqlite3_stmt *st = s->st[S_TRACE];
+	sqlite3_stmt *st = s->st[CT_SQL_TRACE];
+	char uid[24];
 	size_t i;
 
+	snprintf(uid, sizeof(uid), "%016" PRIx64, ct_meta_id(r));
+	if (already_added(s, uid)) {
+		s->failed = true;   /* said why; nothing was added */
+		return;
+	}
 	ct_meta_foreach(r, meta_collect, &m);
-	batch(s);
+	ct_sqlite_batch(s);
 	bind_str(st, 1, s->host[0] ? s->host : NULL);
+	bind_str(st, 2, uid);
 	for (i = 0; i < N_TRACE_COLS; i++) {
 		if (m.vals[i] && strstr(trace_cols[i], "_ns"))
-			bind_u64(st, (int)i + 2, strtoull(m.vals[i], NULL, 10));
+			bind_u64(st, (int)i + 3, strtoull(m.vals[i], NULL, 10));
 		else
-			bind_str(st, (int)i + 2, m.vals[i]);
+			bind_str(st, (int)i + 3, m.vals[i]);
 		free(m.vals[i]);
 	}
-	step(s, st);
+	ct_sqlite_step(s, st);
 	s->trace_id = sqlite3_last_insert_rowid(s->db);
 	ct_meta_foreach(r, meta_row, s);
 }
 
-/* --- records and calls ----------------------------------------------------- */
+/* --- records --------------------------------------------------------------- */
 
 static const char *const proc_sources[] = { "?", "exec", "attach", "seen" };
 
 static void on_proc(struct ct_sqlite *s, const struct ct_proc *p)
 {
-	sqlite3_stmt *st = row(s, S_PROC);
+	sqlite3_stmt *st = row(s, CT_SQL_PROC);
 	char *argv = malloc(p->argv_size + 1);
 	uint32_t i;
 
@@ -299,19 +170,19 @@ static void on_proc(struct ct_sqlite *s, const struct ct_proc *p)
 		bind_str(st, 8, argv);
 		free(argv);
 	}
-	step(s, st);
+	ct_sqlite_step(s, st);
 }
 
 static void on_exit_rec(struct ct_sqlite *s, const struct ct_rec *r)
 {
-	sqlite3_stmt *st = s->st[S_EXIT];
+	sqlite3_stmt *st = s->st[CT_SQL_EXIT];
 
 	ensure_trace(s);
-	batch(s);
+	ct_sqlite_batch(s);
 	bind_u64(st, 1, r->ts_ns);
 	sqlite3_bind_int64(st, 2, s->trace_id);
 	bind_u64(st, 3, r->pid);
-	step(s, st);
+	ct_sqlite_step(s, st);
 }
 
 static void view_record(void *ctx, const struct ct_rec *r)
@@ -331,7 +202,32 @@ static void view_record(void *ctx, const struct ct_rec *r)
 		on_exit_rec(s, r);
 		break;
 	}
+	if (!s->failed)
+		ct_devmem_record(s->mem, r);   /* an exit frees: device_memory rows */
 }
+
+/* --- device memory --------------------------------------------------------- */
+
+/* What a process holds changed: at the call being added, or at its exit. */
+static void memory_changed(void *ctx, const struct ct_devmem_total *t, uint64_t ts_ns)
+{
+	struct ct_sqlite *s = ctx;
+	sqlite3_stmt *st;
+
+	if (s->failed)
+		return;
+	st = row(s, CT_SQL_MEM);
+	bind_call_id(s, st, 3);
+	bind_u64(st, 4, s->call_id ? s->call_start : ts_ns);
+	bind_u64(st, 5, t->pid);
+	if (t->gpu >= 0)
+		sqlite3_bind_int(st, 6, t->gpu);
+	bind_str(st, 7, ct_mem_kind_names[t->kind]);
+	bind_u64(st, 8, t->held);
+	ct_sqlite_step(s, st);
+}
+
+/* --- calls ----------------------------------------------------------------- */
 
 /* RM objects: a row per creation; RM_FREE stamps freed_ns on the handle
  * it names (objects under it are freed too, but keep freed_ns NULL). */
@@ -350,113 +246,230 @@ static void on_object(struct ct_sqlite *s, const struct ct_call *c)
 	if (c->esc_nr == NV_ESC_RM_FREE) {
 		if (!ct_read_u64(l, arg, len, "hObjectOld", &h))
 			return;
-		st = s->st[S_FREE];
-		batch(s);
-		bind_u64(st, 1, c->ts_ns + c->duration_ns);
+		st = s->st[CT_SQL_FREE];
+		ct_sqlite_batch(s);
+		bind_u64(st, 1, c->ts_ns);
 		sqlite3_bind_int64(st, 2, s->trace_id);
 		bind_u64(st, 3, client);
 		bind_u64(st, 4, h);
-		step(s, st);
+		ct_sqlite_step(s, st);
 		return;
 	}
 	if (!ct_read_u64(l, arg, len, "hObjectNew", &h) ||
 	    !ct_read_u64(l, arg, len, "hObjectParent", &parent) ||
 	    !ct_read_u64(l, arg, len, "hClass", &cls))
 		return;
-	st = row(s, S_OBJ);
-	bind_u64(st, 3, c->ts_ns + c->duration_ns);
-	bind_u64(st, 4, c->pid);
-	bind_u64(st, 5, client);
-	bind_u64(st, 6, h);
-	bind_u64(st, 7, parent);
-	bind_u64(st, 8, cls);
+	st = row(s, CT_SQL_OBJ);
+	bind_call_id(s, st, 3);
+	bind_u64(st, 4, c->ts_ns);
+	bind_u64(st, 5, c->pid);
+	bind_u64(st, 6, client);
+	bind_u64(st, 7, h);
+	bind_u64(st, 8, parent);
+	bind_u64(st, 9, cls);
 	ci = nv_class_lookup((uint32_t)cls);
-	bind_str(st, 9, ci ? ci->name : NULL);
+	bind_str(st, 10, ci ? ci->name : NULL);
 	if (c->gpu >= 0)
-		sqlite3_bind_int(st, 10, c->gpu);
+		sqlite3_bind_int(st, 11, c->gpu);
 	if (ct_mem_kind_of((uint32_t)cls, &kind)) {
 		if (ct_mem_alloc_size(c, &size))
-			bind_u64(st, 11, size);
-		bind_str(st, 12, ct_mem_kind_names[kind]);
+			bind_u64(st, 12, size);
+		bind_str(st, 13, ct_mem_kind_names[kind]);
 	}
-	step(s, st);
+	ct_sqlite_step(s, st);
 }
 
 static void on_mmap(struct ct_sqlite *s, const struct ct_call *c)
 {
 	const struct ct_mmap *m = c->mmap;
-	sqlite3_stmt *st = row(s, S_MMAP);
+	sqlite3_stmt *st = row(s, CT_SQL_MMAP);
+
+	bind_call_id(s, st, 3);
+	bind_u64(st, 4, c->ts_ns);
+	bind_u64(st, 5, c->duration_ns);
+	bind_u64(st, 6, c->pid);
+	bind_u64(st, 7, c->tid);
+	bind_str(st, 8, c->comm);
+	bind_u64(st, 9, m->addr);
+	bind_u64(st, 10, m->len);
+	bind_u64(st, 11, m->prot);
+	bind_u64(st, 12, m->mflags);
+	bind_u64(st, 13, m->off);
+	sqlite3_bind_int64(st, 14, m->ret);
+	if (c->gpu >= 0)
+		sqlite3_bind_int(st, 15, c->gpu);
+	bind_str(st, 16, c->path);
+	ct_sqlite_step(s, st);
+}
+
+/* "file:line" of DWARF: the file, and the line where there is one. */
+static void bind_source(sqlite3_stmt *st, int i, const char *src)
+{
+	const char *colon = src ? strrchr(src, ':') : NULL;
+	char *end;
+	long line;
+
+	if (!src)
+		return;
+	line = colon ? strtol(colon + 1, &end, 10) : 0;
+	if (colon && colon[1] && !*end && line > 0) {
+		sqlite3_bind_text(st, i, src, (int)(colon - src), SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, i + 1, line);
+	} else {
+		bind_str(st, i, src);
+	}
+}
+
+/* -k: one row per frame, innermost first (depth 0). */
+static void on_frames(struct ct_sqlite *s, const struct ct_frames *f)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+	sqlite3_stmt *st = s->st[CT_SQL_FRAME];
+	uint32_t i;
+
+	for (i = 0; i < f->nframes && !s->failed; i++) {
+		ct_sqlite_batch(s);
+		sqlite3_bind_int64(st, 1, s->call_id);
+		sqlite3_bind_int(st, 2, (int)i);
+		bind_u64(st, 3, fr[i].pc);
+		bind_str(st, 4, ct_frame_str(f, fr[i].module));
+		bind_u64(st, 5, fr[i].offset);
+		if (ct_frame_str(f, fr[i].sym)) {
+			bind_str(st, 6, ct_frame_str(f, fr[i].sym));
+			bind_u64(st, 7, fr[i].sym_off);
+		}
+		bind_source(st, 8, ct_frame_str(f, fr[i].src));
+		ct_sqlite_step(s, st);
+	}
+}
+
+/* The first of names the argument's layout has, bound at i. */
+static void bind_field(sqlite3_stmt *st, int i, const struct ct_call *c,
+		       const char *const *names, size_t n)
+{
+	const unsigned char *arg = ct_ioctl_arg(c->rec);
+	uint64_t v;
+
+	while (n--)
+		if (ct_read_u64(c->layout, arg, c->rec->arg_size, *names++, &v)) {
+			bind_u64(st, i, v);
+			return;
+		}
+}
+
+/* The client and the object an RM call acts on, so that calls join
+ * objects on (client, handle): the control's object, the one made, the
+ * one freed, the memory mapped.  Field names of the argument's layout
+ * (hRoot is 0 where the call makes a client: so is its objects row's). */
+static void bind_handles(sqlite3_stmt *st, const struct ct_call *c)
+{
+	static const char *const clients[] = { "hClient", "hRoot" };
+	static const char *const objects[] = { "hObject", "hObjectNew", "hObjectOld", "hMemory" };
+
+	if (c->kind != CT_CALL_IOCTL || !c->layout || !c->rec)
+		return;
+	bind_field(st, 14, c, clients, 2);
+	bind_field(st, 15, c, objects, 4);
+}
+
+/* name: a name or NULL; an id without one says so in note. */
+static void bind_names(sqlite3_stmt *st, const struct ct_call *c, char *note, size_t n)
+{
+	char label[96];
+
+	note[0] = 0;
+	if (c->kind != CT_CALL_IOCTL) {
+		bind_str(st, 9, c->name);
+		return;
+	}
+	bind_u64(st, 10, c->request);
+	bind_str(st, 11, c->name);
+	if (c->has_ctrl) {
+		bind_u64(st, 12, c->ctrl);
+		bind_str(st, 9, c->ctrl_name);
+		if (!c->ctrl_name)
+			snprintf(note, n, "RM control %s", ct_ctrl_label(c->ctrl, NULL, label,
+									  sizeof(label)));
+	} else if (c->has_class) {
+		bind_str(st, 9, c->class_name);
+		if (!c->class_name)
+			snprintf(note, n, "RM class 0x%x (no name in cudatrace's tables)",
+				 c->hclass);
+	} else {
+		bind_str(st, 9, c->name);
+	}
+	if (c->has_class)
+		bind_u64(st, 13, c->hclass);
+	if (!c->name)
+		snprintf(note, n, "request %s (no name in cudatrace's tables)",
+			 ct_request_label(c->request, NULL, label, sizeof(label)));
+	bind_str(st, 25, note[0] ? note : NULL);
+}
+
+static void add_call(struct ct_sqlite *s, const struct ct_call *c)
+{
+	static const char *const syscalls[] = { "ioctl", "mmap", "munmap" };
+	sqlite3_stmt *st = row(s, CT_SQL_CALL);
+	char note[160];
 
 	bind_u64(st, 3, c->ts_ns);
-	bind_u64(st, 4, c->pid);
-	bind_u64(st, 5, c->tid);
-	bind_str(st, 6, c->comm);
-	bind_u64(st, 7, m->addr);
-	bind_u64(st, 8, m->len);
-	bind_u64(st, 9, m->prot);
-	bind_u64(st, 10, m->mflags);
-	bind_u64(st, 11, m->off);
-	sqlite3_bind_int64(st, 12, m->ret);
-	bind_u64(st, 13, c->duration_ns);
+	if (c->finished && c->kind != CT_CALL_MUNMAP)   /* munmap: not timed */
+		bind_u64(st, 4, c->duration_ns);
+	bind_u64(st, 5, c->pid);
+	bind_u64(st, 6, c->tid);
+	bind_str(st, 7, c->comm[0] ? c->comm : NULL);
+	bind_str(st, 8, syscalls[c->kind]);
+	bind_names(st, c, note, sizeof(note));
+	bind_handles(st, c);
+	if (c->has_status) {
+		bind_u64(st, 16, c->status);
+		bind_str(st, 17, c->status_name);
+	}
+	if (c->finished)
+		sqlite3_bind_int64(st, 18, c->ret);
+	sqlite3_bind_int(st, 19, c->failed);
+	sqlite3_bind_int(st, 20, c->finished);
 	if (c->gpu >= 0)
-		sqlite3_bind_int(st, 14, c->gpu);
-	bind_str(st, 15, c->path);
-	step(s, st);
+		sqlite3_bind_int(st, 21, c->gpu);
+	bind_str(st, 22, c->path);
+	bind_str(st, 23, c->api);
+	bind_str(st, 24, c->caller);
+	ct_sqlite_step(s, st);
+	s->call_id = sqlite3_last_insert_rowid(s->db);
+	s->call_start = c->ts_ns;
 }
 
 static void view_call(void *ctx, const struct ct_call *c)
 {
-	static const char *const syscalls[] = { "ioctl", "mmap", "munmap" };
 	struct ct_sqlite *s = ctx;
-	sqlite3_stmt *st;
-	char name[96], esc[96];
 
 	if (s->failed)
 		return;
-	st = row(s, S_CALL);
-	bind_u64(st, 3, c->ts_ns);
-	bind_u64(st, 4, c->pid);
-	bind_u64(st, 5, c->tid);
-	bind_str(st, 6, c->comm);
-	bind_str(st, 7, syscalls[c->kind]);
-	bind_str(st, 8, ct_call_specific_name(c, name, sizeof(name)));
-	bind_str(st, 9, c->kind == CT_CALL_IOCTL ?
-		 ct_request_label(c->request, c->name, esc, sizeof(esc)) : c->name);
-	if (c->kind == CT_CALL_IOCTL)
-		bind_u64(st, 10, c->request);
-	if (c->has_ctrl)
-		bind_u64(st, 11, c->ctrl);
-	if (c->has_class)
-		bind_u64(st, 12, c->hclass);
-	if (c->has_status) {
-		bind_u64(st, 13, c->status);
-		bind_str(st, 14, c->status_name);
-	}
-	if (c->finished)
-		sqlite3_bind_int64(st, 15, c->ret);
-	sqlite3_bind_int(st, 16, c->failed);
-	sqlite3_bind_int(st, 17, c->finished);
-	if (c->finished && c->kind != CT_CALL_MUNMAP)   /* munmap: not timed */
-		bind_u64(st, 18, c->duration_ns);
-	if (c->gpu >= 0)
-		sqlite3_bind_int(st, 19, c->gpu);
-	bind_str(st, 20, c->path);
-	step(s, st);
+	add_call(s, c);
+	if (c->stack)
+		on_frames(s, c->stack);
 	if (c->kind == CT_CALL_MMAP)
 		on_mmap(s, c);
 	else if (c->kind == CT_CALL_IOCTL && c->ex && !c->failed &&
 		 (c->esc_nr == NV_ESC_RM_ALLOC || c->esc_nr == NV_ESC_RM_ALLOC_MEMORY ||
 		  c->esc_nr == NV_ESC_RM_FREE))
 		on_object(s, c);
+	ct_devmem_call(s->mem, c);   /* may add device_memory rows */
+	s->call_id = 0;
 }
 
-static void view_finish(void *ctx)
+static int view_finish(void *ctx)
 {
-	ct_sqlite_close(ctx);
+	return ct_sqlite_close(ctx);
 }
 
 struct ct_view ct_sqlite_view(struct ct_sqlite *s)
 {
+	s->mem = ct_devmem_new(memory_changed, s);
+	if (!s->mem) {   /* no row will be added: the view only closes */
+		fprintf(stderr, "cudatrace: --sqlite %s: out of memory\n", s->path);
+		s->failed = true;
+	}
 	return (struct ct_view){ .call = view_call, .record = view_record,
 				 .finish = view_finish, .ctx = s };
 }

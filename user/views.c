@@ -7,6 +7,7 @@
 #include "devmem_view.h"
 #include "filter.h"
 #include "gpuwork_summary.h"
+#include "outputs.h"
 #include "perfetto.h"
 #include "report.h"
 #include "sqlite_view.h"
@@ -49,6 +50,8 @@ int ct_views_check(const struct ct_options *o)
 				"cudatrace -r FILE --compat=gvisor afterwards\n");
 		return -1;
 	}
+	if (ct_outputs_check(o))
+		return -1;
 	if (o->write_path && (o->summary || o->perfetto_path || o->sqlite_path)) {
 		fprintf(stderr, "cudatrace: -w writes the raw trace; -c, -C, --perfetto and "
 				"--sqlite decode it: run them with -r FILE afterwards\n");
@@ -63,6 +66,10 @@ int ct_views_check(const struct ct_options *o)
 	}
 	if (o->host && !o->sqlite_path) {
 		fprintf(stderr, "cudatrace: --host names the host column of --sqlite\n");
+		return -1;
+	}
+	if (o->sqlite_again && !o->sqlite_path) {
+		fprintf(stderr, "cudatrace: --sqlite-again goes with --sqlite FILE\n");
 		return -1;
 	}
 	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api) && !o->summary) {
@@ -96,6 +103,8 @@ void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options 
 {
 	if (o->summary == 1 || o->compat)
 		dopts->quiet = true;   /* -c, --compat: the table or report alone */
+	if (ct_perfetto_has_stdout(o))
+		dopts->quiet = true;   /* standard output is the timeline's */
 	dopts->procs_with_calls = o->filter != NULL;
 }
 
@@ -110,18 +119,15 @@ struct opened {
 	struct ct_gwsum *gw;       /* -c: the GPU work table (--gpu-work records) */
 };
 
-static void close_opened(struct opened *op, const struct ct_options *o)
+static void close_opened(struct opened *op)
 {
 	ct_summary_free(op->sum);
 	ct_apisum_free(op->api);
 	ct_devmem_view_free(op->mem);
-	ct_sqlite_close(op->db);
+	ct_sqlite_discard(op->db);
+	ct_perfetto_discard(op->pf);
 	ct_compat_free(op->compat);
 	ct_gwsum_free(op->gw);
-	if (op->pf) {
-		ct_perfetto_close(op->pf);
-		remove(o->perfetto_path);
-	}
 }
 
 /* Creates every view's state first: nothing to undo in the decoder. */
@@ -135,8 +141,14 @@ static int open_all(struct opened *op, const struct ct_options *o)
 			return -1;
 		}
 	}
-	if (o->sqlite_path && !(op->db = ct_sqlite_open(o->sqlite_path, o->host)))
-		return -1;
+	if (o->sqlite_path) {
+		struct ct_sqlite_opts so = { .host = o->host, .live = !o->read_path,
+					     .again = o->sqlite_again };
+
+		op->db = ct_sqlite_open(o->sqlite_path, &so);
+		if (!op->db)
+			return -1;
+	}
 	if (o->compat) {
 		struct ct_compat_opts co = { .out = o->out, .json = o->json, .spec = o->compat,
 					     .caps = o->compat_caps, .status = &compat_status };
@@ -177,7 +189,7 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 	int n = 0, i;
 
 	if (open_all(&op, o)) {
-		close_opened(&op, o);
+		close_opened(&op);
 		return -1;
 	}
 	/* Memory held is a state: it is fed every call, before the filters
@@ -205,7 +217,7 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 		if (ct_decoder_add_view(d, &v[i])) {
 			/* No view has run: the decoder is freed unfinished. */
 			fprintf(stderr, "cudatrace: too many views (at most %d)\n", CT_MAX_VIEWS);
-			close_opened(&op, o);
+			close_opened(&op);
 			return -1;
 		}
 	return 0;

@@ -7,6 +7,7 @@ written at the same time (-w): 1,000 RM_CONTROLs of one command sum to
 with 0 lost; device memory and duration series are there; a port in use
 and a bad address are refused with a reason; process names that are not
 UTF-8 do not stop Prometheus from storing the page (promtool accepts it)."""
+import collections
 import json
 import os
 import shutil
@@ -172,12 +173,33 @@ finally:
     prom.terminate()
     prom.wait(timeout=30)
 
+
+
+def sql_label(name, ctrl, hclass, req):
+    """The metrics' request label of a calls row: its name, else (an id
+    without one, name NULL) the number as -c writes it."""
+    if name:
+        return name
+    if ctrl is not None:
+        return "0x%08x (no public name%s)" % (ctrl, ", GSS legacy" if ctrl & 0x8000 else "")
+    if hclass is not None:
+        return "0x%x" % hclass
+    d, ty = req >> 30, (req >> 8) & 0xff
+    return ("_IOC(%u, 0x%x, 0x%x, 0x%x)" % (d, ty, req & 0xff, (req >> 16) & 0x3fff)
+            if d or ty else "0x%x" % req)
+
+
 t.ok("0 lost" in err, "the capture lost nothing", err)
 db = os.path.join(tmp, "trace.db")
 p = run([CUDATRACE, "-r", trace, "--sqlite", db, "-c"])
 c = sqlite3.connect(db)
-want = {n: float(k) for n, k in c.execute("SELECT name, count(*) FROM calls GROUP BY name")}
-ctl_calls = c.execute("SELECT count(*) FROM calls WHERE \"escape\" = 'NV_ESC_RM_CONTROL'"
+want = collections.Counter()
+for name, ctrl, hclass, req, n in c.execute(
+        "SELECT name, ctrl, hclass, request, count(*) FROM calls"
+        " GROUP BY name, ctrl, hclass, request"):
+    want[sql_label(name, ctrl, hclass, req)] += float(n)
+want = dict(want)
+ctl_calls = c.execute("SELECT count(*) FROM calls WHERE request_name = 'NV_ESC_RM_CONTROL'"
                       " AND finished").fetchone()[0]
 c.close()
 t.ok(want and by_req == want, "per request, Prometheus's totals equal the calls in the trace "

@@ -248,8 +248,10 @@ static void test_perfetto(void)
 	ok(s && strstr(s, "\"args\":{\"name\":\"a\\\"b\\\\c\\u000a\"}"), "comm JSON-escaped");
 	ok(s && strstr(s, "\"name\":\"0x20809064 (no public name, GSS legacy)\""),
 	   "unnamed control slice named by its command");
-	ok(s && strstr(s, "\"ph\":\"C\",\"ts\":0.000,\"pid\":4,\"tid\":4,\"args\":{\"calls\":4}}"),
-	   "calls/s counter");
+	/* 4 calls from 0 to 9 us: a rate of 4 / 9 us, then 0 where they end. */
+	ok(s && strstr(s, "\"ph\":\"C\",\"ts\":0.000,\"pid\":4,\"tid\":4,\"args\":{\"rate\":444444}}") &&
+	   strstr(s, "\"ph\":\"C\",\"ts\":9.000,\"pid\":4,\"tid\":4,\"args\":{\"rate\":0}}"),
+	   "calls/s counter: the rate over the time the window's calls took, 0 after them");
 	ok(s && strstr(s, "\n],\"displayTimeUnit\":\"ns\""), "file closes the array");
 	free(s);
 	unlink(path);

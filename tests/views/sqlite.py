@@ -1,9 +1,19 @@
 # SPDX-License-Identifier: MIT
 """--sqlite: for every real trace, SQL counts, errors and summed durations
-over `calls` equal the -c figures row for row (escapes, RM controls, UVM
-requests, mmap/munmap); objects, processes, mmaps and the header are
-filled; two traces appended into one file keep their trace ids and hosts
-apart; a file that is not a database is refused with a reason."""
+over `calls` (and the request_totals, control_totals and
+process_device_memory views) equal the -c figures row for row (escapes, RM
+controls, UVM requests, mmap/munmap, device memory); objects, processes,
+mmaps and the header are filled, calls join objects on their handles and
+the rows that come from a call point to its id with its start time; names
+are names (an unnamed id: NULL, its number and a note); no column is an
+SQL keyword; the indexes serve pid, name and api; a -k trace fills api,
+caller and frames as --json shows them; two traces appended into one file
+keep their trace ids and hosts apart, the same trace added twice is
+refused unless --sqlite-again; a file that is not a database, or one of
+an older schema, is refused with a reason."""
+import collections
+import ctypes
+import ctypes.util
 import glob
 import json
 import os
@@ -12,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, decode_json, run  # noqa: E402
 
 t = Tap()
 tmp = tempfile.mkdtemp(prefix="ct-sqlite-")
@@ -27,31 +37,90 @@ def summary_rows(trace):
             for r in rows if r.get("type") == "summary"}
 
 
+def request_label(req, name):
+    """-c's label of a request: its name, else the decoder's _IOC form."""
+    if name:
+        return name
+    d, ty, nr, sz = req >> 30, (req >> 8) & 0xff, req & 0xff, (req >> 16) & 0x3fff
+    return "_IOC(%u, 0x%x, 0x%x, 0x%x)" % (d, ty, nr, sz) if d or ty else "0x%x" % req
+
+
+def ctrl_label(ctrl, name):
+    """-c's label of an RM control without a public name."""
+    if name:
+        return name
+    return "0x%08x (no public name%s)" % (ctrl, ", GSS legacy" if ctrl & 0x8000 else "")
+
+
 def sql_rows(db, trace_id):
+    """-c's rows from the views request_totals and control_totals."""
     c = sqlite3.connect(db)
     got = {}
-    # Escapes, mmap/munmap and unnamed requests: by the escape column, as -c.
-    for esc, req, n, err, tot in c.execute(
-            'SELECT "escape", min(request), count(*), sum(failed), sum(coalesce(dur_ns, 0))'
-            " FROM calls WHERE trace_id = ? GROUP BY \"escape\"", (trace_id,)):
+    for syscall, req, rname, n, err, tot in c.execute(
+            "SELECT syscall, request, request_name, calls, errors, total_ns"
+            " FROM request_totals WHERE trace_id = ?", (trace_id,)):
         if req is None:
-            kind = "other"
-        elif (req >> 8) & 0xff == ord("F") and not esc.startswith("_IOC"):
-            kind = "escape"
-        elif esc.startswith("UVM_") or any(
-                r[0] and "nvidia-uvm" in r[0] for r in c.execute(
-                    'SELECT path FROM calls WHERE trace_id = ? AND "escape" = ? LIMIT 1',
-                    (trace_id, esc))):
-            kind = "uvm"
+            kind, label = "other", syscall
         else:
-            kind = "other"
-        got[(kind, esc)] = (n, err, tot)
-    for name, n, err, tot in c.execute(
-            "SELECT name, count(*), sum(failed), sum(coalesce(dur_ns, 0)) FROM calls"
-            " WHERE trace_id = ? AND ctrl IS NOT NULL GROUP BY name", (trace_id,)):
-        got[("ctrl", name)] = (n, err, tot)
+            label = request_label(req, rname)
+            if (req >> 8) & 0xff == ord("F") and rname:
+                kind = "escape"
+            elif rname and rname.startswith("UVM_") or any(
+                    r[0] and "nvidia-uvm" in r[0] for r in c.execute(
+                        "SELECT path FROM calls WHERE trace_id = ? AND request = ? LIMIT 1",
+                        (trace_id, req))):
+                kind = "uvm"
+            else:
+                kind = "other"
+        got[(kind, label)] = (n, err, tot)
+    for ctrl, name, n, err, tot in c.execute(
+            "SELECT ctrl, name, calls, errors, total_ns FROM control_totals"
+            " WHERE trace_id = ?", (trace_id,)):
+        got[("ctrl", ctrl_label(ctrl, name))] = (n, err, tot)
     c.close()
     return got
+
+
+def device_memory_rows(trace):
+    p = run([CUDATRACE, "-r", trace, "-c", "-j"])
+    rows = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+    return {(r["pid"], r["gpu"], r["kind"]): (r["peak_bytes"], r["held_bytes"])
+            for r in rows if r.get("type") == "device_memory"}
+
+
+def check_rows(name, db, tr):
+    """Handles, call ids, one time convention, names, the memory view."""
+    c = sqlite3.connect(db)
+    q = lambda sql: c.execute(sql).fetchall()  # noqa: E731
+    allocs = q("SELECT count(*) FROM calls WHERE request_name = 'NV_ESC_RM_ALLOC'"
+               " AND NOT failed")[0][0]
+    joined = q("SELECT count(*), sum(o.start_ns = c.start_ns), sum(o.call_id = c.id)"
+               " FROM calls c JOIN objects o USING (trace_id, client, handle)"
+               " WHERE c.request_name = 'NV_ESC_RM_ALLOC' AND NOT c.failed"
+               " AND o.call_id = c.id")[0]
+    n_obj = q("SELECT count(*) FROM objects o JOIN calls c ON c.id = o.call_id"
+              " WHERE c.request_name = 'NV_ESC_RM_ALLOC'")[0][0]
+    t.ok(allocs > 0 and joined[0] == n_obj and joined[1] == n_obj and joined[2] == n_obj,
+         "%s: calls join objects on (client, handle); objects.call_id and start_ns are "
+         "their call's (%s of %d objects made by %d RM_ALLOCs)" % (name, joined, n_obj, allocs))
+    mm = q("SELECT count(*), sum(m.start_ns = c.start_ns AND m.dur_ns = c.dur_ns)"
+           " FROM mmaps m JOIN calls c ON c.id = m.call_id")[0]
+    t.ok(mm[0] == q("SELECT count(*) FROM mmaps")[0][0] and mm[0] == (mm[1] or 0),
+         "%s: every mmaps row points to its call, same start and duration %s" % (name, mm))
+    not_names = q("SELECT name FROM calls WHERE name LIKE '0x%' OR name LIKE '_IOC(%'"
+                  " OR name LIKE '%no public name%'")
+    unnamed = q("SELECT count(*), sum(note IS NOT NULL AND"
+                " coalesce(ctrl, hclass, request) IS NOT NULL) FROM calls WHERE name IS NULL")[0]
+    t.ok(not not_names and unnamed[0] == (unnamed[1] or 0),
+         "%s: name holds names only; %d unnamed calls each with its number and a note"
+         % (name, unnamed[0]), not_names[:5])
+    want = device_memory_rows(tr)
+    got = {(pid, gpu if gpu is not None else -1, kind): (peak, held) for pid, gpu, kind, peak, held
+           in q("SELECT pid, gpu, kind, peak_bytes, held_bytes FROM process_device_memory")}
+    t.ok(want and got == want,
+         "%s: process_device_memory's peak and held equal -c's device memory (%d rows)"
+         % (name, len(want)), (got, want))
+    c.close()
 
 
 for i, tr in enumerate(traces):
@@ -64,8 +133,9 @@ for i, tr in enumerate(traces):
     got = sql_rows(db, 1)
     diff = {k: (want.get(k), got.get(k)) for k in set(want) | set(got)
             if want.get(k) != got.get(k)}
-    t.ok(want and not diff, "%s: SQL count/errors/sum(dur_ns) over calls equal -c, all %d rows"
+    t.ok(want and not diff, "%s: request_totals and control_totals equal -c, all %d rows"
          % (name, len(want)), diff)
+    check_rows(name, db, tr)
     c = sqlite3.connect(db)
     n_obj, n_proc, n_mmap, n_hdr = (c.execute("SELECT count(*) FROM %s" % tb).fetchone()[0]
                                      for tb in ("objects", "processes", "mmaps", "header"))
@@ -101,13 +171,13 @@ c.close()
 db3 = os.path.join(tmp, "hdr.db")
 run([CUDATRACE, "-r", a, "--sqlite", db3, "-c"])
 c = sqlite3.connect(db3)
-hdr = c.execute("SELECT value FROM header WHERE key = 'host'").fetchone()
+hdr = c.execute("SELECT val FROM header WHERE name = 'host'").fetchone()
 t.ok(hdr and c.execute("SELECT host FROM traces").fetchone()[0] == hdr[0],
      "without --host the header's host (%s) names the trace" % (hdr and hdr[0]))
 c.close()
 
-# docs/VIEWS.md's example questions run on a real trace's database.
-views_md = open(os.path.join(ROOT, "docs", "VIEWS.md")).read()
+# docs/SQLITE.md's example questions run on a real trace's database.
+views_md = open(os.path.join(ROOT, "docs", "SQLITE.md")).read()
 block = views_md[views_md.index("```sql") + 6:]
 block = block[:block.index("```")]
 c = sqlite3.connect(os.path.join(tmp, "one-0.db"))
@@ -120,7 +190,97 @@ for q in (q.strip() for q in block.split(";")):
             results.append(str(e))
 c.close()
 t.ok(len(results) >= 5 and all(isinstance(r, int) for r in results),
-     "docs/VIEWS.md's %d example queries run (rows: %s)" % (len(results), results))
+     "docs/SQLITE.md's %d example queries run (rows: %s)" % (len(results), results))
+
+
+
+def sqlite_keywords():
+    """SQLite's own keyword list (sqlite3_keyword_name), as the library says."""
+    lib = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+    lib.sqlite3_keyword_name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                         ctypes.POINTER(ctypes.c_int)]
+    words = set()
+    for i in range(lib.sqlite3_keyword_count()):
+        p, n = ctypes.c_char_p(), ctypes.c_int()
+        lib.sqlite3_keyword_name(i, ctypes.byref(p), ctypes.byref(n))
+        words.add(p.value[:n.value].decode().lower())
+    return words
+
+
+c = sqlite3.connect(os.path.join(tmp, "one-0.db"))
+kw = sqlite_keywords()
+cols = [(tb, col[1]) for (tb,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        for col in c.execute("PRAGMA table_info(%s)" % tb)]
+t.ok(len(kw) > 100 and len(cols) > 50 and not [x for x in cols if x[1].lower() in kw],
+     "no column of %d is one of SQLite's %d keywords" % (len(cols), len(kw)),
+     [x for x in cols if x[1].lower() in kw])
+plans = {col: " ".join(r[-1] for r in c.execute(
+    "EXPLAIN QUERY PLAN SELECT * FROM calls WHERE %s = ?" % col, ("x",))) for col in
+    ("pid", "name", "api")}
+t.ok(all("USING INDEX" in p for p in plans.values()),
+     "calls: lookups by pid, name and api use an index", plans)
+c.close()
+
+# A -k trace: api and caller as --json gives them, one frames row per frame.
+ktr = os.path.join(ROOT, "traces", "h100-torch_matmul-k.ctrace")
+kdb = os.path.join(tmp, "k.db")
+p = run([CUDATRACE, "-r", ktr, "--sqlite", kdb, "-c"])
+ev = [o for o in decode_json(ktr) if o.get("type") in ("ioctl", "mmap", "munmap")]
+c = sqlite3.connect(kdb)
+rows = c.execute("SELECT id, api, caller FROM calls ORDER BY id").fetchall()
+t.ok(p.returncode == 0 and len(rows) == len(ev) and
+     [(r[1], r[2]) for r in rows] == [(o.get("api"), o.get("caller")) for o in ev] and
+     sum(1 for r in rows if r[1]) > 0,
+     "-k trace: calls.api and calls.caller equal --json's, call by call (%d with an api)"
+     % sum(1 for r in rows if r[1]), p.stderr)
+frames = collections.defaultdict(list)
+for cid, depth, path, off, sym, fil, line in c.execute(
+        "SELECT call_id, depth, module_path, module_offset, sym, file, line FROM frames"
+        " ORDER BY call_id, depth"):
+    frames[cid].append((path, off, sym))
+want_f = [[(f.get("path"), int(f["offset"], 16) if "offset" in f else None, f.get("sym"))
+           for f in o.get("stack", [])] for o in ev]
+t.ok([frames.get(r[0], []) for r in rows] == want_f and sum(map(len, want_f)) > 0,
+     "-k trace: frames holds every frame of every call (%d), module, offset and symbol as "
+     "--json's" % sum(map(len, want_f)))
+uid = c.execute("SELECT trace_uid FROM traces").fetchone()[0]
+c.close()
+
+# The same trace again: refused, nothing added; --sqlite-again adds it.
+p = run([CUDATRACE, "-r", ktr, "--sqlite", kdb, "-c"])
+c = sqlite3.connect(kdb)
+n_tr, n_calls = c.execute("SELECT count(*), (SELECT count(*) FROM calls) FROM traces").fetchone()
+c.close()
+t.ok(p.returncode == 1 and "holds this trace already" in p.stderr and uid in p.stderr and
+     "--sqlite-again" in p.stderr and n_tr == 1 and n_calls == len(ev),
+     "the same trace added twice: exit 1, says so (trace id %s), adds nothing" % uid, p.stderr)
+p = run([CUDATRACE, "-r", ktr, "--sqlite", kdb, "--sqlite-again", "-c"])
+c = sqlite3.connect(kdb)
+again = c.execute("SELECT id, trace_uid, complete FROM traces ORDER BY id").fetchall()
+c.close()
+t.ok(p.returncode == 0 and again == [(1, uid, 1), (2, uid, 1)],
+     "--sqlite-again adds it once more, with the same trace id", (again, p.stderr))
+ids = {}
+for tr in traces:
+    d = os.path.join(tmp, "uid.db")
+    if os.path.exists(d):
+        os.unlink(d)
+    run([CUDATRACE, "-r", tr, "--sqlite", d, "-c"])
+    c = sqlite3.connect(d)
+    ids[os.path.basename(tr)] = c.execute("SELECT trace_uid FROM traces").fetchone()[0]
+    c.close()
+t.ok(len(set(ids.values())) == len(traces) and ids[os.path.basename(ktr)] == uid,
+     "trace ids: one per trace, the same at every reading", ids)
+
+# A database of the earlier schema (columns "escape", "offset"): refused.
+old = os.path.join(tmp, "old.db")
+c = sqlite3.connect(old)
+c.execute('CREATE TABLE calls(trace_id INTEGER, ts_ns INTEGER, "escape" TEXT)')
+c.commit()
+c.close()
+p = run([CUDATRACE, "-r", a, "--sqlite", old, "-c"])
+t.ok(p.returncode == 1 and "another cudatrace version" in p.stderr,
+     "a database of the earlier schema: refused, says why", p.stderr)
 
 # Not a database: refused, with the reason.
 bad = os.path.join(tmp, "not.db")

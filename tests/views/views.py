@@ -188,13 +188,24 @@ def check_perfetto(t, name, trace, events, tmp):
     main_comm = {o["pid"]: o["comm"] for o in calls if o["tid"] == o["pid"] and o.get("comm")}
     t.ok(all(pnames.get(p) == c for p, c in main_comm.items()),
          "%s: processes are named after their main thread" % name, (pnames, main_comm))
+    # calls/s is a rate: each value holds until the process's next counter
+    # event, so rate x time held, summed, gives back every call (each
+    # window's rate is rounded to a whole call per second).
     cs = [e for e in ev if e.get("ph") == "C" and e["name"] == "calls/s"]
-    per_pid = collections.Counter()
+    series = collections.defaultdict(list)
     for e in cs:
-        per_pid[e["pid"]] += e["args"]["calls"]
-    t.ok(cs and per_pid == collections.Counter(o["pid"] for o in calls),
-         "%s: the calls/s counter adds up to every call of each process" % name,
-         (dict(per_pid), collections.Counter(o["pid"] for o in calls)))
+        series[e["pid"]].append((e["ts"], e["args"]["rate"]))
+    want_n = collections.Counter(o["pid"] for o in calls)
+    bad = []
+    for pid, pts in series.items():
+        pts.sort()
+        got_n = sum(r * (b[0] - a_ts) / 1e6 for (a_ts, r), b in zip(pts, pts[1:]))
+        windows = sum(1 for _, r in pts if r)
+        if pts[-1][1] != 0 or abs(got_n - want_n[pid]) > 0.5 * windows + 1e-6:
+            bad.append((pid, got_n, want_n[pid], windows))
+    t.ok(cs and set(series) == set(want_n) and not bad,
+         "%s: the calls/s counter is a rate: rate x time gives every call of each process"
+         % name, bad)
     return doc
 
 

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outputs.h"
+
+bool ct_is_stdout(const char *path)
+{
+	return path && strcmp(path, "-") == 0;
+}
+
+bool ct_perfetto_has_stdout(const struct ct_options *o)
+{
+	return ct_is_stdout(o->perfetto_path) && !o->out_path;
+}
+
+/* The trace -r reads: its file, or standard input's. */
+static bool input_id(const struct ct_options *o, struct stat *st)
+{
+	if (!o->read_path)
+		return false;
+	if (ct_is_stdout(o->read_path))
+		return fstat(STDIN_FILENO, st) == 0;
+	return stat(o->read_path, st) == 0;
+}
+
+/* Same device and inode: a hard link or another spelling is the same file. */
+static int check_not_input(const struct stat *in, const char *opt, const char *path,
+			   const char *read_path)
+{
+	struct stat st;
+
+	if (!path || ct_is_stdout(path) || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_dev != in->st_dev || st.st_ino != in->st_ino)
+		return 0;
+	fprintf(stderr, "cudatrace: %s %s is the trace being read (-r %s): writing it would "
+			"destroy the trace; give another file\n", opt, path, read_path);
+	return -1;
+}
+
+static int check_stdout_use(const struct ct_options *o)
+{
+	if (ct_is_stdout(o->out_path) && ct_is_stdout(o->perfetto_path)) {
+		fprintf(stderr, "cudatrace: -o - and --perfetto - both want standard output; "
+				"give one of them a file\n");
+		return -1;
+	}
+	if (ct_is_stdout(o->sqlite_path)) {
+		fprintf(stderr, "cudatrace: --sqlite needs a file (a database cannot be "
+				"written to standard output)\n");
+		return -1;
+	}
+	if (ct_is_stdout(o->perfetto_path) && o->command) {
+		fprintf(stderr, "cudatrace: --perfetto -: the traced command writes to standard "
+				"output too; give --perfetto a file\n");
+		return -1;
+	}
+	if (ct_perfetto_has_stdout(o) && o->summary) {
+		fprintf(stderr, "cudatrace: --perfetto - writes the timeline to standard output: "
+				"send the -c/-C table to a file with -o FILE\n");
+		return -1;
+	}
+	return 0;
+}
+
+int ct_outputs_check(const struct ct_options *o)
+{
+	struct stat in;
+
+	if (check_stdout_use(o))
+		return -1;
+	if (!input_id(o, &in) || !S_ISREG(in.st_mode))
+		return 0;
+	if (check_not_input(&in, "-o", o->out_path, o->read_path) ||
+	    check_not_input(&in, "--perfetto", o->perfetto_path, o->read_path) ||
+	    check_not_input(&in, "--sqlite", o->sqlite_path, o->read_path))
+		return -1;
+	return 0;
+}
