@@ -13,10 +13,10 @@ const char ct_sqlite_schema[] =
 	" name TEXT, request INTEGER, request_name TEXT, ctrl INTEGER, hclass INTEGER,"
 	" client INTEGER, handle INTEGER, status INTEGER, status_name TEXT, ret INTEGER,"
 	" failed INTEGER, finished INTEGER, gpu INTEGER, path TEXT, api TEXT, caller TEXT,"
-	" note TEXT);"
+	" note TEXT, py_file TEXT, py_line INTEGER, py_func TEXT);"
 	"CREATE TABLE IF NOT EXISTS frames(call_id INTEGER, depth INTEGER, pc INTEGER,"
 	" module_path TEXT, module_offset INTEGER, sym TEXT, sym_offset INTEGER, file TEXT,"
-	" line INTEGER);"
+	" line INTEGER, kind TEXT);"
 	"CREATE TABLE IF NOT EXISTS processes(trace_id INTEGER, host TEXT, start_ns INTEGER,"
 	" pid INTEGER, ppid INTEGER, source TEXT, comm TEXT, argv TEXT, exit_ns INTEGER);"
 	"CREATE TABLE IF NOT EXISTS objects(trace_id INTEGER, host TEXT, call_id INTEGER,"
@@ -32,6 +32,7 @@ const char ct_sqlite_schema[] =
 	"CREATE INDEX IF NOT EXISTS calls_pid ON calls(pid);"
 	"CREATE INDEX IF NOT EXISTS calls_name ON calls(name);"
 	"CREATE INDEX IF NOT EXISTS calls_api ON calls(api);"
+	"CREATE INDEX IF NOT EXISTS calls_py ON calls(py_file, py_line);"
 	"CREATE INDEX IF NOT EXISTS calls_trace ON calls(trace_id);"
 	"CREATE INDEX IF NOT EXISTS frames_call ON frames(call_id);"
 	"CREATE INDEX IF NOT EXISTS traces_uid ON traces(trace_uid);"
@@ -65,10 +66,11 @@ const char *const ct_sql_text[CT_SQL_COUNT] = {
 	[CT_SQL_HEADER] = "INSERT INTO header VALUES(?, ?, ?, ?)",
 	[CT_SQL_CALL] = "INSERT INTO calls(trace_id, host, start_ns, dur_ns, pid, tid, comm,"
 			" syscall, name, request, request_name, ctrl, hclass, client, handle,"
-			" status, status_name, ret, failed, finished, gpu, path, api, caller, note)"
+			" status, status_name, ret, failed, finished, gpu, path, api, caller, note,"
+			" py_file, py_line, py_func)"
 			" VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			" ?, ?, ?)",
-	[CT_SQL_FRAME] = "INSERT INTO frames VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			" ?, ?, ?, ?, ?, ?)",
+	[CT_SQL_FRAME] = "INSERT INTO frames VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[CT_SQL_PROC] = "INSERT INTO processes VALUES(?, ?, ?, ?, ?, ?, ?, ?, NULL)",
 	[CT_SQL_EXIT] = "UPDATE processes SET exit_ns = ? WHERE trace_id = ? AND pid = ?"
 			" AND exit_ns IS NULL",

@@ -14,6 +14,7 @@
 #include "nvtables.h"
 #include "record.h"
 #include "sqlite_db.h"
+#include "pystack.h"
 #include "stack.h"
 
 /* A trace without a header still gets its traces row, at its first row. */
@@ -320,25 +321,50 @@ static void bind_source(sqlite3_stmt *st, int i, const char *src)
 	}
 }
 
-/* -k: one row per frame, innermost first (depth 0). */
-static void on_frames(struct ct_sqlite *s, const struct ct_frames *f)
+/* A native frame of -k. */
+static void bind_native(sqlite3_stmt *st, const struct ct_frames *f, uint32_t i)
 {
 	const struct ct_frame *fr = ct_frames_at(f);
-	sqlite3_stmt *st = s->st[CT_SQL_FRAME];
-	uint32_t i;
 
-	for (i = 0; i < f->nframes && !s->failed; i++) {
+	bind_u64(st, 3, fr[i].pc);
+	bind_str(st, 4, ct_frame_str(f, fr[i].module));
+	bind_u64(st, 5, fr[i].offset);
+	if (ct_frame_str(f, fr[i].sym)) {
+		bind_str(st, 6, ct_frame_str(f, fr[i].sym));
+		bind_u64(st, 7, fr[i].sym_off);
+	}
+	bind_source(st, 8, ct_frame_str(f, fr[i].src));
+	bind_str(st, 10, "native");
+}
+
+/* A Python frame: its function in sym, its file and line. */
+static void bind_python(sqlite3_stmt *st, const struct ct_pyframes *f, uint32_t i)
+{
+	const struct ct_pyframe *fr = &ct_pyframes_at(f)[i];
+
+	bind_str(st, 6, ct_pyframe_str(f, fr->qualname));
+	bind_str(st, 8, ct_pyframe_str(f, fr->file));
+	if (fr->line >= 0)
+		sqlite3_bind_int(st, 9, fr->line);
+	bind_str(st, 10, "python");
+}
+
+/* One row per frame of the merged stack (pystack.h), innermost first (depth 0). */
+static void on_frames(struct ct_sqlite *s, const struct ct_call *c)
+{
+	static struct ct_stack_item items[CT_FRAMES_MAX + CT_PY_FRAMES_MAX];
+	sqlite3_stmt *st = s->st[CT_SQL_FRAME];
+	bool appended;
+	size_t n = ct_stack_merge(c, items, &appended);
+
+	for (size_t i = 0; i < n && !s->failed; i++) {
 		ct_sqlite_batch(s);
 		sqlite3_bind_int64(st, 1, s->call_id);
 		sqlite3_bind_int(st, 2, (int)i);
-		bind_u64(st, 3, fr[i].pc);
-		bind_str(st, 4, ct_frame_str(f, fr[i].module));
-		bind_u64(st, 5, fr[i].offset);
-		if (ct_frame_str(f, fr[i].sym)) {
-			bind_str(st, 6, ct_frame_str(f, fr[i].sym));
-			bind_u64(st, 7, fr[i].sym_off);
-		}
-		bind_source(st, 8, ct_frame_str(f, fr[i].src));
+		if (items[i].python)
+			bind_python(st, c->pystack, items[i].i);
+		else
+			bind_native(st, c->stack, items[i].i);
 		ct_sqlite_step(s, st);
 	}
 }
@@ -434,6 +460,12 @@ static void add_call(struct ct_sqlite *s, const struct ct_call *c)
 	bind_str(st, 22, c->path);
 	bind_str(st, 23, c->api);
 	bind_str(st, 24, c->caller);
+	if (c->py) {
+		bind_str(st, 26, c->py_file);
+		if (c->py->line >= 0)
+			sqlite3_bind_int(st, 27, c->py->line);
+		bind_str(st, 28, c->py_func);
+	}
 	ct_sqlite_step(s, st);
 	s->call_id = sqlite3_last_insert_rowid(s->db);
 	s->call_start = c->ts_ns;
@@ -446,8 +478,8 @@ static void view_call(void *ctx, const struct ct_call *c)
 	if (s->failed)
 		return;
 	add_call(s, c);
-	if (c->stack)
-		on_frames(s, c->stack);
+	if (c->stack || c->pystack)
+		on_frames(s, c);
 	if (c->kind == CT_CALL_MMAP)
 		on_mmap(s, c);
 	else if (c->kind == CT_CALL_IOCTL && c->ex && !c->failed &&
