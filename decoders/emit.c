@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "utf8.h"
 
 /*
  * Everything is written through outbuf.h, numbers included: decoding
@@ -34,33 +35,6 @@ static size_t plain_run(const bool *plain, const char *s, size_t n)
 	return i;
 }
 
-/* Leading one bits of a byte: 0 ASCII, 1 a continuation, 2-4 a lead byte. */
-static unsigned leading_ones(unsigned char b)
-{
-	return (unsigned)__builtin_clz(~((unsigned)b << 24));
-}
-
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at s (RFC 3629:
- * no overlong forms, no surrogates, at most U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	static const uint32_t min_cp[5] = { 0, 0, 1u << 7, 1u << 11, 1u << 16 };
-	size_t len = leading_ones(s[0]);
-	uint32_t cp;
-
-	if (len < 2 || len > 4 || len > n)
-		return 0;
-	cp = s[0] & ((1u << (7 - len)) - 1);
-	for (size_t i = 1; i < len; i++) {
-		if (leading_ones(s[i]) != 1)
-			return 0;
-		cp = cp << 6 | (s[i] & ((1u << 6) - 1));
-	}
-	if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void em_json_string(struct ct_out *out, const char *s, size_t n)
 {
 	size_t run = plain_run(json_plain, s, n);
@@ -77,10 +51,10 @@ void em_json_string(struct ct_out *out, const char *s, size_t n)
 	for (; (run = plain_run(json_plain, s, n)) < n; s += run + 1, n -= run + 1) {
 		unsigned char c = (unsigned char)s[run];
 
-		size_t u = leading_ones(c) ? utf8_seq((const unsigned char *)s + run, n - run) : 0;
+		size_t u = ct_utf8_char_len(s + run, n - run);
 
 		out_write(out, s, run);
-		if (u) {   /* valid UTF-8 goes through as it is */
+		if (u > 1) {   /* a valid multibyte character goes through as it is */
 			out_write(out, s + run, u);
 			run += u - 1;
 		} else if (c == '"' || c == '\\') {

@@ -286,23 +286,38 @@ static void instant(struct ct_perfetto *p, const struct ct_call *c)
  * It starts 1 ns before its first call and ends 1 ns after its last, so
  * that the viewers nest the calls inside it even where times are equal.
  */
-static void write_api_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, struct thr *t)
+/*
+ * A slice around a run of calls, widened by `widen` ns at each end so that
+ * viewers nest the slices inside it even where times are equal; returns
+ * the event with its "args" object open.
+ */
+static struct emit *group_slice(struct ct_perfetto *p, const char *name, const char *cat,
+				uint64_t first_ns, uint64_t last_ns, uint64_t widen, uint32_t pid,
+				uint32_t tid)
 {
-	uint64_t start = rel(p, t->api_start), stop = rel(p, t->api_end) + 1;
+	uint64_t start = rel(p, first_ns), stop = rel(p, last_ns) + widen;
 	struct emit *e;
 
-	if (!t->api)
-		return;
-	start = start ? start - 1 : 0;
+	start = start > widen ? start - widen : 0;
 	e = begin_event(p);
-	em_str(e, "name", t->api);
-	em_str(e, "cat", "api");
+	em_str(e, "name", name);
+	em_str(e, "cat", cat);
 	em_str(e, "ph", "X");
 	em_us(e, "ts", start);
 	em_us(e, "dur", stop > start ? stop - start : 0);
 	em_u64(e, "pid", pid);
 	em_u64(e, "tid", tid);
 	em_open(e, "args");
+	return e;
+}
+
+static void write_api_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, struct thr *t)
+{
+	struct emit *e;
+
+	if (!t->api)
+		return;
+	e = group_slice(p, t->api, "api", t->api_start, t->api_end, 1, pid, tid);
 	em_str(e, "caller", t->caller ? t->caller : "?");
 	em_u64(e, "calls", t->api_calls);
 	em_close(e);
@@ -316,21 +331,11 @@ static void write_api_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, s
  * around its API slices (2 ns wider at each end). */
 static void write_py_slice(struct ct_perfetto *p, uint32_t pid, uint32_t tid, struct thr *t)
 {
-	uint64_t start = rel(p, t->py_start), stop = rel(p, t->py_end) + 2;
 	struct emit *e;
 
 	if (!t->py)
 		return;
-	start = start > 2 ? start - 2 : 0;
-	e = begin_event(p);
-	em_str(e, "name", t->py);
-	em_str(e, "cat", "python");
-	em_str(e, "ph", "X");
-	em_us(e, "ts", start);
-	em_us(e, "dur", stop > start ? stop - start : 0);
-	em_u64(e, "pid", pid);
-	em_u64(e, "tid", tid);
-	em_open(e, "args");
+	e = group_slice(p, t->py, "python", t->py_start, t->py_end, 2, pid, tid);
 	em_u64(e, "calls", t->py_calls);
 	em_close(e);
 	em_close(e);

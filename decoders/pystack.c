@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idmap.h"
+#include "latest.h"
 #include "pystack.h"
 #include "stack.h"
 
 struct ct_pystacks {
 	char *py_user;             /* NULL: the default rule */
-	struct idmap by_tid;       /* tid -> malloc'd copy of its latest record */
+	struct ct_latest frames;   /* each thread's latest Python frames record */
 };
 
 struct ct_pystacks *ct_pystacks_new(const char *py_user)
@@ -24,36 +24,23 @@ struct ct_pystacks *ct_pystacks_new(const char *py_user)
 	return s;
 }
 
-static void free_val(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_pystacks_free(struct ct_pystacks *s)
 {
 	if (!s)
 		return;
-	idmap_drain(&s->by_tid, free_val, NULL);
-	idmap_free(&s->by_tid);
+	ct_latest_free(&s->frames);
 	free(s->py_user);
 	free(s);
 }
 
 void ct_pystacks_learn(struct ct_pystacks *s, const struct ct_pyframes *f)
 {
-	struct ct_pyframes *copy = malloc(f->h.size);
-
-	if (!copy)
-		return;
-	memcpy(copy, f, f->h.size);
-	free(idmap_put(&s->by_tid, f->h.tid, copy));
+	ct_latest_put(&s->frames, &f->h);
 }
 
 void ct_pystacks_forget(struct ct_pystacks *s, uint32_t tid)
 {
-	free(idmap_del(&s->by_tid, tid));
+	ct_latest_forget(&s->frames, tid);
 }
 
 const char *ct_pyframe_str(const struct ct_pyframes *f, uint32_t off)
@@ -134,8 +121,7 @@ void ct_pystacks_describe(struct ct_pystacks *s, struct ct_call *c)
 	c->pystack = NULL;
 	c->py = NULL;
 	c->py_file = c->py_func = NULL;
-	if (!s || !(f = idmap_get(&s->by_tid, c->tid)) || f->h.ts_ns != c->ts_ns ||
-	    f->h.pid != c->pid)
+	if (!s || !(f = ct_latest_for(&s->frames, c->tid, c->pid, c->ts_ns)))
 		return;
 	c->pystack = f;
 	c->py = charged_frame(s, f);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idmap.h"
+#include "latest.h"
 #include "pystack.h"
 #include "stack.h"
 #include "stack_end.h"
@@ -14,8 +14,8 @@
 
 struct ct_stacks {
 	char *api_lib;
-	struct idmap by_tid;       /* tid -> malloc'd copy of its latest frames record */
-	struct idmap ends;         /* tid -> malloc'd copy of that stack's end record */
+	struct ct_latest frames;   /* each thread's latest frames record */
+	struct ct_latest ends;     /* and that stack's end record */
 	char api[NAME_MAX_LEN], caller[NAME_MAX_LEN];
 };
 
@@ -33,59 +33,38 @@ struct ct_stacks *ct_stacks_new(const char *api_lib)
 	return s;
 }
 
-static void free_val(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_stacks_free(struct ct_stacks *s)
 {
 	if (!s)
 		return;
-	idmap_drain(&s->by_tid, free_val, NULL);
-	idmap_free(&s->by_tid);
-	idmap_drain(&s->ends, free_val, NULL);
-	idmap_free(&s->ends);
+	ct_latest_free(&s->frames);
+	ct_latest_free(&s->ends);
 	free(s->api_lib);
 	free(s);
 }
 
 void ct_stacks_learn(struct ct_stacks *s, const struct ct_frames *f)
 {
-	struct ct_frames *copy = malloc(f->h.size);
-
-	if (!copy)
-		return;
-	memcpy(copy, f, f->h.size);
-	free(idmap_put(&s->by_tid, f->h.tid, copy));
-	free(idmap_del(&s->ends, f->h.tid));
+	ct_latest_put(&s->frames, &f->h);
+	ct_latest_forget(&s->ends, f->h.tid);
 }
 
 void ct_stacks_learn_end(struct ct_stacks *s, const struct ct_stack_end *e)
 {
-	const struct ct_frames *f = idmap_get(&s->by_tid, e->h.tid);
-	struct ct_stack_end *copy;
-
-	if (!f || f->h.ts_ns != e->h.ts_ns || f->h.pid != e->h.pid || !(copy = malloc(sizeof(*e))))
-		return;
-	*copy = *e;
-	free(idmap_put(&s->ends, e->h.tid, copy));
+	if (ct_latest_for(&s->frames, e->h.tid, e->h.pid, e->h.ts_ns))
+		ct_latest_put(&s->ends, &e->h);
 }
 
 void ct_stacks_forget(struct ct_stacks *s, uint32_t tid)
 {
-	free(idmap_del(&s->by_tid, tid));
-	free(idmap_del(&s->ends, tid));
+	ct_latest_forget(&s->frames, tid);
+	ct_latest_forget(&s->ends, tid);
 }
 
 /* The end record of the kept stack f, NULL if none came (an old trace). */
 static const struct ct_stack_end *end_of(const struct ct_stacks *s, const struct ct_frames *f)
 {
-	const struct ct_stack_end *e = idmap_get(&s->ends, f->h.tid);
-
-	return e && e->h.ts_ns == f->h.ts_ns ? e : NULL;
+	return ct_latest_for(&s->ends, f->h.tid, f->h.pid, f->h.ts_ns);
 }
 
 static uint32_t suggest(const struct ct_stacks *s, const struct ct_frames *f)
@@ -243,8 +222,7 @@ void ct_stacks_describe(struct ct_stacks *s, struct ct_call *c)
 	c->stack_end = NULL;
 	c->api = c->caller = NULL;
 	c->caller_pc = 0;
-	if (!s || !(f = idmap_get(&s->by_tid, c->tid)) || f->h.ts_ns != c->ts_ns ||
-	    f->h.pid != c->pid)
+	if (!s || !(f = ct_latest_for(&s->frames, c->tid, c->pid, c->ts_ns)))
 		return;
 	c->stack = f;
 	c->stack_end = end_of(s, f);

@@ -135,7 +135,7 @@ bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
 	while (*v) {
 		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
 				  *v == '\n' ? "\\n" : NULL;
-		size_t take = ct_utf8_char_len(v), k;
+		size_t take = ct_utf8_char_len(v, strlen(v)), k;
 
 		/* A comm cut mid-character, or any bytes a process names itself:
 		 * Prometheus refuses a whole page over one invalid label. */

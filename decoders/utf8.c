@@ -7,7 +7,7 @@ static int is_cont(unsigned char c)
 	return (c & 0xc0) == 0x80;
 }
 
-size_t ct_utf8_char_len(const char *s)
+size_t ct_utf8_char_len(const char *s, size_t avail)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	/* The second byte's range depends on the first (RFC 3629, section 4):
@@ -15,6 +15,8 @@ size_t ct_utf8_char_len(const char *s)
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n, i;
 
+	if (!avail)
+		return 0;
 	if (p[0] < 0x80)
 		return 1;
 	if (p[0] >= 0xc2 && p[0] <= 0xdf)
@@ -33,9 +35,9 @@ size_t ct_utf8_char_len(const char *s)
 		lo = 0x90;
 	else if (p[0] == 0xf4)
 		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
+	if (n > avail || p[1] < lo || p[1] > hi)
 		return 0;
-	for (i = 2; i < n; i++)   /* a NUL is no continuation byte: stops at the end */
+	for (i = 2; i < n; i++)
 		if (!is_cont(p[i]))
 			return 0;
 	return n;
