@@ -119,6 +119,11 @@ static void name_by_offset(char *buf, const struct ct_frames *f, const struct ct
 		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, (uint64_t)fr->pc);
 }
 
+static bool starts_with_name(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static bool is_thread_start(const char *sym)
 {
 	static const char *const starts[] = { "start_thread", "clone", "clone3", "__clone",
@@ -167,14 +172,35 @@ static uint32_t api_run_end(const struct ct_stacks *s, const struct ct_frames *f
 	return i;
 }
 
+/*
+ * Whether only the C library's thread start lies beyond the driver's frames
+ * (from last + 1 on): by name, or where libc has no symbols (Debian's has
+ * none for start_thread), a complete walk of a thread that is not the
+ * process's first with nothing but libc frames beyond: no program frame.
+ */
+static bool started_by_thread(const struct ct_frames *f, uint32_t last)
+{
+	const struct ct_frame *fr = ct_frames_at(f);
+
+	if (last + 1 >= f->nframes)
+		return false;
+	if (is_thread_start(ct_frame_str(f, fr[last + 1].sym)))
+		return true;
+	if (f->status != CT_UNWIND_END || f->h.tid == f->h.pid)
+		return false;
+	for (uint32_t i = last + 1; i < f->nframes; i++)
+		if (!starts_with_name(base_name(ct_frame_str(f, fr[i].module)), "libc.so"))
+			return false;
+	return true;
+}
+
 enum ct_stack_why ct_stacks_why(const struct ct_stacks *s, const struct ct_frames *f)
 {
 	uint32_t last = api_run_end(s, f);
 
 	/* The library's frames start the thread: its own, however the walk
 	 * ended beyond. */
-	if (last + 1 < f->nframes &&
-	    is_thread_start(ct_frame_str(f, ct_frames_at(f)[last + 1].sym)))
+	if (started_by_thread(f, last))
 		return CT_WHY_DRIVER_THREAD;
 	return ct_stack_why_of(f, end_of(s, f), last + 1 == f->nframes);
 }
@@ -198,7 +224,7 @@ static void attribute(struct ct_stacks *s, const struct ct_frames *f, struct ct_
 	else
 		name_by_offset(s->api, f, &fr[last]);
 	c->api = s->api;
-	if (last + 1 == f->nframes || is_thread_start(ct_frame_str(f, fr[last + 1].sym))) {
+	if (last + 1 == f->nframes || started_by_thread(f, last)) {
 		/* The stack ends in the library: its own thread, or why it stopped. */
 		char buf[80];
 

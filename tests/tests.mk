@@ -61,3 +61,15 @@ $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -ldl -o $@
+
+# A python that runs from libpython3.X.so (tests/live/python.py): built
+# where Debian's python3-dev is (make test installs it).
+PY_CONFIG := $(wildcard /usr/bin/python3-config)
+ifneq ($(PY_CONFIG),)
+tests-build: $(OUTPUT)/python/embed
+
+$(OUTPUT)/python/embed: tests/python/embed.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(shell $(PY_CONFIG) --cflags) $< $(shell $(PY_CONFIG) --ldflags --embed) -o $@
+endif
