@@ -15,6 +15,7 @@
 
 #include "filter.h"
 #include "labels.h"
+#include "stack.h"
 #include "nvtables.h"
 #include "prognames.h"
 
@@ -465,8 +466,7 @@ static bool py_matches(const struct expr *e, const struct ct_call *c)
 
 	if (!c->py || !c->py_file)
 		return false;
-	base = strrchr(c->py_file, '/');
-	base = base ? base + 1 : c->py_file;
+	base = ct_base_name(c->py_file);
 	snprintf(where, sizeof(where), "%s:%d", c->py_file, c->py->line);
 	snprintf(base_where, sizeof(base_where), "%s:%d", base, c->py->line);
 	for (size_t i = 0; i < e->npats; i++) {

@@ -30,6 +30,7 @@
 #include "gpuwork.h"
 #include "perfetto.h"
 #include "pystack.h"
+#include "stack.h"
 #include "summary.h"
 #include "whole_file.h"
 
@@ -350,7 +351,7 @@ static void track_py(struct ct_perfetto *p, struct thr *t, const struct ct_call 
 	char key[4400] = "";
 
 	if (c->py && c->py_file)
-		snprintf(key, sizeof(key), "%s:%d %s", ct_py_base(c->py_file), c->py->line,
+		snprintf(key, sizeof(key), "%s:%d %s", ct_base_name(c->py_file), c->py->line,
 			 c->py_func ? c->py_func : "?");
 	if (t->py && strcmp(t->py, key) != 0) {
 		write_api_slice(p, c->pid, c->tid, t);

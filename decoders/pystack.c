@@ -50,13 +50,6 @@ const char *ct_pyframe_str(const struct ct_pyframes *f, uint32_t off)
 	return off == CT_NOSTR || off >= f->strings_size ? NULL : strings + off;
 }
 
-const char *ct_py_base(const char *file)
-{
-	const char *b = file ? strrchr(file, '/') : NULL;
-
-	return b ? b + 1 : file;
-}
-
 static bool any_glob(const char *globs, const char *file)
 {
 	char glob[256];
@@ -67,7 +60,7 @@ static bool any_glob(const char *globs, const char *file)
 		if (n < sizeof(glob)) {
 			memcpy(glob, globs, n);
 			glob[n] = 0;
-			if (fnmatch(glob, file, 0) == 0 || fnmatch(glob, ct_py_base(file), 0) == 0)
+			if (fnmatch(glob, file, 0) == 0 || fnmatch(glob, ct_base_name(file), 0) == 0)
 				return true;
 		}
 		globs += n + (globs[n] == ',');
@@ -133,21 +126,16 @@ void ct_pystacks_describe(struct ct_pystacks *s, struct ct_call *c)
 
 /* --- merging with the native stack --------------------------------------- */
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return s && strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* The interpreter's own function (and its .cold part) ... */
 static bool is_eval(const struct ct_frames *nf, uint32_t i)
 {
-	return starts_with(ct_frame_str(nf, ct_frames_at(nf)[i].sym), "_PyEval_EvalFrameDefault");
+	return ct_has_prefix(ct_frame_str(nf, ct_frames_at(nf)[i].sym), "_PyEval_EvalFrameDefault");
 }
 
 /* ... and, in 3.14's tail-calling build, the opcode handlers above it. */
 static bool is_tail_call(const struct ct_frames *nf, uint32_t i)
 {
-	return starts_with(ct_frame_str(nf, ct_frames_at(nf)[i].sym), "_TAIL_CALL_");
+	return ct_has_prefix(ct_frame_str(nf, ct_frames_at(nf)[i].sym), "_TAIL_CALL_");
 }
 
 /* Whether native frame i belongs to the eval site whose _PyEval_EvalFrameDefault is further out. */
@@ -243,7 +231,7 @@ static void text(struct ct_out *out, const char *s)
 
 void ct_py_print_where(struct ct_out *out, const struct ct_call *c)
 {
-	text(out, ct_py_base(c->py_file));
+	text(out, ct_base_name(c->py_file));
 	if (c->py->line >= 0)
 		out_printf(out, ":%d", c->py->line);
 	out_putc(out, ' ');

@@ -34,8 +34,6 @@ static inline const struct ct_pyframe *ct_pyframes_at(const struct ct_pyframes *
 {
 	return (const struct ct_pyframe *)(f + 1);
 }
-/* The file's base name. */
-const char *ct_py_base(const char *file);
 
 /* One item of a merged stack, innermost first. */
 struct ct_stack_item {

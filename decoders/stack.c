@@ -81,7 +81,7 @@ const char *ct_frame_str(const struct ct_frames *f, uint32_t off)
 	return off == CT_NOSTR || off >= f->strings_size ? NULL : strings + off;
 }
 
-static const char *base_name(const char *path)
+const char *ct_base_name(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
 
@@ -91,7 +91,7 @@ static const char *base_name(const char *path)
 static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
 		       const struct ct_frame *fr)
 {
-	const char *m = base_name(ct_frame_str(f, fr->module)), *p = s->api_lib;
+	const char *m = ct_base_name(ct_frame_str(f, fr->module)), *p = s->api_lib;
 	char glob[256];
 
 	while (m && *p) {
@@ -111,7 +111,7 @@ static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
 /* "module+0xOFF": where a frame has no name. */
 static void name_by_offset(char *buf, const struct ct_frames *f, const struct ct_frame *fr)
 {
-	const char *m = base_name(ct_frame_str(f, fr->module));
+	const char *m = ct_base_name(ct_frame_str(f, fr->module));
 
 	if (m)
 		snprintf(buf, NAME_MAX_LEN, "%s+0x%" PRIx64, m, (uint64_t)fr->offset);
@@ -119,7 +119,7 @@ static void name_by_offset(char *buf, const struct ct_frames *f, const struct ct
 		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, (uint64_t)fr->pc);
 }
 
-static bool starts_with_name(const char *s, const char *prefix)
+bool ct_has_prefix(const char *s, const char *prefix)
 {
 	return s && strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -189,7 +189,7 @@ static bool started_by_thread(const struct ct_frames *f, uint32_t last)
 	if (f->status != CT_UNWIND_END || f->h.tid == f->h.pid)
 		return false;
 	for (uint32_t i = last + 1; i < f->nframes; i++)
-		if (!starts_with_name(base_name(ct_frame_str(f, fr[i].module)), "libc.so"))
+		if (!ct_has_prefix(ct_base_name(ct_frame_str(f, fr[i].module)), "libc.so"))
 			return false;
 	return true;
 }
@@ -301,7 +301,7 @@ static const char *status_name(uint32_t st)
 static void print_native_frame(struct ct_out *out, const struct ct_frames *f, uint32_t i)
 {
 	const struct ct_frame *fr = ct_frames_at(f);
-	const char *m = base_name(ct_frame_str(f, fr[i].module));
+	const char *m = ct_base_name(ct_frame_str(f, fr[i].module));
 	const char *sym = ct_frame_str(f, fr[i].sym);
 	const char *src = ct_frame_str(f, fr[i].src);
 
@@ -370,7 +370,7 @@ static void emit_native_frame(struct emit *e, const struct ct_frames *f, uint32_
 	em_open(e, NULL);
 	em_hex(e, "pc", fr[i].pc);
 	if ((s = ct_frame_str(f, fr[i].module))) {
-		em_str(e, "module", base_name(s));
+		em_str(e, "module", ct_base_name(s));
 		em_str(e, "path", s);
 		em_hex(e, "offset", fr[i].offset);
 	}

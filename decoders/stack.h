@@ -10,6 +10,7 @@
 #ifndef CT_STACK_H
 #define CT_STACK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "call.h"
 #include "emit.h"
@@ -45,6 +46,11 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c);
 
 /* A mapping record's fields (after the decoder's line head). */
 void ct_stack_print_mapping(struct emit *e, const struct ct_mapping *m);
+
+/* The file name of a path (after its last '/'); NULL for NULL. */
+const char *ct_base_name(const char *path);
+/* Whether s (NULL: no) starts with prefix. */
+bool ct_has_prefix(const char *s, const char *prefix);
 
 /* Frame i's strings (NULL where the frame has none). */
 const char *ct_frame_str(const struct ct_frames *f, uint32_t off);

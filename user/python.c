@@ -381,7 +381,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	struct ct_pyframes *r = (struct ct_pyframes *)p->b.buf;
 	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
 	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
-	char strings[CT_STRINGS_MAX];
+	char *strings = (char *)(fr + s->nframes);   /* the table follows the frames */
 	uint64_t t0 = thread_cpu_ns();
 	struct ct_pyframes *same = repeat(p, s);
 
@@ -398,7 +398,6 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	memset(p->b.slots, 0, sizeof(p->b.slots));
 	for (uint32_t i = 0; i < s->nframes; i++)
 		name_frame(p, pr, &raw[i], &fr[i], strings);
-	memcpy(fr + s->nframes, strings, p->b.strings_size);
 	r->h = s->h;
 	r->h.type = CT_REC_PYFRAMES;
 	r->h.size = (uint32_t)(sizeof(*r) + s->nframes * sizeof(*fr) + p->b.strings_size);

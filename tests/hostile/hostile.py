@@ -154,6 +154,15 @@ def ioctl(t, cmd=0xc020462a, arg=b"", nest=b"", tid=101, arg_size=None, nest_siz
     return rec(t, body + arg + nest, tid=tid)
 
 
+def raw_trace(path):
+    """A trace file's bytes, decompressed if it was written whole with zstd."""
+    data = open(path, "rb").read()
+    if data[:8] != b"CUDATRCE":
+        data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE,
+                              check=True).stdout
+    return data
+
+
 def records(data):
     """[(offset, padded length)] of the records of a trace file."""
     out, off = [], 16

@@ -39,14 +39,6 @@ def pyframe(file=NOSTR, qual=NOSTR, line=-1, marks=0, code=0x7f0000001000):
     return (code, file, qual, line, marks)
 
 
-def raw_trace():
-    data = open(TRACE, "rb").read()
-    if data[:8] != b"CUDATRCE":
-        data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE,
-                              check=True).stdout
-    return data
-
-
 def main():
     tap = H.Tap()
     if not shutil.which("zstd"):
@@ -88,7 +80,7 @@ def lies(head):
 
 
 def body(tap, cases):
-    full = raw_trace()
+    full = H.raw_trace(TRACE)
     recs = H.records(full)
     meta = full[recs[0][0]:recs[0][0] + recs[0][1]]
     head = H.PRE + meta

@@ -41,14 +41,6 @@ def mapping(path=b"/lib/libcuda.so.1", path_size=None, build_id_size=20):
     return pad8(rec(MAPPING, body + b"\xab" * 32 + path))
 
 
-def raw_trace():
-    data = open(TRACE, "rb").read()
-    if data[:8] != b"CUDATRCE":
-        data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE,
-                              check=True).stdout
-    return data
-
-
 def main():
     tap = H.Tap()
     if not shutil.which("zstd"):
@@ -63,7 +55,7 @@ def main():
 
 
 def body(tap, cases):
-    full = raw_trace()
+    full = H.raw_trace(TRACE)
     recs = H.records(full)
     meta = full[recs[0][0]:recs[0][0] + recs[0][1]]
     head = H.PRE + meta
