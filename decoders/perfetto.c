@@ -454,7 +454,9 @@ static void name_tracks(struct ct_perfetto *p, const struct ct_call *c, struct p
  * 0 there unless the next window (at next_from) begins at that point. */
 static void write_window(struct ct_perfetto *p, struct proc *pr, uint64_t next_from)
 {
-	uint64_t span = pr->to > pr->from + MIN_SPAN_NS ? pr->to - pr->from : MIN_SPAN_NS;
+	/* Subtracted, never added: a hostile trace's times reach UINT64_MAX. */
+	uint64_t span = pr->to > pr->from && pr->to - pr->from > MIN_SPAN_NS ?
+			pr->to - pr->from : MIN_SPAN_NS;
 
 	counter_event(p, pr->pid, pr->from, (uint64_t)((double)pr->count * NS_PER_S / span + 0.5));
 	if (next_from != pr->from + span)
