@@ -391,8 +391,10 @@ struct ct_stack_end {
 				 * the entry was unreadable, or its segment was being
 				 * overwritten by newer work while it was read */
 #define CT_GS_WRAP   (1u << 3)  /* with CT_GS_LOST: the ring went round between two
-				 * polls; entries before ring_index were overwritten
-				 * unread, how many is unknown (lost is 0) */
+				 * polls; at least `lost` entries before ring_index
+				 * were overwritten unread (GPPut is an index into the
+				 * ring: whole rings more cannot be ruled out; captures
+				 * before this was counted hold 0, still true) */
 
 struct ct_gpu_seg {
 	struct ct_rec h;

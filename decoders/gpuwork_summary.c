@@ -73,7 +73,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	char what[64];
 
 	if (!e) {
-		add(s, g->h.pid, g->flags & CT_GS_LOST ? "LOST" : "UNREADABLE",
+		add(s, g->h.pid, !(g->flags & CT_GS_LOST) ? "UNREADABLE" :
+				 g->flags & CT_GS_WRAP ? "LOST IN RING WRAPS (at least)" : "LOST",
 		    g->flags & CT_GS_LOST ? g->lost : 1, 0);
 		return;
 	}

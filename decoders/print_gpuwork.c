@@ -194,12 +194,15 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	if (d->o.json) {
 		em_u64(&d->em, "entries", s->flags & CT_GS_LOST ? s->lost : 1);
 		em_bool(&d->em, "wrapped", s->flags & CT_GS_WRAP);
+		/* GPPut is an index into the ring: a wrap's count is a lower bound */
+		em_bool(&d->em, "at_least", s->flags & CT_GS_WRAP);
 		em_u64(&d->em, "gp_put", s->gp_put);
 		em_hex(&d->em, "va", s->va);
 	} else if (s->flags & CT_GS_WRAP) {
-		out_printf(&d->out, " the ring of %u entries went round between two polls: entries "
-			   "before index %u were overwritten unread, how many is unknown (poll faster: "
-			   "--gpu-work=HZ)", s->ring_entries, s->ring_index);
+		out_printf(&d->out, " the ring of %u entries went round between two polls: at least "
+			   "%u entries before index %u were overwritten unread (whole rings more "
+			   "cannot be ruled out: GPPut is an index into the ring; poll faster: "
+			   "--gpu-work=HZ)", s->ring_entries, s->lost, s->ring_index);
 	} else if ((s->flags & CT_GS_LOST) && s->gp_put >= s->ring_entries) {
 		out_printf(&d->out, " GPPut %u is outside the ring of %u entries: the channel is no "
 			   "longer followed", s->gp_put, s->ring_entries);

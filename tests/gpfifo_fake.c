@@ -15,6 +15,9 @@
  *          a host semaphore release after each; prints what it sent, one
  *          line each: "launch GX GY GZ BX BY BZ SMEM QMD", "copy BYTES SRC DST",
  *          "release ADDR PAYLOAD", then "done ENTRIES"
+ *        gpfifo_fake -f PATH burst N
+ *          N copies of distinct sizes at once, no pause: more than the ring
+ *          holds laps it between two polls; prints them, then "done ENTRIES"
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -80,6 +83,7 @@ static volatile uint32_t *userd;
 static uint32_t *pb, pb_used, pb_size = 1 << 20;
 static uint32_t put;
 static uint64_t entries_sent;
+static long pace_us = 2000;   /* after each entry: well inside a 1 kHz poller's pace */
 
 static void die(const char *what)
 {
@@ -121,7 +125,8 @@ static void submit_raw(uint64_t va, uint32_t ndw)
 	put = (put + 1) % ENTRIES;
 	__atomic_store_n(&userd[GPPUT_OFF / 4], put, __ATOMIC_RELEASE);
 	entries_sent++;
-	pause_us(2000);   /* well inside a 1 kHz poller's pace: nothing wraps */
+	if (pace_us)
+		pause_us(pace_us);
 }
 
 static void submit(void)
@@ -271,6 +276,16 @@ static void work(int n, int m, unsigned seed)
 	}
 }
 
+/* n copies as fast as they can be put: the ring (ENTRIES) goes round */
+static void burst(int n)
+{
+	pause_us(300000);   /* the poller has read the set-up */
+	pace_us = 0;
+	for (int i = 0; i < n; i++)
+		copy(1000 + (uint32_t)i, 0x7f0000000000ull, 0x205000000ull);
+	pace_us = 2000;
+}
+
 static void hostile(void)
 {
 	uint32_t i;
@@ -324,11 +339,15 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
 		setup(argv[2]);
 		work(atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0, argc > 6 ? (unsigned)atoi(argv[6]) : 1);
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "burst")) {
+		setup(argv[2]);
+		burst(atoi(argv[4]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
-		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH hostile\n");
+		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | "
+				"-f PATH hostile\n");
 		return 2;
 	}
 	pause_us(200000);   /* let a poller read the last entries */

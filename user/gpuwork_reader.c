@@ -141,14 +141,21 @@ void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
 void ct_gpuwork_report(const struct ct_gpuwork *g)
 {
 	const struct ct_gpuwork_stats *s = &g->st;
+	char wraps[256] = "";
 
+	/* GPPut is an index into the ring: a wrap's loss is only known at least */
+	if (s->wraps)
+		snprintf(wraps, sizeof(wraps), " (%llu entries lost in them at least: GPPut is an "
+			 "index into the ring, so whole rings more may have gone by unseen)",
+			 (unsigned long long)s->wrap_lost);
 	fprintf(stderr, "cudatrace: gpu-work: %llu channels, %llu segments read (%llu bytes, "
-			"%llu cut at the bound), %llu unreadable, %llu ring entries lost "
-			"(%llu overwritten while read), %llu ring wraps between polls (unknown "
-			"loss); %llu polls in %.1f ms of CPU\n",
+			"%llu cut at the bound), %llu unreadable, %s%llu ring entries lost "
+			"(%llu overwritten while read), %llu ring wraps between polls%s; "
+			"%llu polls in %.1f ms of CPU\n",
 		(unsigned long long)s->channels, (unsigned long long)s->segments,
 		(unsigned long long)s->bytes, (unsigned long long)s->truncated,
-		(unsigned long long)s->unreadable, (unsigned long long)s->lost,
-		(unsigned long long)s->overwritten, (unsigned long long)s->wraps,
-		(unsigned long long)s->polls, (double)s->cpu_ns / 1e6);
+		(unsigned long long)s->unreadable, s->wraps ? "at least " : "",
+		(unsigned long long)s->lost, (unsigned long long)s->overwritten,
+		(unsigned long long)s->wraps, wraps, (unsigned long long)s->polls,
+		(double)s->cpu_ns / 1e6);
 }

@@ -28,9 +28,11 @@ struct ct_gpuwork_stats {
 	uint64_t bytes;             /* their bytes */
 	uint64_t truncated;         /* cut at the bound */
 	uint64_t unreadable;        /* segments that could not be read */
-	uint64_t lost;              /* ring entries never read (known number) */
-	uint64_t wraps;             /* times a ring went round between polls (unknown loss) */
-	uint64_t overwritten;       /* segments overwritten while read (in lost) */
+	uint64_t lost;              /* ring entries never read (wrap_lost included) */
+	uint64_t wraps;             /* times a ring went round between polls */
+	uint64_t wrap_lost;         /* entries lost in them: a lower bound (GPPut is an
+				     * index into the ring: whole rings more may have gone) */
+	uint64_t overwritten;       /* segments or entries overwritten while read (in lost) */
 	uint64_t polls;
 	uint64_t cpu_ns;            /* thread CPU time spent polling */
 };

@@ -7,7 +7,12 @@
  *
  *  - the ring went round between two polls: the entry we read last
  *    is no longer there (a wrap by exactly the ring's size looks like
- *    nothing happened otherwise);
+ *    nothing happened otherwise).  GPPut is an index into the ring, not
+ *    a count: the entries it moved past our last index are known lost,
+ *    whole rings more cannot be ruled out, so that count is a lower bound;
+ *  - ring entries reused while we read them: a ring read whole (after a
+ *    wrap) has the producer's next slot in it; after reading, GPPut is
+ *    read again and the slots it moved into are not trusted;
  *  - a segment was overwritten while we read it: the pushbuffer is a ring
  *    too, and once the GPU has fetched a segment its memory is reused.
  *    After each batch GPPut is read again; the segments put meanwhile,
@@ -70,7 +75,7 @@ static void send(struct ct_gpuwork *g)
 	g->sink(g->ctx, &g->rec->h);
 }
 
-/* n entries from index could not be read (n 0 with CT_GS_WRAP: unknown). */
+/* n entries from index could not be read (with CT_GS_WRAP: at least n). */
 static void lost(const struct poll_ctx *p, uint32_t index, uint32_t n, uint32_t flags)
 {
 	struct ct_gpu_seg *s = start_record(p, index);
@@ -78,8 +83,10 @@ static void lost(const struct poll_ctx *p, uint32_t index, uint32_t n, uint32_t 
 	s->flags = CT_GS_LOST | flags;
 	s->lost = n;
 	p->g->st.lost += n;
-	if (flags & CT_GS_WRAP)
+	if (flags & CT_GS_WRAP) {
 		p->g->st.wraps++;
+		p->g->st.wrap_lost += n;
+	}
 	send(p->g);
 }
 
@@ -290,6 +297,29 @@ static void mark_stale(const struct ct_gpuwork *g, const struct gw_ring *r, cons
 	}
 }
 
+/*
+ * Entries [0, n) were read from the n slots before p->put.  Meanwhile the
+ * producer went on into the slots from p->put; where those reach the
+ * slots we read (only when n plus its progress reaches the ring's size),
+ * our copy may be the new entry (read again next poll) or half of one:
+ * those, and the slot it writes next, are marked stale.  Returns how many.
+ */
+static uint32_t mark_reused(const struct poll_ctx *p, uint32_t n, bool *stale)
+{
+	uint32_t size = p->r->entries, now, moved, k, i;
+
+	if (!n || !read_exact(p->fd, p->r->userd_cpu + p->g->gpput_off, &now, 4) || now >= size)
+		return 0;
+	moved = (now + size - p->put) % size;
+	if ((uint64_t)n + moved < size)
+		return 0;
+	k = n + moved - size + 1;
+	k = k < n ? k : n;
+	for (i = 0; i < k; i++)
+		stale[i] = true;
+	return k;
+}
+
 static void probe_once(struct poll_ctx *p, struct gw_ring *r)
 {
 	uint64_t entry;
@@ -335,10 +365,11 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	}
 	from = r->next;
 	n = (p.put + r->entries - r->next) % r->entries;
-	/* Went round since the last poll?  Then every entry is new: read them all. */
+	/* Went round since the last poll?  Then every entry is new: read them
+	 * all.  The n GPPut moved past our index are gone (at least). */
 	if (r->have_last && read_entries(&p, (r->next + r->entries - 1) % r->entries, 1, &last) &&
 	    last != r->last_entry) {
-		lost(&p, p.put, 0, CT_GS_WRAP);
+		lost(&p, p.put, n, CT_GS_WRAP);
 		from = p.put;
 		n = r->entries;
 	}
@@ -350,6 +381,7 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 		return;
 	}
 	mark_stale(g, r, g->ents, n, g->stale);
+	mark_reused(&p, n, g->stale);
 	read_segments(&p, from, g->ents, g->stale, n);
 	if (n) {
 		r->last_entry = g->ents[n - 1];

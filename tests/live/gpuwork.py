@@ -86,6 +86,31 @@ t.ok(" BAD header=" in p.stdout and "UNREADABLE segment 0x10 " in p.stdout,
 t.ok("GPPut 69 is outside the ring of 64 entries" in p.stdout,
      "a GPPut outside the ring is said, and the channel dropped")
 
+# 3b. A poller that fell behind: 74 entries at once on a ring of 64 laps it
+# between two polls.  GPPut is an index into the ring: the 10 it moved past
+# the last one read are said lost, as a lower bound; the slot it points at
+# is the producer's next, not read either.  (A poll landing inside the
+# burst, a few microseconds, would read part of it first: tried again.)
+for attempt in range(3):
+    tr3 = os.path.join(tmp, "burst.ctrace")
+    p = run([CUDATRACE, "--device", ctl, "--gpu-work=50", "-w", tr3, "--",
+             FAKE, "-f", ctl, "burst", "74"])
+    if "1 ring wraps" in p.stderr:
+        break
+ev = [e for e in decode_json(tr3) if e["type"] == "gpu-work"]
+wraps = [e for e in ev if e["kind"] == "LOST" and e["wrapped"]]
+copies = [e for e in ev if e["kind"] == "COPY"]
+t.ok(len(wraps) == 1 and wraps[0]["entries"] == 10 and wraps[0]["at_least"],
+     "a lapped ring: at least 10 entries lost, labelled a lower bound", (p.stderr[-500:], wraps))
+t.ok("at least 11 ring entries lost (1 overwritten while read), 1 ring wraps between polls "
+     "(10 entries lost in them at least: GPPut is an index into the ring" in p.stderr,
+     "the closing line says it, and why it is a lower bound", p.stderr[-500:])
+t.ok(len(copies) == 63 and sorted(c["bytes"] for c in copies) == list(range(1011, 1074)),
+     "the 63 others are read, each once (%d)" % len(copies))
+txt = run([CUDATRACE, "-r", tr3]).stdout
+t.ok("went round between two polls: at least 10 entries before index" in txt,
+     "text: the lower bound, in words", [l for l in txt.splitlines() if "LOST" in l])
+
 # 4. Not with -r: the records in a trace decode without it.
 p = run([CUDATRACE, "-r", tr, "--gpu-work"])
 t.ok(p.returncode != 0 and "--gpu-work reads running processes" in p.stderr,

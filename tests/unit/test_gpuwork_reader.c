@@ -38,8 +38,14 @@ static uint32_t put_idx, gpput_off;
 
 /* what the sink got */
 static int nseg, nfault, nlost, nwrap, ntrunc, nlaunch, ncopy, nbad;
-static uint64_t lost_entries;
+static uint64_t lost_entries, wrap_entries;
 static struct gw_chan *dec;
+/* copies decoded, by size: each submitted size must be seen at most once */
+#define MAX_SIZE 4096
+static unsigned char copies_of[MAX_SIZE];
+static int copied_twice;
+/* called when a WRAP record arrives: the producer moving during a poll */
+static void (*on_wrap)(void);
 
 static void on_event(void *ctx, const struct gw_event *e)
 {
@@ -47,6 +53,8 @@ static void on_event(void *ctx, const struct gw_event *e)
 	nlaunch += e->kind == GW_LAUNCH;
 	ncopy += e->kind == GW_COPY;
 	nbad += e->kind == GW_BAD;
+	if (e->kind == GW_COPY && e->bytes < MAX_SIZE && copies_of[e->bytes]++)
+		copied_twice++;
 }
 
 static void sink(void *ctx, const struct ct_rec *r)
@@ -59,8 +67,14 @@ static void sink(void *ctx, const struct ct_rec *r)
 		return;
 	if (s->flags & CT_GS_LOST) {
 		nlost++;
-		nwrap += !!(s->flags & CT_GS_WRAP);
-		lost_entries += s->lost;
+		if (s->flags & CT_GS_WRAP) {
+			nwrap++;
+			wrap_entries += s->lost;
+			if (on_wrap)
+				on_wrap();
+		} else {
+			lost_entries += s->lost;
+		}
 		return;
 	}
 	if (getenv("GWDEBUG"))
@@ -171,7 +185,24 @@ static void copy_seg(uint32_t off, uint32_t bytes)
 static void reset_counts(void)
 {
 	nseg = nfault = nlost = nwrap = ntrunc = nlaunch = ncopy = nbad = 0;
-	lost_entries = 0;
+	lost_entries = wrap_entries = 0;
+	copied_twice = 0;
+	memset(copies_of, 0, sizeof(copies_of));
+}
+
+/* count copies of distinct sizes, one after another from pb + at dwords */
+static uint32_t next_size = 100;
+
+static void copies(uint32_t count, uint32_t at)
+{
+	for (uint32_t i = 0; i < count; i++)
+		copy_seg(at + 8 * (i % 1000), next_size++);
+}
+
+static void five_more(void)
+{
+	on_wrap = NULL;
+	copies(5, 40000);
 }
 
 int main(void)
@@ -240,13 +271,43 @@ int main(void)
 	   "an unread segment written over by a newer one is lost, not misread (%d lost, %d read)",
 	   nlost, nseg);
 
-	/* 3. the ring goes round between two polls */
+	/* 3. the ring goes round between two polls: GPPut is an index into the
+	 * ring, so only what it moved past our last index, modulo the ring,
+	 * is known lost; the slot it points at is the producer's next (maybe
+	 * half written): not read either. */
 	reset_counts();
-	for (i = 0; i < ENTRIES + 3; i++)
-		copy_seg(10000 + 64 * (i % 100), 7 + i);
+	copies(ENTRIES + 3, 10000);
 	ct_gpuwork_poll(g, 0);
 	ok(nwrap == 1, "a ring that went round between polls is said (%d)", nwrap);
-	ok(nseg == ENTRIES && ncopy == ENTRIES, "then the whole ring is read (%d)", nseg);
+	ok(wrap_entries == 3, "with the entries known lost: GPPut moved 3 past our index (%llu)",
+	   (unsigned long long)wrap_entries);
+	ok(nseg == ENTRIES - 1 && ncopy == ENTRIES - 1 && lost_entries == 1,
+	   "the rest of the ring is read, but the slot the producer writes next (%d read, %llu lost)",
+	   nseg, (unsigned long long)lost_entries);
+	ok(ct_gpuwork_stats(g)->wrap_lost == 3, "the stats keep the lower bound apart (%llu)",
+	   (unsigned long long)ct_gpuwork_stats(g)->wrap_lost);
+
+	/* 3b. twice round: the same GPPut; the count is a lower bound */
+	reset_counts();
+	copies(2 * ENTRIES + 5, 10000);
+	ct_gpuwork_poll(g, 0);
+	ok(nwrap == 1 && wrap_entries == 5 && nseg == ENTRIES - 1,
+	   "twice round looks like once: at least 5 said lost (the truth, 70, cannot be seen: %llu)",
+	   (unsigned long long)wrap_entries);
+
+	/* 3c. the producer goes on while a whole ring is being read: the slots
+	 * it reused are not read now (the next poll has them), never twice */
+	reset_counts();
+	copies(ENTRIES + 2, 10000);
+	on_wrap = five_more;        /* the WRAP record comes before the entries are read */
+	ct_gpuwork_poll(g, 0);
+	ok(nwrap == 1 && nseg == ENTRIES - 6 && lost_entries == 6,
+	   "entries reused while the ring was read are lost, not misread (%d read, %llu lost)", nseg,
+	   (unsigned long long)lost_entries);
+	ct_gpuwork_poll(g, 0);
+	ok(nseg == ENTRIES - 1 && !copied_twice,
+	   "the next poll reads the 5 new ones, once (%d read, %d twice)", nseg, copied_twice);
+	ok(ct_gpuwork_stats(g)->overwritten >= 6, "counted as overwritten while read");
 
 	/* 4. GPPut outside the ring: the channel is dropped */
 	reset_counts();
