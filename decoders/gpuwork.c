@@ -15,7 +15,7 @@
 #include "nvtables.h"
 
 const char *const gw_kind_names[GW_KINDS] = {
-	"LAUNCH", "EMPTY-QMD", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD",
+	"LAUNCH", "EMPTY-QMD", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD", "GP-ENTRY",
 };
 const char *const gw_engine_names[] = { "?", "HOST", "COMPUTE", "COPY" };
 
@@ -103,21 +103,6 @@ uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s)
 enum gw_engine gw_engine_of(uint32_t cls)
 {
 	return gw_class_get(cls)->engine;
-}
-
-bool gw_gp_entry(uint32_t chan_class, uint64_t entry, uint64_t *va, uint32_t *ndwords)
-{
-	const char *scope = gw_class_get(chan_class)->scope;
-	const struct gw_field *get = gw_field_find(scope, "GP_ENTRY0_GET"),
-			      *hi = gw_field_find(scope, "GP_ENTRY1_GET_HI"),
-			      *len = gw_field_find(scope, "GP_ENTRY1_LENGTH");
-	uint32_t w0 = (uint32_t)entry, w1 = (uint32_t)(entry >> 32);
-
-	if (!get || !hi || !len)
-		return false;
-	*va = (uint64_t)gw_get(w1, hi) << 32 | (uint64_t)gw_get(w0, get) << get->lo;
-	*ndwords = gw_get(w1, len);
-	return true;
 }
 
 /* --- one method write ---------------------------------------------------- */

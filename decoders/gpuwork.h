@@ -25,6 +25,8 @@ enum gw_kind {
 	GW_BIND,        /* SET_OBJECT: a class bound to a subchannel */
 	GW_METHOD,      /* any other method (name NULL: unknown) */
 	GW_BAD,         /* a header the format does not allow, or a count past the end */
+	GW_GP,          /* the GPFIFO entry itself (gp): a control entry, or with -v
+			 * the segment's level, sync and fetch */
 	GW_KINDS
 };
 extern const char *const gw_kind_names[GW_KINDS];
@@ -32,6 +34,34 @@ extern const char *const gw_kind_names[GW_KINDS];
 /* What a class's engine is, by the methods it has. */
 enum gw_engine { GW_ENG_UNKNOWN, GW_ENG_HOST, GW_ENG_COMPUTE, GW_ENG_COPY };
 extern const char *const gw_engine_names[];   /* "?", "HOST", "COMPUTE", "COPY" */
+
+/*
+ * One GPFIFO entry (gpuwork_entry.c; clc86f.h GP_ENTRY0/GP_ENTRY1): a
+ * pushbuffer segment to fetch (address bits 39:2 and a length in dwords),
+ * or, when the length is 0, a control entry: an opcode (NOP, ILLEGAL,
+ * GP_CRC, PB_CRC, SET_PB_SEGMENT_EXTENDED_BASE) and its operand, no
+ * segment.  Each names its level (MAIN, SUBROUTINE: every entry CUDA
+ * put on the H100 was SUBROUTINE), sync and fetch mode, as the class's
+ * header does.
+ */
+struct gw_gp {
+	bool control;
+	uint64_t va;              /* segment: the address bits the entry holds */
+	uint32_t dwords;          /* segment: its length */
+	uint32_t opcode, operand; /* control */
+	const char *opcode_name;  /* NULL: no table names that opcode */
+	bool sets_base;           /* SET_PB_SEGMENT_EXTENDED_BASE ... */
+	uint64_t base;            /* ... the address bits above the entry's that it sets */
+	const char *level, *sync, *fetch;   /* value names; NULL if not named */
+	uint32_t level_v, sync_v, fetch_v;
+};
+
+/* Entry of host class chan_class into gp; false if the tables lack the
+ * class's entry fields (then nothing in gp is meaningful). */
+bool gw_gp_decode(uint32_t chan_class, uint64_t entry, struct gw_gp *gp);
+/* The address of a segment entry's pushbuffer, under the base the last
+ * SET_PB_SEGMENT_EXTENDED_BASE of the same ring set (0 before any). */
+uint64_t gw_gp_address(const struct gw_gp *gp, uint64_t base);
 
 struct gw_event {
 	enum gw_kind kind;
@@ -52,6 +82,9 @@ struct gw_event {
 	bool fill;
 	/* GW_SEMAPHORE */
 	uint64_t sem_addr, payload;
+	/* GW_GP (va: the segment's, with the ring's base) */
+	const struct gw_gp *gp;
+	uint64_t va;
 };
 
 typedef void (*gw_emit_fn)(void *ctx, const struct gw_event *e);
@@ -73,8 +106,5 @@ void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_e
 /* The engine of class cls (from the methods the tables give it). */
 enum gw_engine gw_engine_of(uint32_t cls);
 
-/* A GPFIFO entry of host class chan_class: segment address and length in
- * dwords; false if the tables lack the class's entry fields. */
-bool gw_gp_entry(uint32_t chan_class, uint64_t entry, uint64_t *va, uint32_t *ndwords);
 
 #endif

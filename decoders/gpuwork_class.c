@@ -36,6 +36,18 @@ static void fill_host(struct gw_class *k)
 	k->sem_size = field(k, "SEM_EXECUTE_PAYLOAD_SIZE");
 	if (!gw_value_find(k->scope, "SEM_EXECUTE_PAYLOAD_SIZE_32BIT", &k->sem_size_32))
 		k->sem_size_32 = 0;
+	k->gp_get = field(k, "GP_ENTRY0_GET");
+	k->gp_get_hi = field(k, "GP_ENTRY1_GET_HI");
+	k->gp_length = field(k, "GP_ENTRY1_LENGTH");
+	k->gp_level = field(k, "GP_ENTRY1_LEVEL");
+	k->gp_sync = field(k, "GP_ENTRY1_SYNC");
+	k->gp_fetch = field(k, "GP_ENTRY0_FETCH");
+	k->gp_opcode = field(k, "GP_ENTRY1_OPCODE");
+	k->gp_operand = field(k, "GP_ENTRY0_OPERAND");
+	k->gp_base_operand = field(k, "GP_ENTRY0_PB_EXTENDED_BASE_OPERAND");
+	k->has_set_base = k->gp_base_operand &&
+			  gw_value_find(k->scope, "GP_ENTRY1_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE",
+					&k->gp_op_set_base);
 }
 
 /* One QMD version's layout, "qmd:cbc0:04_00", if its version fields are known. */

@@ -27,6 +27,12 @@ struct gw_class {
 	uint32_t set_object, sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi, sem_execute;
 	const struct gw_field *sem_op, *sem_size;
 	uint32_t sem_size_32;
+	/* host: GPFIFO entry fields (GP_ENTRY0_*, GP_ENTRY1_*); the opcode that
+	 * sets a segment base, where the class has one */
+	const struct gw_field *gp_get, *gp_get_hi, *gp_length, *gp_level, *gp_sync, *gp_fetch,
+			      *gp_opcode, *gp_operand, *gp_base_operand;
+	uint32_t gp_op_set_base;
+	bool has_set_base;
 	/* compute */
 	uint32_t line_length_in, line_count, offset_out_upper, offset_out, launch_dma,
 		 load_inline_data, send_pcas_a, send_pcas2_b, send_pcas_b,

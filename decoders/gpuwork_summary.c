@@ -78,7 +78,13 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 		    g->flags & CT_GS_LOST ? g->lost : 1, 0);
 		return;
 	}
-	if (e->kind == GW_SEMAPHORE)
+	if (e->kind == GW_GP && !e->gp->control)
+		return;   /* a segment's own entry: its work is counted */
+	if (e->kind == GW_GP && e->gp->opcode_name)
+		snprintf(what, sizeof(what), "HOST GP-ENTRY %s", e->gp->opcode_name);
+	else if (e->kind == GW_GP)
+		snprintf(what, sizeof(what), "HOST GP-ENTRY (unknown opcode)");
+	else if (e->kind == GW_SEMAPHORE)
 		snprintf(what, sizeof(what), "%s SEMAPHORE %s", gw_engine_names[e->engine],
 			 e->name ? e->name : "?");
 	else if (e->kind == GW_COPY && e->fill)

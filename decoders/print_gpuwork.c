@@ -92,6 +92,56 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 	out_printf(&d->out, " qmd=0x%" PRIx64, ev->qmd);
 }
 
+/* A ring entry's level, sync and fetch, by the names the class gives them. */
+static void print_entry_flags(struct ct_decoder *d, const struct gw_gp *gp)
+{
+	static const char *const keys[3] = { "level", "sync", "fetch" };
+	const char *names[3] = { gp->level, gp->sync, gp->fetch };
+	uint32_t values[3] = { gp->level_v, gp->sync_v, gp->fetch_v };
+	int i;
+
+	for (i = gp->control ? 1 : 0; i < (gp->control ? 2 : 3); i++) {
+		if (d->o.json)
+			em_hex_named(&d->em, keys[i], values[i], names[i]);
+		else if (names[i])
+			out_printf(&d->out, " %s=%s", keys[i], names[i]);
+		else
+			out_printf(&d->out, " %s=0x%x", keys[i], values[i]);
+	}
+}
+
+/* A GPFIFO entry: a control entry by its opcode's name, or a segment. */
+static void print_entry(struct ct_decoder *d, const struct gw_event *ev)
+{
+	const struct gw_gp *gp = ev->gp;
+	struct emit *e = &d->em;
+
+	if (d->o.json) {
+		em_str(e, "entry", gp->control ? "control" : "segment");
+		if (gp->control) {
+			em_hex_named(e, "opcode", gp->opcode, gp->opcode_name);
+			em_hex(e, "operand", gp->operand);
+			if (gp->sets_base)
+				em_hex(e, "base", gp->base);
+		} else {
+			em_hex(e, "va", ev->va);
+			em_u64(e, "dwords", gp->dwords);
+		}
+	} else if (gp->control) {
+		if (gp->opcode_name)
+			out_printf(&d->out, " %s", gp->opcode_name);
+		else   /* the GPU raises GPENTRY for an opcode it does not have */
+			out_printf(&d->out, " opcode=0x%x (no table names it)", gp->opcode);
+		if (gp->sets_base)
+			out_printf(&d->out, " base=0x%" PRIx64, gp->base);
+		else
+			out_printf(&d->out, " operand=0x%x", gp->operand);
+	} else {
+		out_printf(&d->out, " SEGMENT 0x%" PRIx64 " %u dwords", ev->va, gp->dwords);
+	}
+	print_entry_flags(d, gp);
+}
+
 static const char *class_name(uint32_t cls)
 {
 	const struct nv_class_info *k = nv_class_lookup(cls);
@@ -153,6 +203,9 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 			out_printf(&d->out, "=0x%x", ev->data);
 		}
 		break;
+	case GW_GP:
+		print_entry(d, ev);
+		break;
 	default:
 		if (d->o.json) {
 			em_hex(e, "header", ev->data);
@@ -173,7 +226,9 @@ static void on_event(void *arg, const struct gw_event *ev)
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
-	if (d->o.quiet || (ev->kind == GW_METHOD && ev->name && !d->o.verbose))
+	/* named methods and a segment's own entry: -v (control entries always) */
+	if (d->o.quiet || (!d->o.verbose && ((ev->kind == GW_METHOD && ev->name) ||
+					     (ev->kind == GW_GP && !ev->gp->control))))
 		return;
 	head(d, x->s, gw_engine_names[ev->engine], gw_kind_names[ev->kind]);
 	print_body(d, ev);
@@ -216,6 +271,21 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	ct_end_line(d);
 }
 
+/* The ring entry itself, as an event; true if it is a control entry (no
+ * segment: dwords that came with it, from a hostile trace, are not methods). */
+static bool on_entry(struct seg_ctx *x)
+{
+	const struct ct_gpu_seg *s = x->s;
+	struct gw_gp gp;
+	struct gw_event ev = { .kind = GW_GP, .engine = gw_engine_of(s->chan_class),
+			       .cls = s->chan_class, .gp = &gp, .va = s->va };
+
+	if (!gw_gp_decode(s->chan_class, s->entry, &gp))
+		return false;   /* a class whose entries the tables do not know */
+	on_event(x, &ev);
+	return gp.control;
+}
+
 void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 {
 	struct seg_ctx x = { d, s };
@@ -225,6 +295,8 @@ void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 		on_gap(d, s);
 		return;
 	}
+	if (on_entry(&x))
+		return;
 	c = channel_of(d, s);
 	if (c)
 		gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event,

@@ -14,14 +14,18 @@
  *          N launches of distinct grid sizes, M copies of distinct sizes,
  *          a host semaphore release after each; prints what it sent, one
  *          line each: "launch GX GY GZ BX BY BZ SMEM QMD", "copy BYTES SRC DST",
- *          "release ADDR PAYLOAD", then "done ENTRIES"
+ *          "release ADDR PAYLOAD", "control OPCODE OPERAND" (a ring entry
+ *          of length 0: after the set-up, a NOP and an extended base of
+ *          0), then "done ENTRIES"
  *        gpfifo_fake -f PATH burst N
  *          N copies of distinct sizes at once, no pause: more than the ring
  *          holds laps it between two polls; prints them, then "done ENTRIES"
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
- *          counts past the end, a GPPut outside the ring; prints "done"
+ *          counts past the end, control entries ILLEGAL and of no known
+ *          opcode, a segment under an extended base where nothing is
+ *          mapped, a GPPut outside the ring; prints "done"
  *
  * Numbers are NVIDIA's (clc86f.h: GPFIFO entries, USERD GPPut at 0x8c;
  * clc76f.h: method headers; clcbc0.h, clcbc0qmd.h QMD V04_00; clc8b5.h),
@@ -117,16 +121,30 @@ static void w(uint32_t v)
 	pb[pb_used++] = v;
 }
 
-/* Puts the segment written since seg_begin on the ring and moves GPPut. */
-static void submit_raw(uint64_t va, uint32_t ndw)
+/* Puts entry e on the ring and moves GPPut. */
+static void submit_entry(uint64_t e)
 {
-	ring[put] = (uint64_t)((uint32_t)va & ~3u) | ((uint64_t)((va >> 32) & 0xff) << 32) |
-		    ((uint64_t)(ndw & 0x1fffff) << 42);
+	ring[put] = e;
 	put = (put + 1) % ENTRIES;
 	__atomic_store_n(&userd[GPPUT_OFF / 4], put, __ATOMIC_RELEASE);
 	entries_sent++;
 	if (pace_us)
 		pause_us(pace_us);
+}
+
+/* A segment entry at SUBROUTINE level (GP_ENTRY1_LEVEL, bit 9), as CUDA
+ * puts every one on the H100 (580.159.04). */
+static void submit_raw(uint64_t va, uint32_t ndw)
+{
+	submit_entry((uint64_t)((uint32_t)va & ~3u) |
+		     ((uint64_t)(((va >> 32) & 0xff) | 1u << 9 | (ndw & 0x1fffff) << 10) << 32));
+}
+
+/* A control entry: length 0, GP_ENTRY1_OPCODE 7:0, GP_ENTRY0 the operand. */
+static void submit_control(uint32_t opcode, uint32_t operand)
+{
+	submit_entry((uint64_t)opcode << 32 | operand);
+	printf("control %u 0x%x\n", opcode, operand);
 }
 
 static void submit(void)
@@ -176,6 +194,9 @@ static void setup(const char *path)
 	w(hdr(OP_INC, 1, 4, 0x0));
 	w(HOPPER_DMA_COPY_A);
 	submit();
+	/* control entries: a NOP, and SET_PB_SEGMENT_EXTENDED_BASE (4) of 0 */
+	submit_control(0, 0);
+	submit_control(4, 0);
 }
 
 /* A QMD V04_00 (clcbc0qmd.h): version, grid, block, shared memory. */
@@ -329,6 +350,16 @@ static void hostile(void)
 		w(0xdead0000u + i);
 	}
 	submit();
+	/* control entries: ILLEGAL, an opcode no header has, and a segment
+	 * under the largest extended base (bits 56:40 all set: unmapped) */
+	submit_control(1, 0x12345678);
+	submit_control(0x7f, 0x1);
+	submit_control(4, 0x1ffffu << 8);
+	seg_begin();
+	w(hdr(OP_INC, 1, 4, 0x418));
+	w(1);
+	submit();
+	submit_control(4, 0);
 	/* a GPPut outside the ring: the reader must stop following it */
 	__atomic_store_n(&userd[GPPUT_OFF / 4], ENTRIES + 5, __ATOMIC_RELEASE);
 	pause_us(20000);

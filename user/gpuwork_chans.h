@@ -22,6 +22,8 @@ struct gw_ring {
 	uint64_t userd_cpu;         /* its CPU address, 0 until the mapping is known */
 	uint32_t next;              /* next ring index to read */
 	uint64_t last_entry;        /* the entry at next - 1 when it was read */
+	uint64_t pb_base;           /* address bits above an entry's, from the last
+				     * SET_PB_SEGMENT_EXTENDED_BASE read (0 before) */
 	bool have_last;
 	bool dead;                  /* freed, or its process gone: drop at the next poll */
 	bool probed;                /* CUDATRACE_GPUWORK_PROBE done */

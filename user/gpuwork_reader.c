@@ -39,12 +39,14 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	    !(g->batch = malloc(GW_BATCH_BYTES)) ||
 	    !(g->fresh = malloc(sizeof(*g->fresh) * GW_FRESH_MAX)) ||
 	    !(g->ents = malloc(sizeof(*g->ents) * GW_RING_MAX)) ||
+	    !(g->segs = malloc(sizeof(*g->segs) * GW_RING_MAX)) ||
 	    !(g->stale = malloc(sizeof(*g->stale) * GW_RING_MAX))) {
 		if (g) {
 			free(g->rec);
 			free(g->batch);
 			free(g->fresh);
 			free(g->ents);
+			free(g->segs);
 		}
 		free(g);
 		fprintf(stderr, "cudatrace: out of memory\n");
@@ -78,6 +80,7 @@ void ct_gpuwork_free(struct ct_gpuwork *g)
 	free(g->batch);
 	free(g->fresh);
 	free(g->ents);
+	free(g->segs);
 	free(g->stale);
 	free(g);
 }
@@ -149,12 +152,14 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 			 "index into the ring, so whole rings more may have gone by unseen)",
 			 (unsigned long long)s->wrap_lost);
 	fprintf(stderr, "cudatrace: gpu-work: %llu channels, %llu segments read (%llu bytes, "
-			"%llu cut at the bound), %llu unreadable, %s%llu ring entries lost "
+			"%llu cut at the bound), %llu control entries, %llu unreadable, "
+			"%s%llu ring entries lost "
 			"(%llu overwritten while read), %llu ring wraps between polls%s; "
 			"%llu polls in %.1f ms of CPU\n",
 		(unsigned long long)s->channels, (unsigned long long)s->segments,
 		(unsigned long long)s->bytes, (unsigned long long)s->truncated,
-		(unsigned long long)s->unreadable, s->wraps ? "at least " : "",
+		(unsigned long long)s->control, (unsigned long long)s->unreadable,
+		s->wraps ? "at least " : "",
 		(unsigned long long)s->lost, (unsigned long long)s->overwritten,
 		(unsigned long long)s->wraps, wraps, (unsigned long long)s->polls,
 		(double)s->cpu_ns / 1e6);

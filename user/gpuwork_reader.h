@@ -27,6 +27,7 @@ struct ct_gpuwork_stats {
 	uint64_t segments;          /* segments read */
 	uint64_t bytes;             /* their bytes */
 	uint64_t truncated;         /* cut at the bound */
+	uint64_t control;           /* control entries (no segment: NOP, GP_CRC ...) */
 	uint64_t unreadable;        /* segments that could not be read */
 	uint64_t lost;              /* ring entries never read (wrap_lost included) */
 	uint64_t wraps;             /* times a ring went round between polls */

@@ -124,16 +124,36 @@ static bool read_entries(const struct poll_ctx *p, uint32_t from, uint32_t n, ui
 	       (first == n || read_exact(p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
 }
 
-/* Where an entry's segment is; its length cut to the bound. */
-struct seg { uint64_t va; uint32_t want, n; bool ok; };
-
-static struct seg seg_of(const struct ct_gpuwork *g, const struct gw_ring *r, uint64_t entry)
+/* What entry asks to read, its segment cut to the bound; base: the
+ * ring's address bits above the entry's, which a
+ * SET_PB_SEGMENT_EXTENDED_BASE control entry changes for those after it. */
+static struct gw_seg seg_of(const struct ct_gpuwork *g, uint32_t cls, uint64_t entry,
+			    uint64_t *base)
 {
-	struct seg s = { 0 };
+	struct gw_seg s = { 0 };
+	struct gw_gp gp;
 
-	s.ok = gw_gp_entry(r->cls, entry, &s.va, &s.want);
+	s.ok = gw_gp_decode(cls, entry, &gp);
+	if (!s.ok)
+		return s;
+	if (gp.control) {
+		s.control = true;
+		if (gp.sets_base)
+			*base = gp.base;
+		return s;
+	}
+	s.va = gw_gp_address(&gp, *base);
+	s.want = gp.dwords;
 	s.n = s.want < g->max_dwords ? s.want : g->max_dwords;
 	return s;
+}
+
+/* The segments of entries e[0, n), in ring order, from the base at *base. */
+static void plan(const struct ct_gpuwork *g, uint32_t cls, const uint64_t *e, uint32_t n,
+		 uint64_t *base, struct gw_seg *out)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = seg_of(g, cls, e[i], base);
 }
 
 /* The segments put since p->put (up to new_put), and what is being
@@ -142,7 +162,7 @@ static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 {
 	struct ct_gpuwork *g = p->g;
 	uint32_t n = (new_put + p->r->entries - p->put) % p->r->entries, i;
-	uint64_t e[64];
+	uint64_t e[64], base = p->r->pb_base;   /* they follow this poll's entries */
 	size_t nf = 0;
 
 	if (n > GW_FRESH_MAX - 1)
@@ -153,9 +173,9 @@ static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 		if (!read_entries(p, (p->put + i) % p->r->entries, k, e))
 			break;
 		for (j = 0; j < k; j++) {
-			struct seg s = seg_of(g, p->r, e[j]);
+			struct gw_seg s = seg_of(g, p->r->cls, e[j], &base);
 
-			if (s.ok)
+			if (s.ok && s.want)
 				g->fresh[nf++] = (struct gw_range){ s.va, s.va + (uint64_t)s.want * 4 };
 		}
 	}
@@ -173,10 +193,20 @@ static bool overlaps(const struct gw_range *f, size_t nf, uint64_t lo, uint64_t 
 	return false;
 }
 
+/* A control entry: its record, no segment to read. */
+static void send_control(struct poll_ctx *p, uint32_t index, uint64_t entry)
+{
+	struct ct_gpu_seg *s = start_record(p, index);
+
+	s->entry = entry;
+	p->g->st.control++;
+	send(p->g);
+}
+
 /* Entries [from, from + n) whose segments are contiguous and fit the
  * batch buffer: one read, one check, one record each. */
 static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
-		       const struct seg *sg, uint32_t n)
+		       const struct gw_seg *sg, uint32_t n)
 {
 	struct ct_gpuwork *g = p->g;
 	uint64_t lo = sg[0].va, hi = sg[n - 1].va + (uint64_t)sg[n - 1].n * 4;
@@ -184,13 +214,18 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 	uint32_t new_put = p->put, i;
 	size_t nf = 0;
 
-	if (readable && read_exact(p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
+	if (hi != lo && readable &&
+	    read_exact(p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
 	    new_put != p->put && new_put < p->r->entries)
 		nf = fresh_ranges(p, new_put);
 	for (i = 0; i < n; i++) {
 		uint32_t index = (from + i) % p->r->entries;
 		struct ct_gpu_seg *s;
 
+		if (sg[i].control) {
+			send_control(p, index, e[i]);
+			continue;
+		}
 		if (readable && overlaps(g->fresh, nf, sg[i].va, sg[i].va + (uint64_t)sg[i].n * 4)) {
 			g->st.overwritten++;
 			lost(p, index, 1, 0);
@@ -218,17 +253,26 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 	}
 }
 
-/* Entries [from, from + n): batches of contiguous segments; the stale
- * ones (see mark_stale) are counted lost, not read. */
-static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
-			  const bool *stale, uint32_t n)
+/* Whether segment b can join a batch ending with a: readable, right after
+ * it, a not cut, and the batch still under its bound. */
+static bool joins(const struct gw_seg *a, const struct gw_seg *b, uint64_t bytes)
 {
-	struct seg sg[64];
+	return a->ok && b->ok && !a->control && !b->control &&
+	       b->va == a->va + (uint64_t)a->want * 4 && a->n == a->want &&
+	       bytes + (uint64_t)b->n * 4 <= GW_BATCH_BYTES;
+}
+
+/* Entries [from, from + n): batches of contiguous segments; the stale
+ * ones (see mark_stale) are counted lost, not read; a control entry is a
+ * batch of its own, read from nowhere. */
+static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
+			  const struct gw_seg *sg, const bool *stale, uint32_t n)
+{
 	uint32_t i = 0;
 
 	while (i < n) {
-		uint32_t k = 0;
-		uint64_t bytes = 0;
+		uint32_t k = 1;
+		uint64_t bytes = (uint64_t)sg[i].n * 4;
 
 		if (stale[i]) {
 			p->g->st.overwritten++;
@@ -236,18 +280,9 @@ static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 			i++;
 			continue;
 		}
-		while (i + k < n && k < 64 && !stale[i + k]) {
-			struct seg s = seg_of(p->g, p->r, e[i + k]);
-			uint64_t len = (uint64_t)s.n * 4;
-
-			if (k && (!s.ok || !sg[k - 1].ok ||
-				  s.va != sg[k - 1].va + (uint64_t)sg[k - 1].want * 4 ||
-				  sg[k - 1].n != sg[k - 1].want || bytes + len > GW_BATCH_BYTES))
-				break;
-			sg[k++] = s;
-			bytes += len;
-		}
-		read_batch(p, from + i, e + i, sg, k);
+		while (i + k < n && k < 64 && !stale[i + k] && joins(&sg[i + k - 1], &sg[i + k], bytes))
+			bytes += (uint64_t)sg[i + k++].n * 4;
+		read_batch(p, from + i, e + i, sg + i, k);
 		i += k;
 	}
 }
@@ -275,25 +310,25 @@ static size_t add_range(struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
  * an entry is stale if its segment overlaps any newer one, or the bytes
  * the producer may be writing after the newest.
  */
-static void mark_stale(const struct ct_gpuwork *g, const struct gw_ring *r, const uint64_t *e,
-		       uint32_t n, bool *stale)
+static void mark_stale(const struct gw_seg *sg, uint32_t n, bool *stale)
 {
 	struct gw_range f[GW_STALE_RANGES];
 	size_t nf = 0;
 	uint32_t i;
+	bool newest = true;
 
 	for (i = n; i-- > 0;) {
-		struct seg s = seg_of(g, r, e[i]);
-		uint64_t hi = s.va + (uint64_t)s.want * 4;
+		uint64_t hi = sg[i].va + (uint64_t)sg[i].want * 4;
 
 		stale[i] = false;
-		if (!s.ok || !s.want)
+		if (!sg[i].ok || !sg[i].want)
 			continue;
-		if (i == n - 1)
+		if (newest)
 			nf = add_range(f, nf, hi, hi + GW_DANGER_BYTES);
 		else
-			stale[i] = overlaps(f, nf, s.va, hi);
-		nf = add_range(f, nf, s.va, hi);
+			stale[i] = overlaps(f, nf, sg[i].va, hi);
+		newest = false;
+		nf = add_range(f, nf, sg[i].va, hi);
 	}
 }
 
@@ -322,13 +357,13 @@ static uint32_t mark_reused(const struct poll_ctx *p, uint32_t n, bool *stale)
 
 static void probe_once(struct poll_ctx *p, struct gw_ring *r)
 {
-	uint64_t entry;
+	uint64_t entry, base = r->pb_base;
 
 	r->probed = true;
 	probe(p->g, r->pid, "USERD", r->userd_cpu);
 	probe(p->g, r->pid, "ring", r->ring_va);
 	if (read_entries(p, r->next, 1, &entry))
-		probe(p->g, r->pid, "segment", seg_of(p->g, r, entry).va);
+		probe(p->g, r->pid, "segment", seg_of(p->g, r->cls, entry, &base).va);
 }
 
 /* GPPut and GPGet, in one read where they sit side by side (a read of
@@ -380,9 +415,10 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 		r->next = p.put;
 		return;
 	}
-	mark_stale(g, r, g->ents, n, g->stale);
+	plan(g, r->cls, g->ents, n, &r->pb_base, g->segs);
+	mark_stale(g->segs, n, g->stale);
 	mark_reused(&p, n, g->stale);
-	read_segments(&p, from, g->ents, g->stale, n);
+	read_segments(&p, from, g->ents, g->segs, g->stale, n);
 	if (n) {
 		r->last_entry = g->ents[n - 1];
 		r->have_last = true;

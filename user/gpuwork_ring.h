@@ -21,6 +21,10 @@
 
 struct gw_proc { uint32_t pid; int fd; };
 struct gw_range { uint64_t lo, hi; };
+/* What one ring entry asks to read: its segment's address and length (cut
+ * to the bound: n), or nothing (a control entry); ok false if the tables
+ * lack the class's entry fields. */
+struct gw_seg { uint64_t va; uint32_t want, n; bool ok, control; };
 
 struct ct_gpuwork {
 	char proc_root[256];
@@ -36,6 +40,7 @@ struct ct_gpuwork {
 	unsigned char *batch;             /* GW_BATCH_BYTES */
 	struct gw_range *fresh;           /* GW_FRESH_MAX */
 	uint64_t *ents;                   /* GW_RING_MAX ring entries of one poll */
+	struct gw_seg *segs;              /* ... what each asks to read */
 	bool *stale;                      /* ... and whether each was overwritten */
 	struct ct_gpuwork_stats st;
 };

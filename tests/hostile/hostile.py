@@ -414,9 +414,13 @@ def body(tap, cases, tmp):
                  for t_ in (77, 255)])
 
     # --- --gpu-work segment records (type 19) ----------------------------------
-    def gseg(ndw, dwords, cls=0xc86f, flags=0, lost=0, put=3):
+    def seg_entry(ndw, va=0x200800000):   # clc86f.h: GET 31:2, GET_HI, LENGTH 30:10
+        return (va & 0xfffffffc) | ((va >> 32) & 0xff | (ndw & 0x1fffff) << 10) << 32
+
+    def gseg(ndw, dwords, cls=0xc86f, flags=0, lost=0, put=3, entry=None):
         body = struct.pack("<IIIiIIIIQQIIII", 0xc1d00001, 0x5c00001c, cls, 0, 1, 1024, 2, put,
-                           0x123, 0x200800000, ndw, ndw, flags, lost) + dwords
+                           seg_entry(ndw) if entry is None else entry, 0x200800000, ndw, ndw,
+                           flags, lost) + dwords
         return pad8(rec(19, body))
     rnd = random.Random(21)
     garbage = b"".join(struct.pack("<I", rnd.getrandbits(32)) for _ in range(4096))
@@ -428,6 +432,17 @@ def body(tap, cases, tmp):
                                                            put=99999), 0, r"no trailer"),
         ("ndwords past the record", head + gseg(100, b"\0" * 16), 1,
          r"gpu segment record sizes do not add up.*; decoded the \d+ records before it$"),
+        # GPFIFO control entries (length 0): every opcode byte, sync set,
+        # a base of all ones, and dwords a control entry cannot have
+        ("control entries of every opcode", head + b"".join(
+            gseg(0, b"", entry=(op | 1 << 31 | 1 << 9) << 32 | 0xffffffff) for op in range(256)),
+         0, r"no trailer"),
+        ("a control entry that came with dwords", head + gseg(4096, garbage, entry=2 << 32), 0,
+         r"no trailer"),
+        ("control entries on a class no table has", head + gseg(0, b"", cls=0x1234, entry=4 << 32)
+         + gseg(16, garbage[:64], cls=0x1234, entry=0), 0, r"no trailer"),
+        ("a segment entry longer than its dwords", head + gseg(4, b"\0" * 16, entry=seg_entry(
+            0x1fffff, 0xffffffffff)), 0, r"no trailer"),
     ])
 
     # --- memory: the largest legal records, many pending calls ------------------------

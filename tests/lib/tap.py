@@ -42,9 +42,9 @@ def run(args, timeout=120, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
 
 
-def decode_json(trace):
-    """All JSON objects cudatrace -r prints for a trace file."""
-    p = run([CUDATRACE, "-r", trace, "--json"])
+def decode_json(trace, *opts):
+    """All JSON objects cudatrace -r prints for a trace file (with opts)."""
+    p = run([CUDATRACE, "-r", trace, "--json"] + list(opts))
     if p.returncode != 0:
         raise RuntimeError("cudatrace -r %s failed: %s" % (trace, p.stderr))
     return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]

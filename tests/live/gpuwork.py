@@ -52,6 +52,7 @@ tr = os.path.join(tmp, "work.ctrace")
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--",
          FAKE, "-f", ctl, "work", "37", "23", "5"])
 want = sent(p.stdout)
+want_ctl = [l.split()[1:] for l in p.stdout.splitlines() if l.startswith("control ")]
 t.ok(p.returncode == 0 and "gpu-work: 1 channels" in p.stderr and
      " 0 unreadable, 0 ring entries lost" in p.stderr, "capture ran, 1 channel, nothing lost",
      p.stderr[-600:])
@@ -63,6 +64,18 @@ t.ok(all(e["channel"] == "0x5c00f01c" and e["pid"] == gw[0]["pid"] for e in gw),
      "every event names the channel and the process")
 t.ok(sum(1 for e in gw if e["kind"] == "METHOD" and e["method"] == "0x3ff0") == 37,
      "the method no table names is kept by number, once per launch")
+ctl_ev = [(int(e["opcode"], 16), e.get("opcode_name"), int(e["operand"], 16))
+          for e in gw if e["kind"] == "GP-ENTRY" and e["entry"] == "control"]
+t.ok(ctl_ev == [(0, "NOP", 0), (4, "SET_PB_SEGMENT_EXTENDED_BASE", 0)] and
+     [(o, v) for o, _, v in ctl_ev] == [tuple(int(x, 0) for x in c) for c in want_ctl],
+     "control entries (length 0) are named, not read as segments", ctl_ev)
+t.ok(not any(e["kind"] == "GP-ENTRY" and e["entry"] == "segment" for e in gw),
+     "a segment's own entry only with -v")
+vj = [e for e in decode_json(tr, "-v") if e["type"] == "gpu-work" and e["kind"] == "GP-ENTRY"
+      and e["entry"] == "segment"]
+t.ok(len(vj) == 37 * 2 + 23 + 1 and all(e["level_name"] == "SUBROUTINE" and
+                                         e["sync_name"] == "PROCEED" for e in vj),
+     "with -v: every segment's entry, its level (SUBROUTINE, as CUDA's) and sync (%d)" % len(vj))
 
 # 2. Live text: the lines issue 21 asks for.
 p = run([CUDATRACE, "--device", ctl, "--gpu-work=500", "--", FAKE, "-f", ctl, "work", "3", "2", "8"])
@@ -79,10 +92,17 @@ t.ok(any("HOST SEMAPHORE RELEASE 0x204f00010=0x1" in l for l in lines), "text: S
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "--", FAKE, "-f", ctl, "hostile"])
 t.ok(p.returncode == 0 and "done" in p.stdout, "a hostile ring leaves the capture standing",
      p.stderr[-400:])
-t.ok("2 unreadable" in p.stderr, "unmapped and past-the-mapping segments are counted unreadable",
-     p.stderr[-400:])
+t.ok("3 unreadable" in p.stderr, "unmapped and past-the-mapping segments, and one under an "
+     "extended base where nothing is, are counted unreadable", p.stderr[-400:])
 t.ok(" BAD header=" in p.stdout and "UNREADABLE segment 0x10 " in p.stdout,
      "and shown: BAD headers, UNREADABLE segments")
+t.ok(" HOST GP-ENTRY ILLEGAL operand=0x12345678 sync=PROCEED" in p.stdout and
+     " HOST GP-ENTRY opcode=0x7f (no table names it) operand=0x1" in p.stdout and
+     " HOST GP-ENTRY SET_PB_SEGMENT_EXTENDED_BASE base=0x1ffff0000000000" in p.stdout,
+     "control entries ILLEGAL, of no known opcode, and an extended base, by name",
+     [l for l in p.stdout.splitlines() if "GP-ENTRY" in l])
+t.ok("UNREADABLE segment 0x1ffff0" in p.stdout, "the segment after that base is read (and "
+     "not found) at its full address", [l for l in p.stdout.splitlines() if "UNREADABLE" in l])
 t.ok("GPPut 69 is outside the ring of 64 entries" in p.stdout,
      "a GPPut outside the ring is said, and the channel dropped")
 

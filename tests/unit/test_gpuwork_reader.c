@@ -29,15 +29,17 @@
 #define CLIENT  0xc1d00001u
 #define CHAN    0x5c00001cu
 #define USERDH  0x5c000017u
+#define HI_BASE 0x110000000000ull
 
 static unsigned char recbuf[8192];
 static uint64_t *ring;
-static uint32_t *userd, *pb;
+static uint32_t *userd, *pb, *hi;
 static size_t pb_bytes = 1 << 20;
 static uint32_t put_idx, gpput_off;
 
 /* what the sink got */
-static int nseg, nfault, nlost, nwrap, ntrunc, nlaunch, ncopy, nbad;
+static int nseg, nfault, nlost, nwrap, ntrunc, nlaunch, ncopy, nbad, ncontrol;
+static uint64_t last_fault_va;
 static uint64_t lost_entries, wrap_entries;
 static struct gw_chan *dec;
 /* copies decoded, by size: each submitted size must be seen at most once */
@@ -81,7 +83,16 @@ static void sink(void *ctx, const struct ct_rec *r)
 		fprintf(stderr, "seg idx %u va 0x%llx want %u n %u flags %x\n", s->ring_index, (unsigned long long)s->va, s->want_dwords, s->ndwords, s->flags);
 	if (s->flags & CT_GS_FAULT) {
 		nfault++;
+		last_fault_va = s->va;
 		return;
+	}
+	{
+		struct gw_gp gp;
+
+		if (gw_gp_decode(s->chan_class, s->entry, &gp) && gp.control) {
+			ncontrol += s->ndwords == 0 && s->va == 0 && s->want_dwords == 0;
+			return;
+		}
 	}
 	nseg++;
 	ntrunc += !!(s->flags & CT_GS_TRUNC);
@@ -153,6 +164,20 @@ static void announce(struct ct_gpuwork *g, uint64_t ring_va)
 	ct_gpuwork_learn(g, &mm.h);
 }
 
+static void submit_entry(uint64_t e)
+{
+	ring[put_idx] = e;
+	put_idx = (put_idx + 1) % ENTRIES;
+	userd[gpput_off / 4] = put_idx;
+}
+
+/* A control entry (clc86f.h: LENGTH 0, GP_ENTRY1_OPCODE 7:0, GP_ENTRY0 the
+ * operand; SET_PB_SEGMENT_EXTENDED_BASE is 4, its operand bits 24:8). */
+static void submit_control(uint32_t opcode, uint32_t operand)
+{
+	submit_entry((uint64_t)opcode << 32 | operand);
+}
+
 static void submit(uint64_t va, uint32_t ndw)
 {
 	ring[put_idx] = (uint32_t)va | (uint64_t)((va >> 32) & 0xff) << 32 |
@@ -184,7 +209,7 @@ static void copy_seg(uint32_t off, uint32_t bytes)
 
 static void reset_counts(void)
 {
-	nseg = nfault = nlost = nwrap = ntrunc = nlaunch = ncopy = nbad = 0;
+	nseg = nfault = nlost = nwrap = ntrunc = nlaunch = ncopy = nbad = ncontrol = 0;
 	lost_entries = wrap_entries = 0;
 	copied_twice = 0;
 	memset(copies_of, 0, sizeof(copies_of));
@@ -225,6 +250,10 @@ int main(void)
 		ct_gpuwork_free(g);
 		return tap_done();
 	}
+	/* the same pushbuffer offsets under an extended base of 0x11 (17 TiB:
+	 * above ASan's shadow, so its build covers this too) */
+	hi = mmap((void *)(HI_BASE + 0x60000000ull), pb_bytes, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	/* nothing mapped after it (PROT_NONE would not do: /proc/PID/mem reads
 	 * with FOLL_FORCE) */
 	munmap((char *)pb + pb_bytes, 4096);
@@ -260,6 +289,55 @@ int main(void)
 	ct_gpuwork_poll(g, 0);
 	ok(ntrunc == 1 && nseg == 1, "a segment longer than the bound is cut there and marked (%d)",
 	   ntrunc);
+
+	/* 2a. control entries: named by the decoder, nothing read for them */
+	reset_counts();
+	copy_seg(30000, 21);
+	submit_control(0, 0);                                       /* NOP */
+	submit_control(2, 0xdeadbeef);                              /* GP_CRC */
+	submit_control(0x7f, 0x10);                                 /* no such opcode */
+	copy_seg(30008, 22);
+	ct_gpuwork_poll(g, 0);
+	ok(ncontrol == 3 && nseg == 2 && ncopy == 2 && !nfault && !nlost,
+	   "control entries are records of their own, nothing read (%d control, %d segments)",
+	   ncontrol, nseg);
+	ok(ct_gpuwork_stats(g)->control == 3, "and counted as such");
+
+	/* 2b'. SET_PB_SEGMENT_EXTENDED_BASE: the segments after it are above
+	 * the 40 bits their entries hold; it lasts across polls */
+	if (hi != MAP_FAILED) {
+		reset_counts();
+		uint32_t *lo_alias = pb + 50000, *hi_seg = hi + 50000;
+
+		lo_alias[0] = hdr(1, 1, 4, 0x418);                  /* a copy of 555 at the low address */
+		lo_alias[1] = 555;
+		hi_seg[0] = hdr(1, 1, 4, 0x418);                    /* and of 777 above it */
+		hi_seg[1] = 777;
+		hi_seg[2] = hdr(1, 1, 4, 0x300);
+		hi_seg[3] = 2;
+		lo_alias[2] = hi_seg[2];
+		lo_alias[3] = hi_seg[3];
+		submit_control(4, (uint32_t)(HI_BASE >> 40) << 8);  /* operand: bits 24:8 */
+		ct_gpuwork_poll(g, 0);
+		submit((uint64_t)(uintptr_t)lo_alias, 4);
+		ct_gpuwork_poll(g, 0);
+		ok(ncontrol == 1 && nseg == 1 && copies_of[777] == 1 && !copies_of[555],
+		   "a segment after an extended base is read above it, in a later poll too");
+		submit_control(4, 0);                               /* back to 0 */
+		submit((uint64_t)(uintptr_t)lo_alias, 4);
+		ct_gpuwork_poll(g, 0);
+		ok(copies_of[555] == 1, "and below it again after a base of 0");
+		submit_control(4, 0x1ffffu << 8);                   /* the largest: nothing there */
+		submit((uint64_t)(uintptr_t)lo_alias, 4);
+		submit_control(4, 0);
+		ct_gpuwork_poll(g, 0);
+		ok(nfault == 1 && last_fault_va == (0x1ffffull << 40 | (uintptr_t)lo_alias),
+		   "a segment under the largest base is UNREADABLE at its full address (0x%llx)",
+		   (unsigned long long)last_fault_va);
+	} else {
+		for (i = 0; i < 3; i++)
+			ok(true, "extended base # SKIP no memory could be mapped at 17 TiB");
+	}
 
 	/* 2b. a poller that fell behind: the pushbuffer went round under it */
 	reset_counts();
