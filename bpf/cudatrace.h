@@ -41,6 +41,7 @@ enum ct_rec_type {
 	CT_REC_PYFRAMES    = 17, /* --py-stack: struct ct_pyframes + frames + strings */
 	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
 	CT_REC_GPU_SEG     = 19, /* --gpu-work: struct ct_gpu_seg + dwords */
+	CT_REC_GPU_PUT     = 20, /* --gpu-work: struct ct_gpu_put */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -412,6 +413,24 @@ struct ct_gpu_seg {
 	__u32 ndwords;       /* dwords that follow */
 	__u32 flags;         /* CT_GS_* */
 	__u32 lost;          /* CT_GS_LOST: entries this record stands for */
+};
+
+/*
+ * --gpu-work: a channel's GPPut moved.  The entries from ring index `from`
+ * up to `put` (or, after a wrap, the whole ring) became visible between
+ * since_ns, the last read of GPPut that still gave the old value (or the
+ * channel's allocation), and h.ts_ns, the read that gave the new one.
+ * Sent before the GPU_SEG records of those entries, after every record the
+ * kernel had handed over by then: a driver call that ended before h.ts_ns
+ * comes before it in the stream.  h.tid is 0.
+ */
+struct ct_gpu_put {
+	struct ct_rec h;
+	__u32 client;
+	__u32 channel;
+	__u32 from;
+	__u32 put;
+	__u64 since_ns;
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

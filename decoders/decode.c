@@ -48,6 +48,7 @@ static bool run_views(struct ct_decoder *d, const struct ct_call *c)
 {
 	int i;
 
+	ct_gpuwork_note_call(d, c);   /* every call, whatever the filters show */
 	for (i = 0; i < d->nviews; i++) {
 		if (d->views[i].filter && !d->views[i].filter(d->views[i].ctx, c))
 			return false;
@@ -174,6 +175,7 @@ static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 		ct_print_exit(d, r);
 	ct_proc_lines_exit(d, r->pid);
 	ct_prognames_forget(&d->progs, r->pid);
+	gw_calls_forget(&d->calls, r->pid);
 }
 
 static void on_fdpath(struct ct_decoder *d, const struct ct_fdpath *f)
@@ -257,6 +259,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	case CT_REC_GPU_SEG:
 		ct_gpuwork_on_seg(d, (const struct ct_gpu_seg *)r);
 		break;
+	case CT_REC_GPU_PUT:
+		ct_gpuwork_on_put(d, (const struct ct_gpu_put *)r);
+		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
 			ct_print_mapping(d, (const struct ct_mapping *)r);
@@ -337,6 +342,7 @@ void ct_decoder_free(struct ct_decoder *d)
 	idmap_drain(&d->pending, free_pending, NULL);
 	idmap_free(&d->pending);
 	ct_gpuwork_decoder_free(d);
+	gw_calls_free(&d->calls);
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);
 	ct_pystacks_free(d->pystacks);

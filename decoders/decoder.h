@@ -23,6 +23,7 @@
 #include "errtext.h"
 #include "fields.h"
 #include "gpus.h"
+#include "gpuwork_tie.h"
 #include "idmap.h"
 #include "objects.h"
 #include "outbuf.h"
@@ -65,6 +66,8 @@ struct ct_decoder {
 	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
 	struct ct_gwstate *gw;       /* --gpu-work channels (print_gpuwork.c), NULL: none yet */
+	struct gw_calls calls;       /* each process's latest driver calls, for --gpu-work's
+				      * "after" (gpuwork_tie.h) */
 };
 
 /* header.c */
@@ -100,6 +103,9 @@ void ct_proc_lines_exit(struct ct_decoder *d, uint32_t pid);
 void ct_proc_lines_free(struct ct_decoder *d);
 /* print_gpuwork.c */
 void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s);
+void ct_gpuwork_on_put(struct ct_decoder *d, const struct ct_gpu_put *w);
+/* A finished call, remembered for the GPU work after it (gpuwork_tie.h). */
+void ct_gpuwork_note_call(struct ct_decoder *d, const struct ct_call *c);
 void ct_gpuwork_decoder_free(struct ct_decoder *d);
 
 /* print_common.c */

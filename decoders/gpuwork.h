@@ -63,6 +63,8 @@ bool gw_gp_decode(uint32_t chan_class, uint64_t entry, struct gw_gp *gp);
  * SET_PB_SEGMENT_EXTENDED_BASE of the same ring set (0 before any). */
 uint64_t gw_gp_address(const struct gw_gp *gp, uint64_t base);
 
+struct gw_tie;
+
 struct gw_event {
 	enum gw_kind kind;
 	uint32_t at;            /* dword index of the method's data in the segment */
@@ -85,6 +87,9 @@ struct gw_event {
 	/* GW_GP (va: the segment's, with the ring's base) */
 	const struct gw_gp *gp;
 	uint64_t va;
+	/* GW_LAUNCH, GW_COPY: the driver call it came after (gpuwork_tie.h),
+	 * NULL where the decoder has no window for it */
+	const struct gw_tie *after;
 };
 
 typedef void (*gw_emit_fn)(void *ctx, const struct gw_event *e);

@@ -28,6 +28,7 @@
 #include "idmap.h"
 #include "labels.h"
 #include "gpuwork.h"
+#include "gpuwork_tie.h"
 #include "perfetto.h"
 #include "pystack.h"
 #include "stack.h"
@@ -720,6 +721,11 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 		em_u64(e, "bytes", ev->bytes);
 		em_hex(e, "src", ev->src);
 		em_hex(e, "dst", ev->dst);
+	}
+	if (ev->after && ev->after->kind == GW_TIE_CERTAIN) {
+		snprintf(name, sizeof(name), "%.40s of tid %u", ev->after->call.name,
+			 ev->after->call.tid);
+		em_str(e, "after", name);
 	}
 	em_close(e);
 	em_close(e);

@@ -12,30 +12,82 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_name.h"
 #include "decoder.h"
 #include "gpuwork.h"
 #include "nvtables.h"
 
 struct ct_gwstate {
-	struct idmap chans;   /* client << 32 | channel -> struct gw_chan */
+	struct idmap chans;   /* client << 32 | channel -> struct chan */
+};
+
+/* A channel: its decoder, and what its latest work came after. */
+struct chan {
+	struct gw_chan *dec;          /* NULL until its first segment */
+	struct gw_tie after;
+	bool have_after;
 };
 
 struct seg_ctx {
 	struct ct_decoder *d;
 	const struct ct_gpu_seg *s;
+	const struct chan *chan;
 };
 
-static struct gw_chan *channel_of(struct ct_decoder *d, const struct ct_gpu_seg *s)
+static struct chan *chan_of(struct ct_decoder *d, uint32_t client, uint32_t channel)
 {
-	uint64_t key = (uint64_t)s->client << 32 | s->channel;
-	struct gw_chan *c;
+	uint64_t key = (uint64_t)client << 32 | channel;
+	struct chan *c;
 
 	if (!d->gw && !(d->gw = calloc(1, sizeof(*d->gw))))
 		return NULL;
 	c = idmap_get(&d->gw->chans, key);
-	if (!c && (c = gw_chan_new(s->chan_class)))
+	if (!c && key && (c = calloc(1, sizeof(*c))))
 		idmap_put(&d->gw->chans, key, c);
 	return c;
+}
+
+static struct gw_chan *decoder_of(struct chan *c, uint32_t chan_class)
+{
+	if (c && !c->dec)
+		c->dec = gw_chan_new(chan_class);
+	return c ? c->dec : NULL;
+}
+
+/* The name a call goes by in "after": its request (named or, like any
+ * view's, by number), and what it did. */
+static const char *call_label(const struct ct_call *c, char *buf, size_t n)
+{
+	char spec[GW_CALL_NAME];
+	const char *what = ct_call_specific_name(c, spec, sizeof(spec));
+
+	if (!what)
+		what = "?";
+	if (c->name && strcmp(what, c->name))
+		snprintf(buf, n, "%s %s", c->name, what);
+	else
+		snprintf(buf, n, "%s", what);
+	return buf;
+}
+
+void ct_gpuwork_note_call(struct ct_decoder *d, const struct ct_call *c)
+{
+	char buf[GW_CALL_NAME];
+
+	if (c->finished)
+		gw_calls_note(&d->calls, c->pid, c->tid, c->ts_ns + c->duration_ns,
+			      call_label(c, buf, sizeof(buf)));
+}
+
+/* A channel's GPPut moved: what its next segments came after. */
+void ct_gpuwork_on_put(struct ct_decoder *d, const struct ct_gpu_put *w)
+{
+	struct chan *c = chan_of(d, w->client, w->channel);
+
+	if (!c)
+		return;
+	gw_tie_find(&d->calls, w->h.pid, w->since_ns, w->h.ts_ns, &c->after);
+	c->have_after = true;
 }
 
 static void head(struct ct_decoder *d, const struct ct_gpu_seg *s, const char *engine,
@@ -217,12 +269,44 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 	}
 }
 
-static void on_event(void *arg, const struct gw_event *ev)
+/* " after NAME of tid N", or why it is not known; JSON "after". */
+static void print_after(struct ct_decoder *d, const struct gw_tie *t)
+{
+	struct emit *e = &d->em;
+
+	if (!t || t->kind == GW_TIE_NONE)
+		return;
+	if (d->o.json) {
+		em_open(e, "after");
+		em_bool(e, "certain", t->kind == GW_TIE_CERTAIN);
+		if (t->kind == GW_TIE_CERTAIN) {
+			em_str(e, "call", t->call.name);
+			em_u64(e, "tid", t->call.tid);
+			em_u64(e, "ts_ns", t->call.end_ns);
+		} else {
+			em_u64(e, "calls_while_put", t->in_window);
+			em_bool(e, "at_least", t->at_least);
+		}
+		em_close(e);
+	} else if (t->kind == GW_TIE_CERTAIN) {
+		out_printf(&d->out, " after %s of tid %u", t->call.name, t->call.tid);
+	} else {
+		out_printf(&d->out, " after ? (%s%u driver call%s of the process ended while it "
+			   "was put)", t->at_least ? "at least " : "", t->in_window,
+			   t->in_window == 1 && !t->at_least ? "" : "s");
+	}
+}
+
+static void on_event(void *arg, const struct gw_event *ev_in)
 {
 	struct seg_ctx *x = arg;
 	struct ct_decoder *d = x->d;
+	struct gw_event ev_copy = *ev_in;
+	const struct gw_event *ev = &ev_copy;
 	int i;
 
+	if ((ev->kind == GW_LAUNCH || ev->kind == GW_COPY) && x->chan && x->chan->have_after)
+		ev_copy.after = &x->chan->after;
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
@@ -232,6 +316,7 @@ static void on_event(void *arg, const struct gw_event *ev)
 		return;
 	head(d, x->s, gw_engine_names[ev->engine], gw_kind_names[ev->kind]);
 	print_body(d, ev);
+	print_after(d, ev->after);
 	ct_end_line(d);
 }
 
@@ -288,8 +373,9 @@ static bool on_entry(struct seg_ctx *x)
 
 void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 {
-	struct seg_ctx x = { d, s };
-	struct gw_chan *c;
+	struct chan *c = chan_of(d, s->client, s->channel);
+	struct seg_ctx x = { d, s, c };
+	struct gw_chan *dec;
 
 	if (s->flags & (CT_GS_LOST | CT_GS_FAULT)) {
 		on_gap(d, s);
@@ -297,17 +383,20 @@ void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	}
 	if (on_entry(&x))
 		return;
-	c = channel_of(d, s);
-	if (c)
-		gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC, on_event,
-			  &x);
+	dec = decoder_of(c, s->chan_class);
+	if (dec)
+		gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC,
+			  on_event, &x);
 }
 
 static void free_chan(uint64_t key, void *val, void *ctx)
 {
+	struct chan *c = val;
+
 	(void)key;
 	(void)ctx;
-	gw_chan_free(val);
+	gw_chan_free(c->dec);
+	free(c);
 }
 
 void ct_gpuwork_decoder_free(struct ct_decoder *d)

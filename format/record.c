@@ -170,6 +170,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return len == sizeof(struct ct_stack_end) ? NULL : "stack end record has the wrong size";
 	case CT_REC_GPU_SEG:
 		return check_gpu_seg(buf, len);
+	case CT_REC_GPU_PUT:
+		return len == sizeof(struct ct_gpu_put) ? NULL : "gpu put record has the wrong size";
 	default:
 		return "unknown record type";
 	}

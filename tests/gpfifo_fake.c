@@ -17,6 +17,11 @@
  *          "release ADDR PAYLOAD", "control OPCODE OPERAND" (a ring entry
  *          of length 0: after the set-up, a NOP and an extended base of
  *          0), then "done ENTRIES"
+ *        gpfifo_fake -f PATH tie N
+ *          N launches, each 30 ms after a driver call ("call CMD TID": an
+ *          RM_CONTROL of a command no table names; every third from another
+ *          thread) and 30 ms before the next, then one launch with a call
+ *          right after it; prints the calls and launches in program order
  *        gpfifo_fake -f PATH burst N
  *          N copies of distinct sizes at once, no pause: more than the ring
  *          holds laps it between two polls; prints them, then "done ENTRIES"
@@ -41,11 +46,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NV_IOCTL_MAGIC        'F'
+#define NV_ESC_RM_CONTROL     0x2a
 #define NV_ESC_RM_ALLOC       0x2b
 #define NV_ESC_RM_MAP_MEMORY  0x4e
 #define NV_REQ(nr, size)      _IOC(_IOC_READ | _IOC_WRITE, NV_IOCTL_MAGIC, nr, size)
@@ -71,6 +79,11 @@ struct nvos64 {
 	uint32_t hRoot, hObjectParent, hObjectNew, hClass;
 	uint64_t pAllocParms, pRightsRequested;
 	uint32_t paramsSize, flags, status, _pad;
+};
+struct nvos54 {
+	uint32_t hClient, hObject, cmd, flags;
+	uint64_t params;
+	uint32_t paramsSize, status;
 };
 struct nvos33_fd {
 	uint32_t hClient, hDevice, hMemory, _pad;
@@ -297,6 +310,51 @@ static void work(int n, int m, unsigned seed)
 	}
 }
 
+/* A driver call: an RM_CONTROL of a command no table names, cmd (it
+ * fails on the stand-in file; the tracer records it all the same). */
+static void call(uint32_t cmd)
+{
+	struct nvos54 c = { .hClient = CLIENT, .hObject = CLIENT, .cmd = cmd };
+
+	ioctl(nv_fd, NV_REQ(NV_ESC_RM_CONTROL, sizeof(c)), &c);
+	printf("call 0x%08x %ld\n", cmd, (long)syscall(SYS_gettid));
+}
+
+static void *call_thread(void *cmd)
+{
+	call((uint32_t)(uintptr_t)cmd);
+	return NULL;
+}
+
+/* n launches, each 30 ms after a driver call and 30 ms before the next,
+ * every third call made by another thread; then a launch with a call
+ * right after it (inside the same poll's window, most likely). */
+static void tie(int n)
+{
+	pthread_t t;
+	int i;
+
+	pause_us(100000);
+	for (i = 0; i < n; i++) {
+		uint32_t cmd = 0x00f00001u + (uint32_t)i;
+
+		if (i % 3 == 2) {
+			pthread_create(&t, NULL, call_thread, (void *)(uintptr_t)cmd);
+			pthread_join(t, NULL);
+		} else {
+			call(cmd);
+		}
+		fflush(stdout);
+		pause_us(30000);
+		launch(100 + (uint32_t)i, 32, 0, 0x204e00000ull + 0x200ull * (uint64_t)i);
+		pause_us(30000);
+	}
+	pace_us = 0;
+	launch(99, 32, 0, 0x204e10000ull);
+	call(0x00f0ffffu);
+	pace_us = 2000;
+}
+
 /* n copies as fast as they can be put: the ring (ENTRIES) goes round */
 static void burst(int n)
 {
@@ -370,6 +428,9 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
 		setup(argv[2]);
 		work(atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0, argc > 6 ? (unsigned)atoi(argv[6]) : 1);
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "tie")) {
+		setup(argv[2]);
+		tie(atoi(argv[4]));
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "burst")) {
 		setup(argv[2]);
 		burst(atoi(argv[4]));
@@ -377,7 +438,7 @@ int main(int argc, char **argv)
 		setup(argv[2]);
 		hostile();
 	} else {
-		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | "
+		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
 				"-f PATH hostile\n");
 		return 2;
 	}

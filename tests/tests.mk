@@ -31,7 +31,7 @@ $(OUTPUT)/nvfake: tests/nvfake.c
 
 $(OUTPUT)/gpfifo_fake: tests/gpfifo_fake.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(CFLAGS) -pthread $< -o $@
 
 $(OUTPUT)/blocker: tests/blocker.c
 	$(call msg,CC,$@)

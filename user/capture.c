@@ -830,6 +830,25 @@ static bool any_pid_alive(const struct capture *c)
 	return false;
 }
 
+/* Whether records may still go to the sink: not after it failed, nor
+ * into a full file that does not rotate. */
+static bool sink_open(const struct capture *c)
+{
+	const struct ct_options *o = c->o;
+
+	return !c->sink_error && !(o->max_size && !o->rotate && c->writer &&
+				   ct_writer_bytes(c->writer) >= o->max_size);
+}
+
+/* --gpu-work's drain (gpuwork_reader.h): the records the kernel has now. */
+static void drain_kernel_records(void *ctx)
+{
+	struct capture *c = ctx;
+
+	if (sink_open(c))
+		ring_buffer__consume(c->rb);
+}
+
 static int run_loop(struct capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -870,8 +889,7 @@ static int run_loop(struct capture *c)
 	status_line(c, true);
 	/* Everything the kernel produced before we stopped is still there
 	 * (but a full file, unrotated, takes nothing more). */
-	while (!c->sink_error && !(o->max_size && !o->rotate && c->writer &&
-				   ct_writer_bytes(c->writer) >= o->max_size)) {
+	while (sink_open(c)) {
 		if (ring_buffer__consume(c->rb) != FILE_FULL || file_full(c))
 			break;
 	}
@@ -917,6 +935,8 @@ static int start_capture(struct capture *c, int *go_fd)
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
 		return -1;
 	}
+	if (c->gpuwork)
+		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
 	emit_attach_records(c);
 	/* The command was forked before this: it keeps the privileges it had. */
 	err = ct_drop_privileges();

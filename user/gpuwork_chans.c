@@ -59,7 +59,8 @@ static bool learn_channel(struct gw_chans *c, const struct ct_ioctl *ex)
 {
 	const struct ct_layout *l = arg_layout(c, ex), *pl;
 	const unsigned char *nest = ct_ioctl_nested(ex);
-	struct gw_ring r = { .pid = ex->h.pid, .gpu = -1 };
+	/* no entry can be put before the channel exists */
+	struct gw_ring r = { .pid = ex->h.pid, .gpu = -1, .put_seen_ns = ex->h.ts_ns };
 
 	if (!call_ok(ex, l, "status") ||
 	    !ct_read_u32(l, ct_ioctl_arg(ex), ex->arg_size, "hClass", &r.cls) ||

@@ -25,6 +25,11 @@ struct gw_ring {
 	uint64_t pb_base;           /* address bits above an entry's, from the last
 				     * SET_PB_SEGMENT_EXTENDED_BASE read (0 before) */
 	bool have_last;
+	uint64_t put_seen_ns;       /* when GPPut last read as `next` (or the allocation) */
+	/* this poll's read of GPPut and GPGet, before the kernel's records are taken */
+	bool snap;
+	uint32_t snap_put, snap_get;
+	uint64_t snap_ns;
 	bool dead;                  /* freed, or its process gone: drop at the next poll */
 	bool probed;                /* CUDATRACE_GPUWORK_PROBE done */
 };

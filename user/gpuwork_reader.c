@@ -124,6 +124,15 @@ void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r)
 		forget_proc(g, r->pid);
 }
 
+void ct_gpuwork_set_drain(struct ct_gpuwork *g, void (*drain)(void *ctx), void *ctx)
+{
+	g->drain = drain;
+	g->drain_ctx = ctx;
+}
+
+/* Every GPPut first, then the kernel's records, then the entries: what a
+ * driver call that ended before GPPut moved says reaches the sink first.
+ * The drain may learn channels (rings[] may move) or end them. */
 void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
 {
 	struct timespec t0, t1;
@@ -133,7 +142,20 @@ void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	for (i = 0; i < g->chans.nrings; i++)
 		if (!g->chans.rings[i].dead)
-			gw_poll_ring(g, &g->chans.rings[i]);
+			gw_snapshot_ring(g, &g->chans.rings[i]);
+	if (g->drain)
+		g->drain(g->drain_ctx);
+	for (i = 0; i < g->chans.nrings; i++) {
+		struct gw_ring *r = &g->chans.rings[i];
+
+		if (!r->snap)
+			continue;
+		r->snap = false;
+		if (r->dead)
+			gw_ring_ended(g, r);
+		else
+			gw_poll_ring(g, r);
+	}
 	gw_chans_sweep(&g->chans);
 	g->st.polls++;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);

@@ -42,6 +42,12 @@ struct ct_gpuwork_stats {
 struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 				  ct_gpuwork_sink_fn sink, void *ctx);
 void ct_gpuwork_free(struct ct_gpuwork *g);
+/* drain(ctx), called in each poll after GPPut of every channel is read and
+ * before anything is sent, hands the reader (and the sink) every record
+ * the kernel has by then: a driver call that ended before a GPPut moved
+ * reaches the sink before that poll's records (the rule of "after", in
+ * docs/GPUWORK.md, needs it). */
+void ct_gpuwork_set_drain(struct ct_gpuwork *g, void (*drain)(void *ctx), void *ctx);
 /* Every record of the capture, in order (checked by ct_record_check). */
 void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r);
 /* Reads what every channel's producer has put since the last poll. */

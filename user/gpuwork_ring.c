@@ -368,31 +368,61 @@ static void probe_once(struct poll_ctx *p, struct gw_ring *r)
 
 /* GPPut and GPGet, in one read where they sit side by side (a read of
  * video memory through BAR1 costs microseconds). */
-static bool read_put_get(const struct ct_gpuwork *g, struct poll_ctx *p, const struct gw_ring *r)
+static bool read_put_get(const struct ct_gpuwork *g, int fd, const struct gw_ring *r,
+			 uint32_t *put, uint32_t *get)
 {
 	uint32_t lo = g->gpget_off < g->gpput_off ? g->gpget_off : g->gpput_off;
 	uint32_t both[2];
 
 	if (g->gpget_off + 4 == g->gpput_off || g->gpput_off + 4 == g->gpget_off) {
-		if (!read_exact(p->fd, r->userd_cpu + lo, both, 8))
+		if (!read_exact(fd, r->userd_cpu + lo, both, 8))
 			return false;
-		p->put = both[(g->gpput_off - lo) / 4];
-		p->get = both[(g->gpget_off - lo) / 4];
+		*put = both[(g->gpput_off - lo) / 4];
+		*get = both[(g->gpget_off - lo) / 4];
 		return true;
 	}
-	return read_exact(p->fd, r->userd_cpu + g->gpput_off, &p->put, 4) &&
-	       read_exact(p->fd, r->userd_cpu + g->gpget_off, &p->get, 4);
+	return read_exact(fd, r->userd_cpu + g->gpput_off, put, 4) &&
+	       read_exact(fd, r->userd_cpu + g->gpget_off, get, 4);
+}
+
+void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r)
+{
+	int fd;
+
+	r->snap = gw_chans_resolve(&g->chans, r) && (fd = gw_mem_fd(g, r->pid)) >= 0 &&
+		  read_put_get(g, fd, r, &r->snap_put, &r->snap_get);
+	r->snap_ns = now_ns();
+}
+
+void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r)
+{
+	struct poll_ctx p = { g, r, -1, r->snap_get, r->snap_put };
+
+	if (r->snap_put < r->entries && r->snap_put != r->next)
+		lost(&p, r->next, (r->snap_put + r->entries - r->next) % r->entries, 0);
+}
+
+/* The window the entries from r->next to GPPut were put in: the record
+ * a decoder ties them to the driver calls by (docs/GPUWORK.md). */
+static void send_window(const struct poll_ctx *p)
+{
+	struct ct_gpu_put w = { .h = { .type = CT_REC_GPU_PUT, .size = sizeof(w),
+				       .ts_ns = p->r->snap_ns, .pid = p->r->pid },
+				.client = p->r->client, .channel = p->r->handle,
+				.from = p->r->next, .put = p->put, .since_ns = p->r->put_seen_ns };
+
+	p->g->sink(p->g->ctx, &w.h);
 }
 
 void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 {
-	struct poll_ctx p = { g, r, -1, 0, 0 };
+	struct poll_ctx p = { g, r, gw_mem_fd(g, r->pid), r->snap_get, r->snap_put };
 	uint64_t last;
 	uint32_t from, n;
+	bool wrapped;
 
-	if (!gw_chans_resolve(&g->chans, r) || (p.fd = gw_mem_fd(g, r->pid)) < 0 ||
-	    !read_put_get(g, &p, r))
-		return;   /* not readable now (gone, or not ours): nothing learned */
+	if (p.fd < 0)
+		return;
 	if (p.put >= r->entries) {   /* not a ring index: not the USERD we think */
 		lost(&p, r->next, 0, 0);
 		r->dead = true;
@@ -402,8 +432,13 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	n = (p.put + r->entries - r->next) % r->entries;
 	/* Went round since the last poll?  Then every entry is new: read them
 	 * all.  The n GPPut moved past our index are gone (at least). */
-	if (r->have_last && read_entries(&p, (r->next + r->entries - 1) % r->entries, 1, &last) &&
-	    last != r->last_entry) {
+	wrapped = r->have_last &&
+		  read_entries(&p, (r->next + r->entries - 1) % r->entries, 1, &last) &&
+		  last != r->last_entry;
+	if (n || wrapped)
+		send_window(&p);
+	r->put_seen_ns = r->snap_ns;
+	if (wrapped) {
 		lost(&p, p.put, n, CT_GS_WRAP);
 		from = p.put;
 		n = r->entries;

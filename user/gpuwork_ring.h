@@ -43,11 +43,18 @@ struct ct_gpuwork {
 	struct gw_seg *segs;              /* ... what each asks to read */
 	bool *stale;                      /* ... and whether each was overwritten */
 	struct ct_gpuwork_stats st;
+	void (*drain)(void *ctx);         /* hands over the kernel's records (capture.c) */
+	void *drain_ctx;
 };
 
 /* /proc/PID/mem of pid, opened once; -1 if it cannot be (gpuwork_reader.c). */
 int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid);
-/* Reads what ring r's producer put since the last poll. */
+/* Reads ring r's GPPut and GPGet now, into r->snap*. */
+void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r);
+/* Reads what ring r's producer put up to its snapshot. */
 void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r);
+/* Ring r ended (freed, exit, exec) after its snapshot: what it showed put
+ * since the last poll is counted lost, never read. */
+void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r);
 
 #endif

@@ -422,6 +422,8 @@ def body(tap, cases, tmp):
                            seg_entry(ndw) if entry is None else entry, 0x200800000, ndw, ndw,
                            flags, lost) + dwords
         return pad8(rec(19, body))
+    def gput(since, until, client=0xc1d00001, chan=0x5c00001c, frm=0, put=3):
+        return pad8(rec(20, struct.pack("<IIIIQ", client, chan, frm, put, since), ts=until))
     rnd = random.Random(21)
     garbage = b"".join(struct.pack("<I", rnd.getrandbits(32)) for _ in range(4096))
     cases.group("--gpu-work segment records: garbage decodes, sizes that lie are refused", [
@@ -443,6 +445,14 @@ def body(tap, cases, tmp):
          + gseg(16, garbage[:64], cls=0x1234, entry=0), 0, r"no trailer"),
         ("a segment entry longer than its dwords", head + gseg(4, b"\0" * 16, entry=seg_entry(
             0x1fffff, 0xffffffffff)), 0, r"no trailer"),
+        # type 20: the window a channel's entries were put in
+        ("windows of every shape before segments", head + b"".join(
+            gput(since, until, client, chan, frm, put) + gseg(4096, garbage)
+            for since, until in ((0, 0), (5, 1), (0, 2**64 - 1), (2**64 - 1, 2**64 - 1))
+            for client, chan in ((0, 0), (0xc1d00001, 0x5c00001c), (0xffffffff, 0xffffffff))
+            for frm, put in ((0, 0), (0xffffffff, 3))), 0, r"no trailer"),
+        ("a window record of the wrong size", head + pad8(rec(20, b"\0" * 16)), 1,
+         r"gpu put record has the wrong size.*; decoded the \d+ records before it$"),
     ])
 
     # --- memory: the largest legal records, many pending calls ------------------------

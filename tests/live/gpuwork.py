@@ -88,6 +88,46 @@ c0 = w["copy"][0]
 t.ok(any("COPY %d B 0x%x -> 0x%x" % c0 in l for l in lines), "text: COPY N B src -> dst")
 t.ok(any("HOST SEMAPHORE RELEASE 0x204f00010=0x1" in l for l in lines), "text: SEMAPHORE RELEASE addr=payload")
 
+# 2b. After which driver call: each launch 30 ms after a call (every third
+# from another thread) and 30 ms before the next is tied to that call, of
+# that call's thread; a launch with a call right after it, inside the same
+# poll window, is said to be of unknown order (or, if a poll fell between
+# the two, tied to the call before it).  A tie that names any other call
+# than the last one before the launch would be wrong.
+tr4 = os.path.join(tmp, "tie.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work=1000", "-w", tr4, "--",
+         FAKE, "-f", ctl, "tie", "6"])
+order, last_call = [], None
+for line in p.stdout.splitlines():
+    w = line.split()
+    if w and w[0] == "call":
+        last_call = ("NV_ESC_RM_CONTROL %s (no public name)" % w[1], int(w[2]))
+    elif w and w[0] == "launch":
+        order.append((int(w[1]), last_call))
+ev = decode_json(tr4)
+launches = [e for e in ev if e["type"] == "gpu-work" and e["kind"] == "LAUNCH"]
+got = [(e["grid"]["x"], e.get("after")) for e in launches]
+spaced = [(g, a) for g, a in got if g != 99]
+truth = dict(order)
+t.ok(len(spaced) == 6 and all(a and a["certain"] and (a["call"], a["tid"]) == truth[g]
+                              for g, a in spaced),
+     "a launch 30 ms after a call: after that call, of its thread", (got, order))
+t.ok(len({a["tid"] for _, a in spaced}) == 3,
+     "two of them after calls of other threads (3 threads named)")
+race = [a for g, a in got if g == 99]
+t.ok(len(race) == 1 and race[0] and (
+    (not race[0]["certain"] and race[0]["calls_while_put"] >= 1) or
+    (race[0]["certain"] and (race[0]["call"], race[0]["tid"]) == truth[99])),
+     "a launch with a call right after it: order unknown, with the count (or, polled "
+     "between them, the call before)", race)
+txt = run([CUDATRACE, "-r", tr4]).stdout
+g0, c0 = order[0]
+t.ok(any("COMPUTE LAUNCH grid=(%d,1,1)" % g0 in l and l.endswith(" after %s of tid %d" % c0)
+         for l in txt.splitlines()), "text: ... after NAME of tid N",
+     [l for l in txt.splitlines() if "LAUNCH" in l][:2])
+t.ok(all("after" not in e for e in ev if e["type"] == "gpu-work" and e["kind"] == "SEMAPHORE"),
+     "launches and copies are tied, not every method")
+
 # 3. Hostile: unmapped and oversized segments, garbage, a GPPut outside the ring.
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "--", FAKE, "-f", ctl, "hostile"])
 t.ok(p.returncode == 0 and "done" in p.stdout, "a hostile ring leaves the capture standing",

@@ -59,6 +59,23 @@ static void on_event(void *ctx, const struct gw_event *e)
 		copied_twice++;
 }
 
+/* the PUT records: the windows entries were put in */
+static int nput, put_order_bad, seg_before_put;
+static uint64_t put_since, put_until, prev_until;
+static uint32_t put_from, put_to;
+
+static void on_put(const struct ct_gpu_put *w)
+{
+	nput++;
+	put_order_bad += w->since_ns > w->h.ts_ns || w->since_ns < prev_until;
+	prev_until = w->h.ts_ns;
+	put_since = w->since_ns;
+	put_until = w->h.ts_ns;
+	put_from = w->from;
+	put_to = w->put;
+	seg_before_put = 0;
+}
+
 static void sink(void *ctx, const struct ct_rec *r)
 {
 	const struct ct_gpu_seg *s = (const struct ct_gpu_seg *)r;
@@ -67,6 +84,11 @@ static void sink(void *ctx, const struct ct_rec *r)
 	if (!ok(ct_record_check(r, r->size) == NULL, "record %d passes the record checker",
 		nseg + nfault + nlost))
 		return;
+	if (r->type == CT_REC_GPU_PUT) {
+		on_put((const struct ct_gpu_put *)r);
+		return;
+	}
+	seg_before_put += !nput;
 	if (s->flags & CT_GS_LOST) {
 		nlost++;
 		if (s->flags & CT_GS_WRAP) {
@@ -132,12 +154,12 @@ static struct ct_ioctl *exit_record(const struct ct_layout *l, uint32_t nest)
 	return r;
 }
 
-static void announce(struct ct_gpuwork *g, uint64_t ring_va)
+/* The channel's RM_ALLOC, its USERD the memory object userd_h. */
+static void announce_alloc(struct ct_gpuwork *g, uint64_t ring_va, uint32_t userd_h)
 {
-	const struct ct_layout *a = esc(NV_ESC_RM_ALLOC, 48), *pl = NULL, *m;
+	const struct ct_layout *a = esc(NV_ESC_RM_ALLOC, 48), *pl = NULL;
 	uint32_t cls = HOPPER_CHANNEL_GPFIFO_A;
 	struct ct_ioctl *r;
-	struct ct_mmap mm = { .h = { .type = CT_REC_MMAP, .size = sizeof(mm) } };
 	unsigned char *nest;
 
 	ct_layout_sizes(CT_LAYOUT_ALLOC, cls, 0, &pl, 1);
@@ -148,9 +170,19 @@ static void announce(struct ct_gpuwork *g, uint64_t ring_va)
 	nest = recbuf + sizeof(*r) + a->size;
 	put(pl, nest, "gpFifoOffset", ring_va);
 	put(pl, nest, "gpFifoEntries", ENTRIES);
-	put(pl, nest, "hUserdMemory[0]", USERDH);
+	put(pl, nest, "hUserdMemory[0]", userd_h);
 	put(pl, nest, "userdOffset[0]", 0x200);
 	ct_gpuwork_learn(g, &r->h);
+}
+
+/* A channel on our ring and USERD: its allocation, RM_MAP_MEMORY, mmap. */
+static void announce(struct ct_gpuwork *g, uint64_t ring_va)
+{
+	const struct ct_layout *m;
+	struct ct_ioctl *r;
+	struct ct_mmap mm = { .h = { .type = CT_REC_MMAP, .size = sizeof(mm) } };
+
+	announce_alloc(g, ring_va, USERDH);
 	m = esc(NV_ESC_RM_MAP_MEMORY, 56);
 	r = exit_record(m, 0);
 	put(m, recbuf + sizeof(*r), "params.hClient", CLIENT);
@@ -222,6 +254,22 @@ static void copies(uint32_t count, uint32_t at)
 {
 	for (uint32_t i = 0; i < count; i++)
 		copy_seg(at + 8 * (i % 1000), next_size++);
+}
+
+/* A drain (the kernel's records handed over): the first puts 2 more
+ * entries and learns 40 channels (the rings move; their USERD is never
+ * mapped: nothing read from them); each later one puts nothing. */
+static int drains;
+
+static void announce_alloc(struct ct_gpuwork *g, uint64_t ring_va, uint32_t userd_h);
+
+static void drain_submits(void *ctx)
+{
+	if (drains++)
+		return;
+	copies(2, 12000);
+	for (int i = 0; i < 40; i++)
+		announce_alloc(ctx, 0x2000, 0x5c0000f0u);
 }
 
 static void five_more(void)
@@ -386,6 +434,29 @@ int main(void)
 	ok(nseg == ENTRIES - 1 && !copied_twice,
 	   "the next poll reads the 5 new ones, once (%d read, %d twice)", nseg, copied_twice);
 	ok(ct_gpuwork_stats(g)->overwritten >= 6, "counted as overwritten while read");
+
+	/* 3d. the window each batch of entries was put in (a PUT record before
+	 * them), and the kernel's records handed over between reading GPPut
+	 * and the entries: what is put meanwhile waits for the next poll */
+	reset_counts();
+	nput = put_order_bad = 0;
+	prev_until = 0;
+	copies(3, 10000);
+	ct_gpuwork_set_drain(g, drain_submits, g);
+	drains = 0;
+	ct_gpuwork_poll(g, 0);
+	ok(drains == 1 && nput == 1 && nseg == 3 && !seg_before_put,
+	   "one PUT record, then the 3 entries GPPut showed before the drain (%d drains, %d "
+	   "windows, %d read)", drains, nput, nseg);
+	ok(put_to == (put_from + 3) % ENTRIES && put_since < put_until,
+	   "it names the entries and when they became visible");
+	ct_gpuwork_poll(g, 0);
+	ok(nput == 2 && nseg == 5 && !put_order_bad && drains == 2,
+	   "the 2 put during the drain come at the next poll, in a window that starts where the "
+	   "last ended (%d windows, %d read)", nput, nseg);
+	ct_gpuwork_poll(g, 0);
+	ok(nput == 2 && drains == 3, "no PUT record when GPPut did not move");
+	ct_gpuwork_set_drain(g, NULL, NULL);
 
 	/* 4. GPPut outside the ring: the channel is dropped */
 	reset_counts();
