@@ -17,6 +17,9 @@
  *          "release ADDR PAYLOAD", "control OPCODE OPERAND" (a ring entry
  *          of length 0: after the set-up, a NOP and an extended base of
  *          0), then "done ENTRIES"
+ *        gpfifo_fake -f PATH late N
+ *          sets up, prints "ready PID", then after 300 ms N launches 20 ms
+ *          apart: for a capture attached (-p) after its channel was made
  *        gpfifo_fake -f PATH tie N
  *          N launches, each 30 ms after a driver call ("call CMD TID": an
  *          RM_CONTROL of a command no table names; every third from another
@@ -355,6 +358,20 @@ static void tie(int n)
 	pace_us = 2000;
 }
 
+/* Set up, say "ready", then n launches 20 ms apart after 300 ms: a
+ * capture attached (-p) after "ready" sees the channel's work but not
+ * the calls that made it. */
+static void late(int n)
+{
+	printf("ready %ld\n", (long)getpid());
+	fflush(stdout);
+	pause_us(300000);
+	for (int i = 0; i < n; i++) {
+		launch(200 + (uint32_t)i, 32, 0, 0x204e00000ull + 0x200ull * (uint64_t)i);
+		pause_us(20000);
+	}
+}
+
 /* n copies as fast as they can be put: the ring (ENTRIES) goes round */
 static void burst(int n)
 {
@@ -428,6 +445,9 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
 		setup(argv[2]);
 		work(atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0, argc > 6 ? (unsigned)atoi(argv[6]) : 1);
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "late")) {
+		setup(argv[2]);
+		late(atoi(argv[4]));
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "tie")) {
 		setup(argv[2]);
 		tie(atoi(argv[4]));
@@ -439,6 +459,7 @@ int main(int argc, char **argv)
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
+				"-f PATH late N | "
 				"-f PATH hostile\n");
 		return 2;
 	}

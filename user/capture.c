@@ -31,6 +31,7 @@
 #include "decode.h"
 #include "detach.h"
 #include "devices.h"
+#include "gpuwork_before.h"
 #include "gpuwork_reader.h"
 #include "heap_prefault.h"
 #include "meta_build.h"
@@ -77,6 +78,7 @@ struct capture {
 	struct ct_python *python;     /* --py-stack (and -k): Python frames */
 	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	struct ct_gpuwork *gpuwork;  /* --gpu-work */
+	struct ct_gpuwork_before gw_before;  /* ... processes with channels it cannot follow */
 	uint64_t events;             /* records received from the kernel */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
@@ -965,6 +967,11 @@ static int announce_and_go(struct capture *c, int *go_fd)
 	if (c->http)   /* after the line scripts wait for */
 		fprintf(stderr, "cudatrace: serving Prometheus metrics at %s\n",
 			ct_metrics_http_url(c->http));
+	if (c->gpuwork && !o->command) {   /* -p or system-wide: channels from before */
+		ct_gpuwork_before_scan(&c->gw_before, o->proc_root, o->pids, o->npids,
+				       (uint32_t)getpid(), &c->devs);
+		ct_gpuwork_before_say(&c->gw_before, false);
+	}
 	if (*go_fd >= 0) {
 		if (write(*go_fd, "g", 1) != 1)
 			return -1;
@@ -990,8 +997,10 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, " (%llu exits lost: in-flight table full)",
 			(unsigned long long)lost_inflight);
 	fputc('\n', stderr);
-	if (c->gpuwork)
+	if (c->gpuwork) {
 		ct_gpuwork_report(c->gpuwork);
+		ct_gpuwork_before_say(&c->gw_before, true);
+	}
 	if (c->unwinder) {
 		const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 

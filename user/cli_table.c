@@ -500,7 +500,9 @@ const struct ct_opt ct_opts[] = {
 	{ "gpu-work", OPT_GPU_WORK, optional_argument, "HZ", "--gpu-work[=HZ]", G_CAPTURE,
 	  "live: also read the work the traced processes give the GPU (kernel launches, "
 	  "copies, semaphores) from their channels' GPFIFO rings and pushbuffers, HZ times "
-	  "a second (default 200, at most 1000), through /proc/PID/mem (docs/GPUWORK.md)",
+	  "a second (default 200, at most 1000), through /proc/PID/mem (docs/GPUWORK.md); "
+	  "channels a process made before the capture began (-p) cannot be found and are "
+	  "not followed, which the capture says",
 	  C_NONE, NULL, apply_gpu_work },
 	{ "size", 's', REQ, "BYTES", NULL, G_CAPTURE,
 	  "capture at most BYTES of each nested buffer (RM control params, allocation "

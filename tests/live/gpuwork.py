@@ -7,6 +7,7 @@ what it submitted (launches with grid, block and shared memory, copies with
 size and addresses, semaphore releases), in text, JSON and with -w/-r; a
 hostile ring must leave the capture standing and be reported."""
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -127,6 +128,27 @@ t.ok(any("COMPUTE LAUNCH grid=(%d,1,1)" % g0 in l and l.endswith(" after %s of t
      [l for l in txt.splitlines() if "LAUNCH" in l][:2])
 t.ok(all("after" not in e for e in ev if e["type"] == "gpu-work" and e["kind"] == "SEMAPHORE"),
      "launches and copies are tied, not every method")
+
+# 2c. -p on a process whose channel was made before the capture: its
+# ring cannot be found from outside, so its work is not seen; the capture
+# says so at its start and at its end, never silently.
+fake = subprocess.Popen([FAKE, "-f", ctl, "late", "10"], stdout=subprocess.PIPE, text=True)
+ready = [""]
+while ready and ready[0] != "ready":   # after the set-up's own lines
+    ready = fake.stdout.readline().split()
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-p", ready[1]])
+fake.wait()
+before = [l for l in p.stderr.splitlines() if "before the capture began" in l]
+t.ok(len(before) == 2 and ("process %s already has the NVIDIA driver's memory mapped (1 "
+                           "mapping): channels it made before the capture began are not "
+                           "followed" % ready[1]) in before[0] and
+     ("channels made before the capture began by process %s were not followed" % ready[1])
+     in before[1], "-p: channels made before the capture are said not followed, at the start "
+     "and at the end", p.stderr[-800:])
+t.ok(" gpu-work " not in p.stdout and "gpu-work: 0 channels" in p.stderr,
+     "(and indeed none was: no work seen)")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "--", FAKE, "-f", ctl, "work", "1", "0"])
+t.ok("before the capture began" not in p.stderr, "a program started under cudatrace: no such line")
 
 # 3. Hostile: unmapped and oversized segments, garbage, a GPPut outside the ring.
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "--", FAKE, "-f", ctl, "hostile"])
