@@ -77,6 +77,8 @@ void gw_tie_find(const struct gw_calls *c, uint32_t pid, uint64_t since_ns, uint
 	unsigned i;
 
 	memset(t, 0, sizeof(*t));
+	t->since_ns = since_ns;
+	t->until_ns = until_ns;
 	if (!p || since_ns > until_ns)
 		return;
 	for (i = 0; i < p->n; i++) {

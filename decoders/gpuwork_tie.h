@@ -41,6 +41,7 @@ enum gw_tie_kind {
 
 struct gw_tie {
 	enum gw_tie_kind kind;
+	uint64_t since_ns, until_ns;   /* the window the work was put in */
 	struct gw_call call;       /* GW_TIE_CERTAIN */
 	uint32_t in_window;        /* GW_TIE_UNKNOWN: calls that ended inside the window */
 	bool at_least;             /* ... at least that many (older ones were forgotten) */

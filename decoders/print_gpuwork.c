@@ -279,6 +279,8 @@ static void print_after(struct ct_decoder *d, const struct gw_tie *t)
 	if (d->o.json) {
 		em_open(e, "after");
 		em_bool(e, "certain", t->kind == GW_TIE_CERTAIN);
+		em_u64(e, "put_since_ns", t->since_ns);   /* the window it was put in */
+		em_u64(e, "put_by_ns", t->until_ns);
 		if (t->kind == GW_TIE_CERTAIN) {
 			em_str(e, "call", t->call.name);
 			em_u64(e, "tid", t->call.tid);

@@ -11,6 +11,26 @@ program says it did.  Python 3 standard library only.
       training step each): prints the count of each burst.
   gpuwork_check.py count EVENTS_JSONL
       events per kind and engine, launches, copied bytes, lost, unreadable.
+  gpuwork_check.py tie EVENTS_JSONL
+      every launch's and copy's "after" against the trace's own calls:
+      a certain one names a call of the process that ended before the
+      window, and no call of it ended after that call up to the window's
+      end; an unknown one counts the calls that ended inside the window.
+      Prints one "tie ..." line; exit 1 if any is wrong (a call whose
+      record the kernel handed over after the poll that read GPPut).
+  gpuwork_check.py tieprog PROGRAM_OUT EVENTS_JSONL
+      gpuwork_tie's launches ("call I TID" then "launch GRID"): how many
+      certain ties name the thread of the program's own call before the
+      launch (another thread's call in between, CUDA's own, would be
+      named instead, rightly: it is the process's last).
+  gpuwork_check.py ring EVENTS_JSONL LAUNCHED
+      the channel with the most launches: its entries read (records with
+      an event), and lost (the lower bound of wraps included), against
+      LAUNCHED (one entry each); accounted <= entries put, equal when no
+      wrap hid a whole ring.
+  gpuwork_check.py entries EVENTS_JSONL   (decoded with -v)
+      GPFIFO entries by kind: control entries by opcode, segments by
+      level, sync and fetch.
 """
 import collections
 import json
@@ -74,11 +94,142 @@ def steps(path, gap_ms):
     return 0
 
 
+def call_ends(path):
+    """pid -> sorted [(end_ns, tid, ts_ns)] of the trace's finished calls.
+    An ioctl's ts_ns is its entry (plus duration_ns: its end); an mmap's
+    and a munmap's ts_ns is already their end."""
+    ends = collections.defaultdict(list)
+    for line in open(path):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        t = e.get("type")
+        if t == "ioctl" and "duration_ns" in e:
+            ends[e["pid"]].append((e["ts_ns"] + e["duration_ns"], e["tid"], e["ts_ns"]))
+        elif t in ("mmap", "munmap"):
+            ends[e["pid"]].append((e["ts_ns"], e["tid"], e["ts_ns"]))
+    for v in ends.values():
+        v.sort()
+    return ends
+
+
+def tie_wrong(a, pid, ends):
+    """Why an "after" contradicts the calls, or None."""
+    lo, hi = a["put_since_ns"], a["put_by_ns"]
+    inside = [c for c in ends[pid] if lo < c[0] <= hi]
+    if not a["certain"]:
+        n = len(inside)
+        if n < a["calls_while_put"] or (n != a["calls_while_put"] and not a["at_least"]):
+            return "unknown with %d calls in the window, the trace has %d" % (
+                a["calls_while_put"], n)
+        return None
+    named = [c for c in ends[pid] if c[0] == a["ts_ns"] and c[1] == a["tid"]]
+    later = [c for c in ends[pid] if a["ts_ns"] < c[0] <= hi]
+    if not named:
+        return "names a call the trace does not have (end %d tid %d)" % (a["ts_ns"], a["tid"])
+    if a["ts_ns"] > lo:
+        return "names a call that ended inside the window"
+    if later:
+        return "%d calls ended after it, before the window closed (first at %d)" % (
+            len(later), later[0][0])
+    return None
+
+
+def tie(path):
+    ends, n = call_ends(path), collections.Counter()
+    wrong, names = [], collections.Counter()
+    for e in events(path):
+        if e["kind"] not in ("LAUNCH", "COPY"):
+            continue
+        a = e.get("after")
+        if not a:
+            n["none"] += 1
+            continue
+        n["certain" if a["certain"] else "unknown"] += 1
+        if a["certain"]:
+            names[a["call"]] += 1
+        why = tie_wrong(a, e["pid"], ends)
+        if why:
+            wrong.append("%s ring_index %d: %s" % (e["kind"], e["ring_index"], why))
+    print("tie %s certain %d unknown %d none %d wrong %d top_calls %s%s" % (
+        "FAIL" if wrong else "PASS", n["certain"], n["unknown"], n["none"], len(wrong),
+        names.most_common(4), (" first_wrong " + "; ".join(wrong[:3])) if wrong else ""))
+    return 1 if wrong else 0
+
+
+def tieprog(prog_out, path):
+    want, tid = {}, None
+    for line in open(prog_out):
+        w = line.split()
+        if w and w[0] == "call":
+            tid = int(w[2])
+        elif w and w[0] == "launch":
+            want[int(w[1])] = tid
+    same = other = unknown = 0
+    for e in events(path):
+        if e["kind"] != "LAUNCH" or e.get("grid", {}).get("x") not in want:
+            continue
+        a = e.get("after") or {}
+        if not a.get("certain"):
+            unknown += 1
+        elif a["tid"] == want[e["grid"]["x"]]:
+            same += 1
+        else:
+            other += 1
+    print("tieprog launches %d certain_same_thread %d certain_other_thread %d not_certain %d"
+          % (len(want), same, other, unknown))
+    return 0
+
+
+def ring(path, launched):
+    ev = events(path)
+    per = collections.Counter(e["channel"] for e in ev if e["kind"] == "LAUNCH")
+    if not per:
+        print("ring no launches")
+        return 1
+    chan = per.most_common(1)[0][0]
+    mine = [e for e in ev if e["channel"] == chan]
+    read = len({(e["ring_index"], e["ts_ns"]) for e in mine
+                if e["kind"] not in ("LOST", "UNREADABLE")})
+    unread = sum(1 for e in mine if e["kind"] == "UNREADABLE")
+    lost = sum(e.get("entries", 0) for e in mine if e["kind"] == "LOST")
+    wrap = sum(e.get("entries", 0) for e in mine if e["kind"] == "LOST" and e.get("wrapped"))
+    nwrap = sum(1 for e in mine if e["kind"] == "LOST" and e.get("wrapped"))
+    print("ring channel %s launches_seen %d entries_read %d unreadable %d lost %d (in %d wraps, "
+          "at least: %d) accounted %d launched %d" % (
+              chan, per[chan], read, unread, lost, nwrap, wrap, read + unread + lost,
+              launched))
+    return 0
+
+
+def entries(path):
+    c = collections.Counter()
+    for e in events(path):
+        if e["kind"] != "GP-ENTRY":
+            continue
+        if e["entry"] == "control":
+            c["control %s" % e.get("opcode_name", e["opcode"])] += 1
+        else:
+            c["segment level=%s sync=%s fetch=%s" % (
+                e.get("level_name"), e.get("sync_name"), e.get("fetch_name"))] += 1
+    print("entries", "; ".join("%s: %d" % kv for kv in sorted(c.items())) or "none")
+    return 0
+
+
 def main():
     if sys.argv[1] == "accept":
         return accept(sys.argv[2], sys.argv[3])
     if sys.argv[1] == "steps":
         return steps(sys.argv[2], float(sys.argv[3]))
+    if sys.argv[1] == "tie":
+        return tie(sys.argv[2])
+    if sys.argv[1] == "entries":
+        return entries(sys.argv[2])
+    if sys.argv[1] == "tieprog":
+        return tieprog(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "ring":
+        return ring(sys.argv[2], int(sys.argv[3]))
     c, lost, copied = count(events(sys.argv[2]))
     print("count", " ".join("%s/%s=%d" % (k[0], k[1], v) for k, v in sorted(c.items())),
           "lost=%d copied_bytes=%d" % (lost, copied))

@@ -128,6 +128,15 @@ t.ok(any("COMPUTE LAUNCH grid=(%d,1,1)" % g0 in l and l.endswith(" after %s of t
      [l for l in txt.splitlines() if "LAUNCH" in l][:2])
 t.ok(all("after" not in e for e in ev if e["type"] == "gpu-work" and e["kind"] == "SEMAPHORE"),
      "launches and copies are tied, not every method")
+# the check the H100 runs (tests/gpu/gpuwork_check.py tie): every tie
+# against the trace's own calls and the window it names
+js = os.path.join(tmp, "tie.jsonl")
+with open(js, "w") as f:
+    f.write(run([CUDATRACE, "-r", tr4, "--json"]).stdout)
+chk = run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "gpu",
+                                        "gpuwork_check.py"), "tie", js])
+t.ok(chk.returncode == 0 and chk.stdout.startswith("tie PASS certain 6 unknown "),
+     "each tie agrees with the calls and the window (gpuwork_check.py tie)", chk.stdout)
 
 # 2c. -p on a process whose channel was made before the capture: its
 # ring cannot be found from outside, so its work is not seen; the capture
