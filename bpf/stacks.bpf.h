@@ -21,23 +21,18 @@ static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 }
 
 /*
- * Built in the scratch slot past the room an ioctl record's argument can
- * take: the caller's record (its header fields) stays intact.
- */
-struct stack_scratch {
-	struct ct_stack rec;
-	__u8 data[CT_STACK_MAX];
-};
-
-/*
  * A stack may hold pages never touched (a big frame written only at its
  * ends): one read of the whole range then fails.  Read it page by page
  * (bpf_loop: one verification of the body); a page that faults reads as
- * zeros.
+ * zeros.  Each read fits in the record: the record has CT_STACK_SLACK bytes
+ * of room past -k's size, so that the verifier sees it from off <=
+ * stack_bytes and chunk <= STACK_PAGE alone.
  */
 #define STACK_PAGE 4096
+_Static_assert(STACK_PAGE <= CT_STACK_SLACK, "a page read must fit in the slack");
+
 struct page_walk {
-	struct stack_scratch *st;
+	__u8 *data;      /* the record's stack bytes, in the ring */
 	__u64 sp;
 	__u32 n, off, good, bad;
 };
@@ -47,16 +42,15 @@ static long read_stack_page(__u32 i, void *ctx)
 	struct page_walk *w = ctx;
 	__u32 off = w->off, chunk;
 
-	if (off >= w->n)
+	if (off >= w->n || off > stack_bytes)
 		return 1;
 	chunk = STACK_PAGE - ((w->sp + off) & (STACK_PAGE - 1));
 	if (chunk > w->n - off)
 		chunk = w->n - off;
-	keep_in_register(off);
 	keep_in_register(chunk);
-	off &= CT_STACK_MAX - 1;
-	chunk &= 2 * STACK_PAGE - 1;
-	if (bpf_probe_read_user(w->st->data + off, chunk, (void *)(w->sp + off)))
+	if (chunk > STACK_PAGE)
+		return 1;
+	if (bpf_probe_read_user(w->data + off, chunk, (void *)(w->sp + off)))
 		w->bad++;
 	else
 		w->good++;
@@ -65,74 +59,97 @@ static long read_stack_page(__u32 i, void *ctx)
 }
 
 /* Returns the pages read. */
-static __always_inline __u32 read_stack_pages(struct stack_scratch *st, __u64 sp, __u32 n)
+static __always_inline __u32 read_stack_pages(struct ct_stack *rec, __u64 sp, __u32 n)
 {
-	struct page_walk w = { .st = st, .sp = sp, .n = n };
+	struct page_walk w = { .data = (__u8 *)(rec + 1), .sp = sp, .n = n };
 
 	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, &w, 0);
 	if (w.bad)
-		st->rec.flags |= CT_STACK_HOLES;
+		rec->flags |= CT_STACK_HOLES;
 	return w.good;
 }
 
-static __noinline void send_stack(__u64 ts)
+/* The caller's registers, where unwinding starts. */
+static __always_inline void fill_stack_head(struct ct_stack *rec, __u64 ts, __u64 size)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 id = bpf_get_current_pid_tgid(), sp, end = 0, size;
-	struct scratch *s = get_scratch();
-	struct stack_scratch *st;
-	struct pt_regs *regs;
+	struct pt_regs *regs = current_user_regs();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	rec->h.type = CT_REC_STACK;
+	rec->h.size = size;
+	rec->h.ts_ns = ts;
+	rec->h.pid = id >> 32;
+	rec->h.tid = (__u32)id;
+	rec->regs[CT_REG_RAX] = regs->ax;
+	rec->regs[CT_REG_RDX] = regs->dx;
+	rec->regs[CT_REG_RCX] = regs->cx;
+	rec->regs[CT_REG_RBX] = regs->bx;
+	rec->regs[CT_REG_RSI] = regs->si;
+	rec->regs[CT_REG_RDI] = regs->di;
+	rec->regs[CT_REG_RBP] = regs->bp;
+	rec->regs[CT_REG_RSP] = regs->sp;
+	rec->regs[CT_REG_R8] = regs->r8;
+	rec->regs[CT_REG_R9] = regs->r9;
+	rec->regs[CT_REG_R10] = regs->r10;
+	rec->regs[CT_REG_R11] = regs->r11;
+	rec->regs[CT_REG_R12] = regs->r12;
+	rec->regs[CT_REG_R13] = regs->r13;
+	rec->regs[CT_REG_R14] = regs->r14;
+	rec->regs[CT_REG_R15] = regs->r15;
+	rec->regs[CT_REG_RIP] = regs->ip;
+	rec->size = 0;
+	rec->flags = 0;
+}
+
+/*
+ * How many bytes to copy from sp: up to the end of the stack's mapping,
+ * not past it (a read that crosses into an unmapped page copies nothing
+ * at all), and at most -k's size.
+ */
+static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
+{
+	__u64 end = 0;
 	__u32 n = stack_bytes;
 
-	if (!s)
-		return;
-	st = (struct stack_scratch *)s->data;
-	regs = current_user_regs();
-	st->rec.h.type = CT_REC_STACK;
-	st->rec.h.ts_ns = ts;
-	st->rec.h.pid = id >> 32;
-	st->rec.h.tid = (__u32)id;
-	st->rec.regs[CT_REG_RAX] = regs->ax;
-	st->rec.regs[CT_REG_RDX] = regs->dx;
-	st->rec.regs[CT_REG_RCX] = regs->cx;
-	st->rec.regs[CT_REG_RBX] = regs->bx;
-	st->rec.regs[CT_REG_RSI] = regs->si;
-	st->rec.regs[CT_REG_RDI] = regs->di;
-	st->rec.regs[CT_REG_RBP] = regs->bp;
-	st->rec.regs[CT_REG_RSP] = regs->sp;
-	st->rec.regs[CT_REG_R8] = regs->r8;
-	st->rec.regs[CT_REG_R9] = regs->r9;
-	st->rec.regs[CT_REG_R10] = regs->r10;
-	st->rec.regs[CT_REG_R11] = regs->r11;
-	st->rec.regs[CT_REG_R12] = regs->r12;
-	st->rec.regs[CT_REG_R13] = regs->r13;
-	st->rec.regs[CT_REG_R14] = regs->r14;
-	st->rec.regs[CT_REG_R15] = regs->r15;
-	st->rec.regs[CT_REG_RIP] = regs->ip;
-	st->rec.flags = 0;
-	sp = regs->sp;
-	/* Up to the end of the stack's mapping, not past it: a read that
-	 * crosses into an unmapped page copies nothing at all. */
-	if (bpf_find_vma(task, sp, stack_vma_end, &end, 0))
-		st->rec.flags |= CT_STACK_NO_VMA;
+	if (bpf_find_vma(bpf_get_current_task_btf(), sp, stack_vma_end, &end, 0))
+		*flags |= CT_STACK_NO_VMA;
 	if (end > sp && end - sp <= n)
 		n = end - sp;
 	else
-		st->rec.flags |= CT_STACK_TRUNC;
-	if (n > CT_STACK_MAX)
-		n = CT_STACK_MAX;
-	keep_in_register(n);
-	if (n && bpf_probe_read_user(st->data, n, (void *)sp) && !read_stack_pages(st, sp, n)) {
-		st->rec.flags |= CT_STACK_FAULT;
+		*flags |= CT_STACK_TRUNC;
+	return n;
+}
+
+/*
+ * The stack is read once, straight into the ring: the record reserves room
+ * for -k's size (a constant to the verifier: .rodata is frozen) and says in
+ * size how much of it holds the stack.  This copy is most of what -k costs
+ * the traced thread; a second one, through a scratch buffer, doubled it.
+ */
+static __noinline void send_stack(__u64 ts)
+{
+	__u64 sp = current_user_regs()->sp, flags = BPF_RB_NO_WAKEUP;
+	struct ct_stack *rec;
+	__u32 n, why = 0;
+
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	rec = bpf_ringbuf_reserve(&rb, sizeof(*rec) + stack_bytes + CT_STACK_SLACK, 0);
+	if (!rec) {
+		count(CT_CNT_LOST);
+		return;
+	}
+	n = stack_span(sp, &why);
+	if (n > stack_bytes)
+		n = stack_bytes;
+	fill_stack_head(rec, ts, sizeof(*rec) + stack_bytes + CT_STACK_SLACK);
+	rec->flags = why;
+	if (n && bpf_probe_read_user(rec + 1, n, (void *)sp) && !read_stack_pages(rec, sp, n)) {
+		rec->flags |= CT_STACK_FAULT;
 		n = 0;
 	}
-	st->rec.size = n;
-	size = sizeof(st->rec) + (__u64)n;
-	keep_in_register(size);
-	if (size > sizeof(*st))
-		return;
-	st->rec.h.size = size;
-	emit(st, size);
+	rec->size = n;
+	bpf_ringbuf_submit(rec, flags);
 }
 
 /*

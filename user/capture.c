@@ -978,6 +978,9 @@ static void report_counts(struct capture *c)
 		fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
 			(unsigned long long)us->stacks, (unsigned long long)us->frames,
 			(double)us->cpu_ns / 1e6);
+		if (us->holes)
+			fprintf(stderr, "cudatrace: %llu stacks held pages never touched, "
+				"read page by page (as zeros)\n", (unsigned long long)us->holes);
 		ct_stack_tally_print(c->stack_tally, stderr);
 	}
 	if (c->python) {
