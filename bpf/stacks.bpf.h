@@ -102,17 +102,27 @@ static __always_inline void fill_stack_head(struct ct_stack *rec, __u64 ts, __u6
 }
 
 /*
+ * Above the main thread's first stack pointer (mm->start_stack, where
+ * argc is) lie argv, the environment and the auxiliary vector, a few KB
+ * that no frame uses: a little past it is enough for _start's frame.
+ */
+#define START_STACK_PAD 256
+
+/*
  * How many bytes to copy from sp: up to the end of the stack's mapping,
  * not past it (a read that crosses into an unmapped page copies nothing
- * at all), and at most -k's size.
+ * at all), or to the main thread's start, and at most -k's size.
  */
 static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 {
-	__u64 end = 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 end = 0, start = BPF_CORE_READ(task, mm, start_stack);
 	__u32 n = stack_bytes;
 
-	if (bpf_find_vma(bpf_get_current_task_btf(), sp, stack_vma_end, &end, 0))
+	if (bpf_find_vma(task, sp, stack_vma_end, &end, 0))
 		*flags |= CT_STACK_NO_VMA;
+	if (start > sp && start + START_STACK_PAD < end)
+		end = start + START_STACK_PAD;
 	if (end > sp && end - sp <= n)
 		n = end - sp;
 	else
