@@ -12,7 +12,9 @@ the difference to plain tracing.
               [--calls N] [--reps R] [--depths 0,30] [--modes traced,k,k=8192]
 
 --modes picks from untraced, traced, py-stack, k and k=BYTES (-k's size);
-traced is always measured, as the base of the differences."""
+traced is always measured, as the base of the differences.  --compare
+OTHER adds OTHER's -k (mode k-other), run in turn with the others, for a
+before/after figure taken in one run."""
 import argparse
 import os
 import re
@@ -26,8 +28,9 @@ LOOP = os.path.join(HERE, "..", "tests", "python", "pyloop.py")
 MODES = [("untraced", None), ("traced", []), ("py-stack", ["--py-stack"]), ("k", ["-k"])]
 
 
-def pick_modes(names):
-    """The modes named (traced always), in the order given."""
+def pick_modes(names, compare):
+    """The modes named (traced always), in the order given; a mode's
+    arguments start with the cudatrace that runs it (None: the --ct one)."""
     known = dict(MODES)
     picked = [("traced", [])]
     for name in names.split(","):
@@ -39,6 +42,9 @@ def pick_modes(names):
             picked.append((name, known[name]))
         else:
             sys.exit("py_costs: unknown mode %r (untraced, traced, py-stack, k, k=BYTES)" % name)
+    picked = [(n, m if m is None else [None] + m) for n, m in picked]
+    if compare:
+        picked.append(("k-other", [compare, "-k"]))
     return picked
 
 
@@ -59,7 +65,7 @@ def run(a, mode, depth, out, rate=0):
     # The loop's shell reads its parent's (the tracer's) BPF program fds.
     script = loop + """; for f in /proc/$PPID/fdinfo/*; do
         grep -q '^run_cnt' $f 2>/dev/null && grep -E '^run_time_ns' $f; done"""
-    args = [a.ct] + mode + ["-w", out]
+    args = [mode[0] or a.ct] + mode[1:] + ["-w", out]
     if not a.torch:
         args += ["--device", a.device]
     p = subprocess.run(args + ["--", "sh", "-c", script], capture_output=True, text=True)
@@ -84,11 +90,12 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--depths", default="0,30")
     ap.add_argument("--modes", default=",".join(m for m, _ in MODES))
+    ap.add_argument("--compare", help="another cudatrace, whose -k is measured too")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
     depths = [int(d) for d in a.depths.split(",")]
-    modes = pick_modes(a.modes)
+    modes = pick_modes(a.modes, a.compare)
     res = {}
     old = stats_on(True)
     try:

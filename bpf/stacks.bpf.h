@@ -21,18 +21,20 @@ static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 }
 
 /*
- * A stack may hold pages never touched (a big frame written only at its
- * ends): one read of the whole range then fails.  Read it page by page
- * (bpf_loop: one verification of the body); a page that faults reads as
- * zeros.  Each read fits in the record: the record has CT_STACK_SLACK bytes
- * of room past -k's size, so that the verifier sees it from off <=
- * stack_bytes and chunk <= STACK_PAGE alone.
+ * The stack is read page by page (bpf_loop: one verification of the body),
+ * each page through a slice of the ring record of a constant length (what
+ * the verifier needs; CT_STACK_SLACK makes room for it at any offset below
+ * the stack's size).  A stack may hold pages never touched (a big frame
+ * written only at its ends): such a page reads as zeros, and the others
+ * are still read.  (One read of the whole stack into the record would
+ * need a length the verifier knows, or Linux 6.16's
+ * bpf_probe_read_user_dynptr; both cost ring room or kernels.)
  */
 #define STACK_PAGE 4096
-_Static_assert(STACK_PAGE <= CT_STACK_SLACK, "a page read must fit in the slack");
+_Static_assert(STACK_PAGE <= CT_STACK_SLACK, "a page slice must fit in the slack");
 
 struct page_walk {
-	__u8 *data;      /* the record's stack bytes, in the ring */
+	struct bpf_dynptr rec;   /* the ring record */
 	__u64 sp;
 	__u32 n, off, good, bad;
 };
@@ -41,16 +43,17 @@ static long read_stack_page(__u32 i, void *ctx)
 {
 	struct page_walk *w = ctx;
 	__u32 off = w->off, chunk;
+	__u8 *slice;
 
-	if (off >= w->n || off > stack_bytes)
+	if (off >= w->n)
 		return 1;
 	chunk = STACK_PAGE - ((w->sp + off) & (STACK_PAGE - 1));
 	if (chunk > w->n - off)
 		chunk = w->n - off;
-	keep_in_register(chunk);
-	if (chunk > STACK_PAGE)
+	slice = bpf_dynptr_data(&w->rec, sizeof(struct ct_stack) + off, STACK_PAGE);
+	if (!slice || chunk > STACK_PAGE)
 		return 1;
-	if (bpf_probe_read_user(w->data + off, chunk, (void *)(w->sp + off)))
+	if (bpf_probe_read_user(slice, chunk, (void *)(w->sp + off)))
 		w->bad++;
 	else
 		w->good++;
@@ -58,15 +61,13 @@ static long read_stack_page(__u32 i, void *ctx)
 	return 0;
 }
 
-/* Returns the pages read. */
-static __always_inline __u32 read_stack_pages(struct ct_stack *rec, __u64 sp, __u32 n)
+/* The stack bytes into the record; false when no page could be read. */
+static __always_inline bool read_stack(struct page_walk *w, __u32 *flags)
 {
-	struct page_walk w = { .data = (__u8 *)(rec + 1), .sp = sp, .n = n };
-
-	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, &w, 0);
-	if (w.bad)
-		rec->flags |= CT_STACK_HOLES;
-	return w.good;
+	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, w, 0);
+	if (w->bad)
+		*flags |= CT_STACK_HOLES;
+	return w->good;
 }
 
 /* The caller's registers, where unwinding starts. */
@@ -131,35 +132,42 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 }
 
 /*
- * The stack is read once, straight into the ring: the record reserves room
- * for -k's size (a constant to the verifier: .rodata is frozen) and says in
- * size how much of it holds the stack.  This copy is most of what -k costs
- * the traced thread; a second one, through a scratch buffer, doubled it.
+ * The stack is read once, straight into the ring: the record is reserved
+ * for the bytes the stack holds (and CT_STACK_SLACK), and the stack read
+ * into it.  This copy is most of what -k costs the traced thread; a
+ * second one, through a scratch buffer, doubled it.
  */
 static __noinline void send_stack(__u64 ts)
 {
-	__u64 sp = current_user_regs()->sp, flags = BPF_RB_NO_WAKEUP;
+	__u64 flags = BPF_RB_NO_WAKEUP;
+	struct page_walk w = { .sp = current_user_regs()->sp };
 	struct ct_stack *rec;
-	__u32 n, why = 0;
+	__u32 why = 0, size;
 
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	rec = bpf_ringbuf_reserve(&rb, sizeof(*rec) + stack_bytes + CT_STACK_SLACK, 0);
-	if (!rec) {
+	w.n = stack_span(w.sp, &why);
+	if (w.n > stack_bytes)
+		w.n = stack_bytes;
+	size = sizeof(*rec) + w.n + CT_STACK_SLACK;
+	if (bpf_ringbuf_reserve_dynptr(&rb, size, 0, &w.rec)) {
+		bpf_ringbuf_discard_dynptr(&w.rec, 0);
 		count(CT_CNT_LOST);
 		return;
 	}
-	n = stack_span(sp, &why);
-	if (n > stack_bytes)
-		n = stack_bytes;
-	fill_stack_head(rec, ts, sizeof(*rec) + stack_bytes + CT_STACK_SLACK);
-	rec->flags = why;
-	if (n && bpf_probe_read_user(rec + 1, n, (void *)sp) && !read_stack_pages(rec, sp, n)) {
-		rec->flags |= CT_STACK_FAULT;
-		n = 0;
+	if (w.n && !read_stack(&w, &why)) {
+		why |= CT_STACK_FAULT;
+		w.n = 0;
 	}
-	rec->size = n;
-	bpf_ringbuf_submit(rec, flags);
+	rec = bpf_dynptr_data(&w.rec, 0, sizeof(*rec));
+	if (!rec) {
+		bpf_ringbuf_discard_dynptr(&w.rec, 0);
+		return;
+	}
+	fill_stack_head(rec, ts, size);
+	rec->flags = why;
+	rec->size = w.n;
+	bpf_ringbuf_submit_dynptr(&w.rec, flags);
 }
 
 /*
