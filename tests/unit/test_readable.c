@@ -18,6 +18,14 @@
 #include "tap.h"
 #include "records.h"
 
+/* A check that the line holds want, and the line itself when it does not. */
+static void has(const char *l, const char *want, const char *what)
+{
+	ok(strstr(l, want) != NULL, what);
+	if (!strstr(l, want))
+		printf("#   got: %s\n", l);
+}
+
 static const unsigned char uuid[16] = { 0x52, 0x27, 0x85, 0xcf, 0xa4, 0xe1, 0x59, 0xe3,
 					0xb8, 0xb3, 0x92, 0x2f, 0xa6, 0xde, 0xac, 0xce };
 
@@ -125,11 +133,9 @@ int main(void)
 	kind_is(CT_LAYOUT_ESCAPE, NV_ESC_RM_CONTROL, 32, "paramsSize", CT_FK_U);
 
 	l = line(text, 0);
-	ok(strstr(l, "*params={index=0, flags=0x2, length=16, "
-		  "data=GPU-522785cf-a4e1-59e3-b8b3-922fa6deacce})") != NULL,
-	   "GET_GID_INFO: its UUID, as nvidia-smi writes it");
-	if (!strstr(l, "data=GPU-"))
-		printf("#   got: %s\n", l);
+	has(l, "*params={index=0, flags=0x2, length=16, "
+		  "data=GPU-522785cf-a4e1-59e3-b8b3-922fa6deacce})",
+	    "GET_GID_INFO: its UUID, as nvidia-smi writes it");
 	l = line(text, 1);
 	ok(strstr(l, "pciBarCount=2, pciBarInfo[0].flags=0x0, pciBarInfo[0].barSize=0, "
 		  "pciBarInfo[0].barSizeBytes=0x0, pciBarInfo[0].barOffset=0x102002000000, ") &&
@@ -137,32 +143,22 @@ int main(void)
 	   "PCI BAR info: 2 of its 8 entries (pciBarCount), offsets and sizes in hex");
 	if (strstr(l, "pciBarInfo[2].") || !strstr(l, "barOffset=0x"))
 		printf("#   got: %s\n", l);
-	ok(strstr(l, "pciBarInfo[1].barOffset=0x0, pciBarInfo[2..7]=... not all zero})") != NULL,
-	   "the 6 entries past the count are said, and that one holds something");
-	if (!strstr(l, "pciBarInfo[2..7]="))
-		printf("#   got: %s\n", l);
+	has(l, "pciBarInfo[1].barOffset=0x0, pciBarInfo[2..7]=... not all zero})",
+	    "the 6 entries past the count are said, and that one holds something");
 	l = line(json, 2);
-	ok(strstr(l, "\"pciBarInfo[1].barOffset\":0,\"pciBarInfo_omitted\":6,"
-		  "\"pciBarInfo_omitted_zero\":false}") != NULL,
-	   "JSON: pciBarInfo_omitted, pciBarInfo_omitted_zero");
-	if (!strstr(l, "pciBarInfo_omitted"))
-		printf("#   got: %s\n", l);
+	has(l, "\"pciBarInfo[1].barOffset\":0,\"pciBarInfo_omitted\":6,"
+		  "\"pciBarInfo_omitted_zero\":false}",
+	    "JSON: pciBarInfo_omitted, pciBarInfo_omitted_zero");
 	l = line(text, 2);
-	ok(strstr(l, "UVM_CREATE_EXTERNAL_RANGE, base=0x200000000, length=0x600000, ") != NULL,
-	   "UVM: base and length in hex, as strace prints addresses");
-	if (!strstr(l, "base=0x"))
-		printf("#   got: %s\n", l);
+	has(l, "UVM_CREATE_EXTERNAL_RANGE, base=0x200000000, length=0x600000, ",
+	    "UVM: base and length in hex, as strace prints addresses");
 	l = line(json, 3);
-	ok(strstr(l, "\"base\":8589934592,\"length\":6291456,") != NULL,
-	   "JSON keeps them numbers");
-	if (!strstr(l, "\"base\":8589934592"))
-		printf("#   got: %s\n", l);
+	has(l, "\"base\":8589934592,\"length\":6291456,",
+	    "JSON keeps them numbers");
 	l = line(text, 3);
-	ok(strstr(l, "*params={gpuInfoListSize=2, gpuInfoList=[{index=17, data=1}, "
-		  "{index=34, data=0}, ... 68 more, all zero]})") != NULL,
-	   "GPU_GET_INFO_V2: 2 of its 70 {index, data} entries, and how many are left out");
-	if (!strstr(l, "more, all zero]"))
-		printf("#   got: %s\n", l);
+	has(l, "*params={gpuInfoListSize=2, gpuInfoList=[{index=17, data=1}, "
+		  "{index=34, data=0}, ... 68 more, all zero]})",
+	    "GPU_GET_INFO_V2: 2 of its 70 {index, data} entries, and how many are left out");
 	l = line(text, 4);
 	ok(strstr(l, "gpuInfoListSize=1000, gpuInfoList=[{index=17, data=1}, ") &&
 	   strstr(l, ", {index=69, data=0}]})") && !strstr(l, "more"),
@@ -170,29 +166,21 @@ int main(void)
 	if (!strstr(l, "{index=69, data=0}]})"))
 		printf("#   got: %.300s ... %s\n", l, strlen(l) > 200 ? l + strlen(l) - 200 : l);
 	l = line(text, 5);
-	ok(strstr(l, "gpuInfoList=[{index=17, data=1}, ... 69 more, not all zero]})") != NULL,
-	   "a count that leaves out something that is not zero says so");
-	if (!strstr(l, "not all zero"))
-		printf("#   got: %s\n", l);
+	has(l, "gpuInfoList=[{index=17, data=1}, ... 69 more, not all zero]})",
+	    "a count that leaves out something that is not zero says so");
 	l = line(json, 6);
-	ok(strstr(l, "\"gpuInfoList\":[{\"index\":17,\"data\":1}],\"gpuInfoList_omitted\":69,"
-		  "\"gpuInfoList_omitted_zero\":false}") != NULL,
-	   "JSON: the entries as objects, then gpuInfoList_omitted and _omitted_zero");
-	if (!strstr(l, "gpuInfoList_omitted"))
-		printf("#   got: %s\n", l);
+	has(l, "\"gpuInfoList\":[{\"index\":17,\"data\":1}],\"gpuInfoList_omitted\":69,"
+		  "\"gpuInfoList_omitted_zero\":false}",
+	    "JSON: the entries as objects, then gpuInfoList_omitted and _omitted_zero");
 	l = line(text, 6);
-	ok(strstr(l, "*params={numClasses=2, classList=[0x80<NV01_DEVICE_0>, "
-		  "0x2080<NV20_SUBDEVICE_0>, ... 198 more, all zero]})") != NULL,
-	   "GET_CLASSLIST_V2: 2 of its 200 classes, named");
-	if (!strstr(l, "classList=[0x80"))
-		printf("#   got: %s\n", l);
+	has(l, "*params={numClasses=2, classList=[0x80<NV01_DEVICE_0>, "
+		  "0x2080<NV20_SUBDEVICE_0>, ... 198 more, all zero]})",
+	    "GET_CLASSLIST_V2: 2 of its 200 classes, named");
 	l = line(json, 7);
-	ok(strstr(l, "\"classList\":[{\"class\":\"0x80\",\"class_name\":\"NV01_DEVICE_0\"},"
+	has(l, "\"classList\":[{\"class\":\"0x80\",\"class_name\":\"NV01_DEVICE_0\"},"
 		  "{\"class\":\"0x2080\",\"class_name\":\"NV20_SUBDEVICE_0\"}],"
-		  "\"classList_omitted\":198,\"classList_omitted_zero\":true}") != NULL,
-	   "JSON: a class entry is an object with its name, as a handle's is");
-	if (!strstr(l, "\"classList\":[{"))
-		printf("#   got: %s\n", l);
+		  "\"classList_omitted\":198,\"classList_omitted_zero\":true}",
+	    "JSON: a class entry is an object with its name, as a handle's is");
 	ok(strstr(vv, "      0000: 00 00 00 00 02 00 00 00 10 00 00 00 52 27 85 cf  "
 		      "|............R'..|\n") != NULL &&
 	   strstr(vv, "      0100: 00 00 00 00 00 00 00 00 00 00 00 00              "
