@@ -67,7 +67,8 @@ USER_SRCS := $(wildcard user/*.c) $(PYABI_SRC)
 DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC) $(GWTABLES_SRC)
 FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
-CAPTURE_SRCS := user/capture.c user/detach.c user/heap_prefault.c user/unwind.c user/symbolize.c
+CAPTURE_SRCS := $(wildcard user/capture*.c) user/detach.c user/heap_prefault.c user/unwind.c
+CAPTURE_SRCS += user/symbolize.c
 CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c user/pycode.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
@@ -102,8 +103,8 @@ $(call obj_of,$(DEC_SRCS)): INCLUDES := $(DECODER_INCLUDES)
 $(call obj_of,$(FMT_SRCS)): INCLUDES := $(FORMAT_INCLUDES)
 $(call obj_of,$(COMPAT_SRCS)): INCLUDES := $(COMPAT_INCLUDES)
 
-# capture.c embeds the BPF object through the skeleton: rebuild it with it.
-$(OUTPUT)/obj/capture.o: $(OUTPUT)/cudatrace.skel.h
+# capture_bpf.c embeds the BPF object through the skeleton: rebuild it with it.
+$(OUTPUT)/obj/capture_bpf.o: $(OUTPUT)/cudatrace.skel.h
 
 ifeq ($(STATIC),1)
 $(MHD_LIB):

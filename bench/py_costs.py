@@ -9,7 +9,12 @@ all programs, divided by N).  Prints one line per run and the medians, with
 the difference to plain tracing.
 
   py_costs.py --ct CUDATRACE --python PYTHON (--device FILE | --torch)
-              [--calls N] [--reps R] [--depths 0,30]"""
+              [--calls N] [--reps R] [--depths 0,30] [--modes traced,k,k=8192]
+
+--modes picks from untraced, traced, py-stack, k and k=BYTES (-k's size);
+traced is always measured, as the base of the differences.  --compare
+OTHER adds OTHER's -k (mode k-other), run in turn with the others, for a
+before/after figure taken in one run."""
 import argparse
 import os
 import re
@@ -21,6 +26,26 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "..", "tests", "python", "pyloop.py")
 MODES = [("untraced", None), ("traced", []), ("py-stack", ["--py-stack"]), ("k", ["-k"])]
+
+
+def pick_modes(names, compare):
+    """The modes named (traced always), in the order given; a mode's
+    arguments start with the cudatrace that runs it (None: the --ct one)."""
+    known = dict(MODES)
+    picked = [("traced", [])]
+    for name in names.split(","):
+        if name == "traced":
+            continue
+        if name.startswith("k="):
+            picked.append((name, ["-k" + name[2:]]))
+        elif name in known:
+            picked.append((name, known[name]))
+        else:
+            sys.exit("py_costs: unknown mode %r (untraced, traced, py-stack, k, k=BYTES)" % name)
+    picked = [(n, m if m is None else [None] + m) for n, m in picked]
+    if compare:
+        picked.append(("k-other", [compare, "-k"]))
+    return picked
 
 
 def stats_on(on):
@@ -40,7 +65,7 @@ def run(a, mode, depth, out, rate=0):
     # The loop's shell reads its parent's (the tracer's) BPF program fds.
     script = loop + """; for f in /proc/$PPID/fdinfo/*; do
         grep -q '^run_cnt' $f 2>/dev/null && grep -E '^run_time_ns' $f; done"""
-    args = [a.ct] + mode + ["-w", out]
+    args = [mode[0] or a.ct] + mode[1:] + ["-w", out]
     if not a.torch:
         args += ["--device", a.device]
     p = subprocess.run(args + ["--", "sh", "-c", script], capture_output=True, text=True)
@@ -64,10 +89,13 @@ def main():
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--depths", default="0,30")
+    ap.add_argument("--modes", default=",".join(m for m, _ in MODES))
+    ap.add_argument("--compare", help="another cudatrace, whose -k is measured too")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
     depths = [int(d) for d in a.depths.split(",")]
+    modes = pick_modes(a.modes, a.compare)
     res = {}
     old = stats_on(True)
     try:
@@ -75,7 +103,7 @@ def main():
             out = os.path.join(tmp, "t.ctrace")
             for rep in range(a.reps):
                 for depth in depths:
-                    for name, mode in MODES:
+                    for name, mode in modes:
                         wall, bpf, lost = parse(*run(a, mode, depth, out), a.calls)
                         res.setdefault((name, depth), []).append((wall, bpf, lost))
                         print("py-cost rep=%d depth=%d mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
@@ -88,7 +116,7 @@ def main():
         base = res[("traced", depth)]
         bw = statistics.median(x[0] for x in base)
         bb = statistics.median(x[1] for x in base)
-        for name, _ in MODES:
+        for name, _ in modes:
             v = res[(name, depth)]
             w = statistics.median(x[0] for x in v)
             b = statistics.median(x[1] for x in v)
@@ -96,7 +124,7 @@ def main():
                   "lost max %d" % (depth, name, w, w - bw, b, b - bb, max(x[2] for x in v)))
     if a.rate:
         with tempfile.TemporaryDirectory() as tmp:
-            for name, mode in MODES[1:]:
+            for name, mode in [m for m in modes if m[1] is not None]:
                 for depth in depths:
                     wall, _, lost = parse(*run(a, mode, depth, os.path.join(tmp, "r.ctrace"),
                                                a.rate), a.calls)

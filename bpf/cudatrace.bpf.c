@@ -97,7 +97,7 @@ struct {
 	__type(value, __u64);    /* bit tgid % 64 */
 } traced_pids SEC(".maps");
 
-/* System-wide: processes already described by a CT_REC_PROC (capture.c
+/* System-wide: processes already described by a CT_REC_PROC (capture_bpf.c
  * shrinks it to one entry otherwise). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -794,7 +794,7 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * Exits, in one of two ways (capture.c loads one; docs/PERFORMANCE.md has
+ * Exits, in one of two ways (capture_bpf.c loads one; docs/PERFORMANCE.md has
  * the figures):
  *
  * - A command or -p: one raw sys_exit program, like sys_enter.  It costs

@@ -190,6 +190,7 @@ struct ct_fileref {
  */
 #define CT_STACK_DEFAULT (32 * 1024)    /* -k: deepest real stack seen was 27,856 */
 #define CT_STACK_MAX     (64 * 1024)    /* -k=BYTES ceiling */
+#define CT_STACK_SLACK   4096           /* room the kernel keeps past the stack in its record */
 
 /* ct_stack.regs: x86-64 user registers in DWARF register order. */
 enum ct_stack_reg {
@@ -205,7 +206,8 @@ enum ct_stack_reg {
 #define CT_STACK_NO_VMA (1u << 2)   /* the stack's mapping could not be looked up */
 #define CT_STACK_HOLES  (1u << 3)   /* some pages were never touched: read as zeros */
 
-/* Followed by size bytes of user memory from regs[CT_REG_RSP] up. */
+/* Followed by size bytes of user memory from regs[CT_REG_RSP] up, in a
+ * record that may be longer (h.size: the room the kernel reserved). */
 struct ct_stack {
 	struct ct_rec h;
 	__u64 regs[CT_STACK_NREGS];

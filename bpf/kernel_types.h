@@ -117,6 +117,7 @@ struct mm_struct {
 	unsigned long env_start;
 	unsigned long env_end;
 	unsigned long start_code;
+	unsigned long start_stack;
 	struct file *exe_file;
 };
 

@@ -21,23 +21,20 @@ static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 }
 
 /*
- * Built in the scratch slot past the room an ioctl record's argument can
- * take: the caller's record (its header fields) stays intact.
- */
-struct stack_scratch {
-	struct ct_stack rec;
-	__u8 data[CT_STACK_MAX];
-};
-
-/*
- * A stack may hold pages never touched (a big frame written only at its
- * ends): one read of the whole range then fails.  Read it page by page
- * (bpf_loop: one verification of the body); a page that faults reads as
- * zeros.
+ * The stack is read page by page (bpf_loop: one verification of the body),
+ * each page through a slice of the ring record of a constant length (what
+ * the verifier needs; CT_STACK_SLACK makes room for it at any offset below
+ * the stack's size).  A stack may hold pages never touched (a big frame
+ * written only at its ends): such a page reads as zeros, and the others
+ * are still read.  (One read of the whole stack into the record would
+ * need a length the verifier knows, or Linux 6.16's
+ * bpf_probe_read_user_dynptr; both cost ring room or kernels.)
  */
 #define STACK_PAGE 4096
+_Static_assert(STACK_PAGE <= CT_STACK_SLACK, "a page slice must fit in the slack");
+
 struct page_walk {
-	struct stack_scratch *st;
+	struct bpf_dynptr rec;   /* the ring record */
 	__u64 sp;
 	__u32 n, off, good, bad;
 };
@@ -46,17 +43,17 @@ static long read_stack_page(__u32 i, void *ctx)
 {
 	struct page_walk *w = ctx;
 	__u32 off = w->off, chunk;
+	__u8 *slice;
 
 	if (off >= w->n)
 		return 1;
 	chunk = STACK_PAGE - ((w->sp + off) & (STACK_PAGE - 1));
 	if (chunk > w->n - off)
 		chunk = w->n - off;
-	keep_in_register(off);
-	keep_in_register(chunk);
-	off &= CT_STACK_MAX - 1;
-	chunk &= 2 * STACK_PAGE - 1;
-	if (bpf_probe_read_user(w->st->data + off, chunk, (void *)(w->sp + off)))
+	slice = bpf_dynptr_data(&w->rec, sizeof(struct ct_stack) + off, STACK_PAGE);
+	if (!slice || chunk > STACK_PAGE)
+		return 1;
+	if (bpf_probe_read_user(slice, chunk, (void *)(w->sp + off)))
 		w->bad++;
 	else
 		w->good++;
@@ -64,75 +61,113 @@ static long read_stack_page(__u32 i, void *ctx)
 	return 0;
 }
 
-/* Returns the pages read. */
-static __always_inline __u32 read_stack_pages(struct stack_scratch *st, __u64 sp, __u32 n)
+/* The stack bytes into the record; false when no page could be read. */
+static __always_inline bool read_stack(struct page_walk *w, __u32 *flags)
 {
-	struct page_walk w = { .st = st, .sp = sp, .n = n };
-
-	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, &w, 0);
-	if (w.bad)
-		st->rec.flags |= CT_STACK_HOLES;
-	return w.good;
+	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, w, 0);
+	if (w->bad)
+		*flags |= CT_STACK_HOLES;
+	return w->good;
 }
 
-static __noinline void send_stack(__u64 ts)
+/* The caller's registers, where unwinding starts. */
+static __always_inline void fill_stack_head(struct ct_stack *rec, __u64 ts, __u64 size)
+{
+	struct pt_regs *regs = current_user_regs();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	rec->h.type = CT_REC_STACK;
+	rec->h.size = size;
+	rec->h.ts_ns = ts;
+	rec->h.pid = id >> 32;
+	rec->h.tid = (__u32)id;
+	rec->regs[CT_REG_RAX] = regs->ax;
+	rec->regs[CT_REG_RDX] = regs->dx;
+	rec->regs[CT_REG_RCX] = regs->cx;
+	rec->regs[CT_REG_RBX] = regs->bx;
+	rec->regs[CT_REG_RSI] = regs->si;
+	rec->regs[CT_REG_RDI] = regs->di;
+	rec->regs[CT_REG_RBP] = regs->bp;
+	rec->regs[CT_REG_RSP] = regs->sp;
+	rec->regs[CT_REG_R8] = regs->r8;
+	rec->regs[CT_REG_R9] = regs->r9;
+	rec->regs[CT_REG_R10] = regs->r10;
+	rec->regs[CT_REG_R11] = regs->r11;
+	rec->regs[CT_REG_R12] = regs->r12;
+	rec->regs[CT_REG_R13] = regs->r13;
+	rec->regs[CT_REG_R14] = regs->r14;
+	rec->regs[CT_REG_R15] = regs->r15;
+	rec->regs[CT_REG_RIP] = regs->ip;
+	rec->size = 0;
+	rec->flags = 0;
+}
+
+/*
+ * Above the main thread's first stack pointer (mm->start_stack, where
+ * argc is) lie argv, the environment and the auxiliary vector, a few KB
+ * that no frame uses: a little past it is enough for _start's frame.
+ */
+#define START_STACK_PAD 256
+
+/*
+ * How many bytes to copy from sp: up to the end of the stack's mapping,
+ * not past it (a read that crosses into an unmapped page copies nothing
+ * at all), or to the main thread's start, and at most -k's size.
+ */
+static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 id = bpf_get_current_pid_tgid(), sp, end = 0, size;
-	struct scratch *s = get_scratch();
-	struct stack_scratch *st;
-	struct pt_regs *regs;
+	__u64 end = 0, start = BPF_CORE_READ(task, mm, start_stack);
 	__u32 n = stack_bytes;
 
-	if (!s)
-		return;
-	st = (struct stack_scratch *)s->data;
-	regs = current_user_regs();
-	st->rec.h.type = CT_REC_STACK;
-	st->rec.h.ts_ns = ts;
-	st->rec.h.pid = id >> 32;
-	st->rec.h.tid = (__u32)id;
-	st->rec.regs[CT_REG_RAX] = regs->ax;
-	st->rec.regs[CT_REG_RDX] = regs->dx;
-	st->rec.regs[CT_REG_RCX] = regs->cx;
-	st->rec.regs[CT_REG_RBX] = regs->bx;
-	st->rec.regs[CT_REG_RSI] = regs->si;
-	st->rec.regs[CT_REG_RDI] = regs->di;
-	st->rec.regs[CT_REG_RBP] = regs->bp;
-	st->rec.regs[CT_REG_RSP] = regs->sp;
-	st->rec.regs[CT_REG_R8] = regs->r8;
-	st->rec.regs[CT_REG_R9] = regs->r9;
-	st->rec.regs[CT_REG_R10] = regs->r10;
-	st->rec.regs[CT_REG_R11] = regs->r11;
-	st->rec.regs[CT_REG_R12] = regs->r12;
-	st->rec.regs[CT_REG_R13] = regs->r13;
-	st->rec.regs[CT_REG_R14] = regs->r14;
-	st->rec.regs[CT_REG_R15] = regs->r15;
-	st->rec.regs[CT_REG_RIP] = regs->ip;
-	st->rec.flags = 0;
-	sp = regs->sp;
-	/* Up to the end of the stack's mapping, not past it: a read that
-	 * crosses into an unmapped page copies nothing at all. */
 	if (bpf_find_vma(task, sp, stack_vma_end, &end, 0))
-		st->rec.flags |= CT_STACK_NO_VMA;
+		*flags |= CT_STACK_NO_VMA;
+	if (start > sp && start + START_STACK_PAD < end)
+		end = start + START_STACK_PAD;
 	if (end > sp && end - sp <= n)
 		n = end - sp;
 	else
-		st->rec.flags |= CT_STACK_TRUNC;
-	if (n > CT_STACK_MAX)
-		n = CT_STACK_MAX;
-	keep_in_register(n);
-	if (n && bpf_probe_read_user(st->data, n, (void *)sp) && !read_stack_pages(st, sp, n)) {
-		st->rec.flags |= CT_STACK_FAULT;
-		n = 0;
-	}
-	st->rec.size = n;
-	size = sizeof(st->rec) + (__u64)n;
-	keep_in_register(size);
-	if (size > sizeof(*st))
+		*flags |= CT_STACK_TRUNC;
+	return n;
+}
+
+/*
+ * The stack is read once, straight into the ring: the record is reserved
+ * for the bytes the stack holds (and CT_STACK_SLACK), and the stack read
+ * into it.  This copy is most of what -k costs the traced thread; a
+ * second one, through a scratch buffer, doubled it.
+ */
+static __noinline void send_stack(__u64 ts)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+	struct page_walk w = { .sp = current_user_regs()->sp };
+	struct ct_stack *rec;
+	__u32 why = 0, size;
+
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	w.n = stack_span(w.sp, &why);
+	if (w.n > stack_bytes)
+		w.n = stack_bytes;
+	size = sizeof(*rec) + w.n + CT_STACK_SLACK;
+	if (bpf_ringbuf_reserve_dynptr(&rb, size, 0, &w.rec)) {
+		bpf_ringbuf_discard_dynptr(&w.rec, 0);
+		count(CT_CNT_LOST);
 		return;
-	st->rec.h.size = size;
-	emit(st, size);
+	}
+	if (w.n && !read_stack(&w, &why)) {
+		why |= CT_STACK_FAULT;
+		w.n = 0;
+	}
+	rec = bpf_dynptr_data(&w.rec, 0, sizeof(*rec));
+	if (!rec) {
+		bpf_ringbuf_discard_dynptr(&w.rec, 0);
+		return;
+	}
+	fill_stack_head(rec, ts, size);
+	rec->flags = why;
+	rec->size = w.n;
+	bpf_ringbuf_submit_dynptr(&w.rec, flags);
 }
 
 /*

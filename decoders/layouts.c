@@ -13,6 +13,20 @@
 extern const struct ct_layout ct_layout_tab[];
 extern const size_t ct_layout_tab_len;
 
+/* Generated: the entry layouts of counted arrays; [0] is none. */
+extern const struct ct_elem ct_elem_tab[];
+extern const size_t ct_elem_tab_len;
+
+const struct ct_elem *ct_layout_elem(const struct ct_field *f)
+{
+	const struct ct_elem *e;
+
+	if (!f || !f->elem || f->elem >= ct_elem_tab_len)
+		return NULL;
+	e = &ct_elem_tab[f->elem];
+	return e->size && e->nfields ? e : NULL;
+}
+
 size_t ct_layout_count(void)
 {
 	return ct_layout_tab_len;

@@ -47,7 +47,22 @@ struct ct_field {
 	 * count is then of bytes (data, length), or of entries (handles). */
 	int16_t count;
 	int16_t index;
+	/* A whole array whose entries are known (array_elems.tsv): its entry
+	 * layout, ct_layout_elem(f); 0 if none. */
+	uint16_t elem;
 };
+
+/* One entry of an array: size bytes, its members at offsets from the
+ * entry's start, in offset order, all inside size.  An entry that is one
+ * scalar (NvU32 classList[200]) has one member named "" of the entry's size. */
+struct ct_elem {
+	uint32_t size;
+	const struct ct_field *fields;
+	uint32_t nfields;
+};
+
+/* The entry layout of array f, NULL if its entries are not known. */
+const struct ct_elem *ct_layout_elem(const struct ct_field *f);
 
 enum ct_layout_family {
 	CT_LAYOUT_ESCAPE,       /* NV_ESC_* params, req = escape nr */

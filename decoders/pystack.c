@@ -222,6 +222,18 @@ size_t ct_stack_merge(const struct ct_call *c, struct ct_stack_item *items, bool
 	return n;
 }
 
+bool ct_stack_interp_unnamed(const struct ct_call *c)
+{
+	const struct ct_frames *nf = c->stack;
+
+	if (!nf || count_eval(nf))
+		return false;
+	for (uint32_t i = 0; i < nf->nframes; i++)
+		if (ct_frames_at(nf)[i].sym == CT_NOSTR)
+			return true;
+	return false;
+}
+
 /* --- output -------------------------------------------------------------- */
 
 static void text(struct ct_out *out, const char *s)

@@ -47,6 +47,11 @@ struct ct_stack_item {
  */
 size_t ct_stack_merge(const struct ct_call *c, struct ct_stack_item *items, bool *appended);
 
+/* Why a merge appended: no native frame is named as the interpreter's and
+ * some have no name at all (a python without symbols), rather than counts
+ * that disagree. */
+bool ct_stack_interp_unnamed(const struct ct_call *c);
+
 /* Text: "model.py:42 Net.forward" of the call's Python frame. */
 void ct_py_print_where(struct ct_out *out, const struct ct_call *c);
 /* Text: one " > file:line qualname" line for Python frame i. */

@@ -327,6 +327,9 @@ static void print_native_frame(struct ct_out *out, const struct ct_frames *f, ui
 
 static const char appended_text[] =
 	"the Python frames do not line up with the interpreter's native frames; listed after them";
+static const char unnamed_text[] =
+	"the interpreter's native frames have no symbols (install its debug symbols, or use a "
+	"python that keeps them); the Python frames are listed after them";
 
 void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 {
@@ -337,7 +340,8 @@ void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 
 	for (size_t k = 0; k < n; k++) {
 		if (appended && items[k].python && (k == 0 || !items[k - 1].python))
-			out_printf(out, " > (%s)\n", appended_text);
+			out_printf(out, " > (%s)\n", ct_stack_interp_unnamed(c) ? unnamed_text :
+							      appended_text);
 		if (items[k].python)
 			ct_py_print_frame(out, c->pystack, items[k].i);
 		else
@@ -410,6 +414,8 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 	em_str_list_end(e);
 	if (appended)
 		em_str(e, "py_merge", "appended");
+	if (appended && ct_stack_interp_unnamed(c))
+		em_str(e, "py_merge_why", "interpreter without symbols");
 	if (c->pystack && (c->pystack->flags & CT_PY_NO_TSTATE))
 		em_bool(e, "py_no_thread_state", true);
 	if (!f)

@@ -42,7 +42,9 @@ static const char *check_trailer(const struct ct_trailer *t, size_t len)
 
 static const char *check_stack(const struct ct_stack *s, size_t len)
 {
-	if (len < sizeof(*s) || s->size > CT_STACK_MAX || sizeof(*s) + (size_t)s->size != len)
+	/* The kernel reserves room for -k's size; size says how much holds stack. */
+	if (len < sizeof(*s) || len > sizeof(*s) + CT_STACK_MAX + CT_STACK_SLACK || s->size > CT_STACK_MAX ||
+	    sizeof(*s) + (size_t)s->size > len)
 		return "stack record sizes do not add up";
 	return NULL;
 }

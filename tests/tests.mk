@@ -60,7 +60,7 @@ $(OUTPUT)/stacks/libstripped.so.1: $(OUTPUT)/stacks/libcuda.so.1
 $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(STACK_CFLAGS) $< -ldl -o $@
+	$(Q)$(CC) $(STACK_CFLAGS) -fno-stack-clash-protection $< -ldl -pthread -o $@
 
 # A python that runs from libpython3.X.so (tests/live/python.py): built
 # where Debian's python3-dev is (make test installs it).

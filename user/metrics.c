@@ -130,12 +130,12 @@ static struct series *get_series(struct ct_metrics *m, enum fam f, const char *l
 
 bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
 {
-	size_t p = *pos;
+	size_t p = *pos, left = strlen(v);   /* measured once: one pass */
 
-	while (*v) {
+	while (left) {
 		const char *rep = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
 				  *v == '\n' ? "\\n" : NULL;
-		size_t take = ct_utf8_char_len(v, strlen(v)), k;
+		size_t take = ct_utf8_char_len(v, left), k;
 
 		/* A comm cut mid-character, or any bytes a process names itself:
 		 * Prometheus refuses a whole page over one invalid label. */
@@ -152,6 +152,7 @@ bool ct_metrics_escape(char *buf, size_t n, size_t *pos, const char *v)
 		memcpy(buf + p, rep ? rep : v, k);
 		p += k;
 		v += take;
+		left -= take;
 	}
 	buf[p] = 0;
 	*pos = p;

@@ -428,6 +428,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
 	u->st.stacks++;
+	u->st.holes += !!(s->flags & CT_STACK_HOLES);
 	u->st.frames += u->fb.nframes;
 	u->st.cpu_ns += thread_cpu_ns() - t0;
 }

@@ -39,6 +39,7 @@ struct ct_unwind_stats {
 	uint64_t frames;
 	uint64_t cpu_ns;        /* thread CPU time spent unwinding and naming */
 	uint64_t maps_reads;    /* /proc/PID/maps reads */
+	uint64_t holes;         /* stacks with pages never touched (read as zeros) */
 };
 const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u);
 

@@ -15,6 +15,7 @@
 #   ctrl_fields.tsv    RM control params, key = NVOS54 cmd     (optional)
 #   alloc_fields.tsv   RM alloc params, key = NVOS21/64 hClass (optional)
 #   refine.tsv         what the headers' types do not say      (optional)
+#   array_elems.tsv    the entries of counted arrays          (optional)
 #
 # Rows are tab-separated, one per field:
 #
@@ -39,6 +40,27 @@
 # one field split it (a union read as its one used member); one row may
 # just change the kind (an NvU32 that holds a handle).  A row that matches
 # no field is an error, so stale refinements do not linger.
+#
+# array_elems.tsv rows (made by import-elements.sh from the headers) say
+# what one entry of an array holds, for an array that the files above give
+# as one bytes field (longer than 8 entries, or of 1-byte entries):
+#
+#   struct_name  array  elem_size  member  offset  size  kind  drivers
+#
+# member is "-" for an entry that is one scalar (offset 0, size elem_size),
+# else a member path inside the entry ("index", "vidMemUsage.memPrivate").
+# The rows of one (struct_name, array, drivers) are one entry layout; it is
+# given to the array of every layout of that struct whose drivers range lies
+# inside its own and whose size is a whole number of entries.  An entry
+# layout that no layout takes is an error (a stale file).  Such an array is
+# counted in entries (derive_kinds), and the C data gets the entry layouts
+# (ct_elem_tab[]; ct_field.elem indexes it, 0 for none).
+#
+# With -v list=arrays the program prints, instead of C, the arrays that
+# want an entry layout (whole bytes fields with a count of entries beside
+# them, after refine.tsv): struct_name, array, size, offset, struct_size,
+# drivers, family (escape, UVM, control, class) and key; import-elements.sh
+# reads that list.
 #
 # Plain POSIX awk (mawk is the awk of minimal Debian): no strtonum, asort or
 # regex intervals, so hex is parsed by hand and the sort is our own.
@@ -115,8 +137,8 @@ FNR == 1 {
 	sub(/^.*\//, "", t)
 	sub(/\.tsv$/, "", t)
 	if (t == "refine") { ftag = "-"; seen_file[t] = 1; next }
-	if (!(t in fam_of))
-		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv or alloc_fields.tsv)")
+	if (!(t in fam_of) && t != "array_elems")
+		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv, alloc_fields.tsv, refine.tsv or array_elems.tsv)")
 	if (t in seen_file) die("file given twice")
 	seen_file[t] = 1
 	ftag = ""
@@ -133,6 +155,59 @@ FNR == 1 {
 }
 
 /^#/ { next }
+
+# A field of name f may have kind k at size sz; dies otherwise.
+function check_kind(f, k, sz) {
+	if (!(k in kind_c)) die("unknown kind \"" k "\"")
+	if (sz == 0) die("field " f " has size 0")
+	if (k == "handles" && sz % 4) die("field " f ": kind handles needs a multiple of 4 bytes")
+	if (k == "uuid" && sz < 16) die("field " f ": kind uuid needs 16 bytes or more")
+	if (ksizes[k] != "" && index(ksizes[k], " " sz " ") == 0)
+		die("field " f ": kind " k " cannot be " sz " bytes")
+}
+
+# Driver range "first..last" into rsince, runtil.
+function drivers(s,    p) {
+	p = index(s, "..")
+	if (p == 0) die("bad drivers \"" s "\" (want first..last)")
+	rsince = ver(substr(s, 1, p - 1))
+	runtil = ver(substr(s, p + 2))
+	if (rsince > runtil) die("drivers range \"" s "\" runs backwards")
+}
+
+t == "array_elems" {
+	if (index($0, "\r")) die("carriage return in row (CRLF line ends?)")
+	if (NF != 8) die("expected 8 tab-separated fields, got " NF)
+	if (ftag == "") die("data row before the #Tag line")
+	if ($1 !~ "^" IDENT "$") die("bad struct name \"" $1 "\"")
+	if ($2 !~ "^" IDENT "([.]" IDENT ")*$") die("bad array name \"" $2 "\"")
+	if ($4 != "-" && $4 !~ "^" MEMBER "([.]" MEMBER ")*$") die("bad member name \"" $4 "\"")
+	esz = u32($3, "entry size")
+	if (esz == 0) die("entry size 0")
+	off = u32($5, "offset")
+	fsz = u32($6, "size")
+	check_kind($4, $7, fsz)
+	if (off + fsz > esz) die("member " $4 " (" off "+" fsz ") runs past its entry (" esz " bytes)")
+	if ($4 == "-" && (off != 0 || fsz != esz)) die("a scalar entry (-) is the whole entry")
+	drivers($8)
+	E = $1 SUBSEP $2 SUBSEP $8
+	if (!(E in eid)) {
+		e = eid[E] = ++ne
+		estruct[e] = $1; earr[e] = $2; esize[e] = esz; edrv[e] = $8
+		esince[e] = rsince; euntil[e] = runtil; ewhere[e] = FILENAME ":" FNR
+		eof[$1, $2] = eof[$1, $2] " " e
+	} else {
+		e = eid[E]
+		if (esize[e] != esz) die("entry size " esz " differs from " esize[e] " in the rows before")
+	}
+	if ((e, $4) in emseen) die("member " $4 " given twice")
+	if (($4 == "-" && nem[e]) || (e, "-") in emseen) die("a scalar entry (-) has one row")
+	emseen[e, $4] = 1
+	n = ++nem[e]
+	emname[e, n] = $4; emoff[e, n] = off; emsize[e, n] = fsz; emkind[e, n] = $7
+	count[t]++
+	next
+}
 
 t == "refine" {
 	if (NF != 7) die("expected 7 tab-separated fields, got " NF)
@@ -192,6 +267,7 @@ t == "refine" {
 		lfam[l] = fam_of[t]; lks[l] = ks; lkv[l] = hexval(ks); lsize[l] = ssize
 		lname[l] = $2; lsince[l] = since; luntil[l] = until
 		lwhere[l] = FILENAME ":" FNR " " $2 "/" ssize " (" $8 ")"
+		ldrv[l] = $8
 	} else {
 		l = lid[L]
 		if (lname[l] != $2) die("struct name " $2 " differs from " lname[l] " for the same key, size and drivers")
@@ -282,40 +358,151 @@ function as_array(l, x,    n) {
 	return 1
 }
 
+# The kind rule 1 of derive_kinds for an 8-byte u named a: addr, size or u.
+function u64_kind(a) {
+	if (a ~ ADDR_END || a ~ ADDR_ALL) return "addr"
+	if (a ~ SIZE_END) return "size"
+	return "u"
+}
+
+# The field of layout l (byname[] filled) that counts array field x, in
+# bytes or in entries: its name, "" if none.  as_array(l, x) first.
+function count_of(l, x, bytes,    a, parent, n, i, full, y) {
+	a = arr_path
+	if (sub(/.*[.]/, "", a)) parent = substr(arr_path, 1, length(arr_path) - length(a))
+	else parent = ""
+	n = count_names(a, bytes)
+	for (i = 1; i <= n; i++) {
+		full = parent cand[i]
+		if (!(full in byname)) continue
+		y = byname[full]
+		if (fkind[l, y] == "u" || fkind[l, y] == "s" || fkind[l, y] == "count") return full
+	}
+	return ""
+}
+
+# A whole bytes field x of layout l that an entry layout (array_elems.tsv)
+# could describe: one with a count of entries beside it, and none of bytes.
+function wants_elems(l, x) {
+	if (fkind[l, x] != "bytes" || !as_array(l, x) || arr_index >= 0) return 0
+	return count_of(l, x, 1) == "" && count_of(l, x, 0) != ""
+}
+
+# -v list=arrays: the arrays that want an entry layout, for import-elements.sh.
+function list_arrays(    l, x) {
+	for (l = 1; l <= nl; l++) {
+		delete byname
+		for (x = 1; x <= nf[l]; x++) byname[fname[l, x]] = x
+		for (x = 1; x <= nf[l]; x++)
+			if (wants_elems(l, x))
+				printf "%s\t%s\t%d\t%d\t%d\t%s\t%s\t0x%s\n", lname[l], fname[l, x], \
+					fsize[l, x], foff[l, x], lsize[l], ldrv[l], fam_label[lfam[l]], lks[l]
+	}
+}
+
+# Gives each array that wants one the entry layout of array_elems.tsv that
+# covers its layout's drivers range (felem[l, x]); entry layouts with the
+# same members share one C array (eidx[e], from 1).  An entry layout that
+# no array takes is stale: an error.
+function attach_elems(    l, x, k, ids, n, i, e, j, a, body) {
+	for (l = 1; l <= nl; l++) {
+		delete byname
+		for (x = 1; x <= nf[l]; x++) byname[fname[l, x]] = x
+		for (x = 1; x <= nf[l]; x++) {
+			if (!wants_elems(l, x)) continue
+			k = lname[l] SUBSEP fname[l, x]
+			if (!(k in eof)) continue
+			n = split(eof[k], ids, " ")
+			for (i = 1; i <= n; i++) {
+				e = ids[i]
+				if (esince[e] > lsince[l] || luntil[l] > euntil[e]) continue
+				if (fsize[l, x] % esize[e]) {
+					where = lwhere[l]
+					die(fname[l, x] " (" fsize[l, x] " bytes) is not a whole number of its " esize[e] "-byte entries (" ewhere[e] ")")
+				}
+				felem[l, x] = e
+				eused[e] = 1
+				break
+			}
+		}
+	}
+	neb = 0
+	for (e = 1; e <= ne; e++) {
+		where = ewhere[e]
+		if (!(e in eused))
+			die("no layout of " estruct[e] " over " edrv[e] " has a counted bytes array " earr[e] ": a stale entry layout")
+		# Members in offset order, no overlaps; kind rule 1 by name (a
+		# scalar entry by its array's name less List/Array/... and a plural s).
+		for (i = 2; i <= nem[e]; i++)
+			for (j = i; j > 1 && emoff[e, j - 1] > emoff[e, j]; j--) {
+				swap_member(e, j)
+			}
+		body = ""
+		for (i = 1; i <= nem[e]; i++) {
+			if (i > 1 && emoff[e, i] < emoff[e, i - 1] + emsize[e, i - 1])
+				die("members " emname[e, i - 1] " and " emname[e, i] " overlap")
+			if (emkind[e, i] == "u" && emsize[e, i] == 8) {
+				a = emname[e, i] == "-" ? singular(leafname(earr[e])) : leafname(emname[e, i])
+				emkind[e, i] = u64_kind(a)
+			}
+			body = body sprintf("\t{ \"%s\", %du, %du, %s, -1, -1, 0 },\n", \
+					    emname[e, i] == "-" ? "" : emname[e, i], emoff[e, i], \
+					    emsize[e, i], kind_c[emkind[e, i]])
+		}
+		body = esize[e] SUBSEP body
+		if (!(body in ebody_idx)) {
+			ebody_idx[body] = ++neb
+			ebody_size[neb] = esize[e]; ebody_n[neb] = nem[e]
+			ebody_text[neb] = substr(body, index(body, SUBSEP) + 1)
+			ebody_where[neb] = estruct[e] "." earr[e] " (" edrv[e] ")"
+		}
+		eidx[e] = ebody_idx[body]
+	}
+	if (neb > 65535) die("more than 65535 entry layouts: ct_field.elem is 16 bits")
+	where = ""
+}
+
+function swap_member(e, j,    t) {
+	t = emname[e, j]; emname[e, j] = emname[e, j - 1]; emname[e, j - 1] = t
+	t = emoff[e, j]; emoff[e, j] = emoff[e, j - 1]; emoff[e, j - 1] = t
+	t = emsize[e, j]; emsize[e, j] = emsize[e, j - 1]; emsize[e, j - 1] = t
+	t = emkind[e, j]; emkind[e, j] = emkind[e, j - 1]; emkind[e, j - 1] = t
+}
+
+# "addressArray" -> "address", "offsets" -> "offset", "numaOfflineAddresses"
+# -> "numaOfflineAddress": what one entry is.
+function singular(a) {
+	sub(/(List|Array|Table|Tbl|Info)$/, "", a)
+	if (a ~ /sses$/) sub(/es$/, "", a)
+	else if (a ~ /[^s]s$/) sub(/s$/, "", a)
+	return a
+}
+
 # Kinds the types in the TSV files do not carry, from the names (applied
 # after refine.tsv; docs/LAYOUTS.md, "Kinds from names"):
 #  1. an 8-byte u whose last name part ends in Addr, Address, Base, VA, PA,
 #     Offset, Limit, Ptr (or is rangeLo/Hi/Begin/End, vaLo/Hi...) -> addr;
 #     ending in Size, Length, SizeBytes, Align, Alignment -> size;
 #  2. a u or s field named as the count of an array beside it (count_names)
-#     -> count, and the array's fields get its name in fcount[].
-function derive_kinds(    l, x, y, a, parent, n, i, full) {
+#     -> count, and the array's fields get its name in fcount[]: counted in
+#     entries for flattened elements, handles and arrays with an entry
+#     layout (felem[]), in bytes for a whole data/buffer/buf array.
+function derive_kinds(    l, x, y, full) {
 	for (l = 1; l <= nl; l++) {
 		delete byname
 		for (x = 1; x <= nf[l]; x++) byname[fname[l, x]] = x
 		for (x = 1; x <= nf[l]; x++) {
 			if (fkind[l, x] != "u" || fsize[l, x] != 8) continue
-			a = leafname(fname[l, x])
-			if (a ~ ADDR_END || a ~ ADDR_ALL) fkind[l, x] = "addr"
-			else if (a ~ SIZE_END) fkind[l, x] = "size"
+			fkind[l, x] = u64_kind(leafname(fname[l, x]))
 		}
 		for (x = 1; x <= nf[l]; x++) {
 			if (!as_array(l, x)) continue
-			parent = arr_path
-			a = arr_path
-			if (sub(/.*[.]/, "", a)) parent = substr(arr_path, 1, length(arr_path) - length(a))
-			else parent = ""
-			n = count_names(a, arr_index < 0 && fkind[l, x] != "handles")
-			for (i = 1; i <= n; i++) {
-				full = parent cand[i]
-				if (!(full in byname)) continue
-				y = byname[full]
-				if (fkind[l, y] != "u" && fkind[l, y] != "s" && fkind[l, y] != "count") continue
-				fkind[l, y] = "count"
-				fcount[l, x] = full
-				findex[l, x] = arr_index
-				break
-			}
+			full = count_of(l, x, arr_index < 0 && fkind[l, x] != "handles" && !((l, x) in felem))
+			if (full == "") continue
+			y = byname[full]
+			fkind[l, y] = "count"
+			fcount[l, x] = full
+			findex[l, x] = arr_index
 		}
 	}
 }
@@ -347,6 +534,11 @@ END {
 	for (t in seen_file)
 		if (!count[t]) die(t ".tsv has no rows")
 	refine()
+	if (list == "arrays") {
+		list_arrays()
+		exit 0
+	}
+	attach_elems()
 	derive_kinds()
 
 	for (l = 1; l <= nl; l++) {
@@ -359,7 +551,8 @@ END {
 			x = lford[l, i] = ford[i]
 			cnt = ((l, x) in fcount) ? posof[fcount[l, x]] : -1
 			idx = ((l, x) in fcount) ? findex[l, x] : -1
-			lbody[l] = lbody[l] sprintf("\t{ \"%s\", %du, %du, %s, %d, %d },\n", fname[l, x], foff[l, x], fsize[l, x], kind_c[fkind[l, x]], cnt, idx)
+			el = ((l, x) in felem) ? eidx[felem[l, x]] : 0
+			lbody[l] = lbody[l] sprintf("\t{ \"%s\", %du, %du, %s, %d, %d, %d },\n", fname[l, x], foff[l, x], fsize[l, x], kind_c[fkind[l, x]], cnt, idx, el)
 		}
 		for (i = 2; i <= nf[l]; i++) {
 			a = lford[l, i - 1]; b = lford[l, i]
@@ -405,6 +598,18 @@ END {
 	print "#include \"layouts.h\""
 	print ""
 	printf "const char ct_layouts_tag[] = \"%s\";\n\n", tag
+	# The entry layouts of counted arrays (array_elems.tsv); 0 is none.
+	for (i = 1; i <= neb; i++) {
+		printf "/* one entry of %s */\n", ebody_where[i]
+		printf "static const struct ct_field e%d[] = {\n%s};\n", i, ebody_text[i]
+	}
+	print "const struct ct_elem ct_elem_tab[] = {"
+	print "\t{ 0u, NULL, 0u },"
+	for (i = 1; i <= neb; i++)
+		printf "\t{ %du, e%d, %du },\n", ebody_size[i], i, ebody_n[i]
+	print "};"
+	print "const size_t ct_elem_tab_len = sizeof(ct_elem_tab) / sizeof(ct_elem_tab[0]);"
+	print ""
 	# Layouts with the same fields (classes that share a struct, a struct
 	# that kept its fields across driver ranges) share one array.
 	for (i = 1; i <= nl; i++) {

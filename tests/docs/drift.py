@@ -3,7 +3,8 @@
 messages shown in docs/VIEWS.md are the ones printed; its api= and caller=
 examples match calls of the -k trace; the README names the GPUs of every
 trace in traces/; the man page's SEE ALSO names only installed pages and it
-says what Ctrl-C does; JSON api summary rows carry the counts text shows."""
+says what Ctrl-C does; JSON api summary rows carry the counts text shows;
+the counted arrays of VIEWS.md print as shown (item 15), text and JSON."""
 import json
 import os
 import re
@@ -79,4 +80,26 @@ t.ok(rows and got == text and all(
     [k for k, _ in got[r["api"]]] == r["top_requests"] for r in rows),
      "JSON top_request_calls: the counts text prints (x14), for all %d rows" % len(rows),
      {k: (got.get(k), text.get(k)) for k in list(text)[:2]})
+
+# 6. "Arrays in call lines": each command of its two blocks prints the lines
+# shown (text: the part after "... "; JSON: what `jq -c .params` prints).
+sect = views[views.index("## Arrays in call lines"):]
+sect = sect[:sect.index("\n## ")]
+blocks = re.findall(r"```\n(.*?)```", sect, re.S)
+t.ok(len(blocks) == 2, "VIEWS.md's arrays section has a text and a JSON example", len(blocks))
+for b in blocks:
+    lines = b.splitlines()
+    cmd = shlex.split(lines[0][2:].split(" | ")[0])
+    p = run([CUDATRACE] + [os.path.join(ROOT, a) if a.startswith("traces/") else a
+                           for a in cmd[1:]])
+    if "--json" in cmd:
+        got = [json.dumps(o["params"], separators=(",", ":")) for o in
+               map(json.loads, p.stdout.splitlines()) if "params" in o]
+        t.ok(p.returncode == 0 and got == lines[1:],
+             "VIEWS.md: `%s` gives the params shown" % lines[0][2:], {"printed": got})
+    else:
+        calls = [l for l in p.stdout.splitlines() if " ioctl(" in l]
+        t.ok(p.returncode == 0 and len(calls) == len(lines) - 1 and
+             all(c.endswith(w[4:]) for c, w in zip(calls, lines[1:])),
+             "VIEWS.md: `%s` prints the lines shown" % lines[0][2:], {"printed": calls})
 t.done()

@@ -8,6 +8,8 @@
 # Writes into OUTDIR (created; existing files are kept):
 #   file-<trace>-<N>        the preamble and the first N records of each trace
 #                           (default 16), then that trace's trailer
+#   file-<trace>-kinds      the first record of each kind past those N (stacks,
+#                           Python frames, stack ends, GPU segments...)
 #   pair-<trace>-<cmd>-<sz> preamble + META + the first entry/exit pair of each
 #                           distinct (request, argument size) in the trace
 #   rec-<trace>-<...>       single raw records (the fuzzer's live-path mode):
@@ -89,6 +91,16 @@ for path in traces:
                 pairs[(cmd, asz)] = (enters.pop(tid), r)
     for t, r in sorted(types.items()):
         put("rec-%s-type%d" % (name, t), r)
+    # The records past the first N: a call with its stack, Python frames,
+    # stack end and GPU segments, in the file's own order.
+    first = {}
+    for i, r in enumerate(recs):
+        first.setdefault(HDR.unpack_from(r)[0], i)
+    late = sorted(i for t, i in first.items() if t not in (1, 10) and i >= n)
+    if late:
+        put("file-%s-kinds" % name,
+            PRE + pad(meta) + b"".join(pad(recs[i]) for i in late) + b"".join(
+                pad(r) for r in trailer[:1]))
     for (cmd, asz), (en, ex) in sorted(pairs.items()):
         put("pair-%s-%08x-%d" % (name, cmd, asz), PRE + pad(meta) + pad(en) + pad(ex))
         put("rec-%s-%08x-%d" % (name, cmd, asz), ex)
@@ -118,6 +130,11 @@ put("edge-size-zero", PRE + pad(meta) + HDR.pack(2, 0, 0, 1, 1))
 put("edge-size-max1", PRE + pad(meta) + HDR.pack(2, IOCTL + 16384 + 262144 + 65, 0, 1, 1))
 put("edge-meta-huge", PRE + HDR.pack(1, (1 << 20) + 1, 0, 0, 0))
 put("edge-type-unknown", PRE + pad(meta) + pad(rec(99, b"12345678")))
+# A stack's end record: a kind past the known ones, a need past any -k,
+# and one cut short.
+put("edge-stack-end-kind", PRE + pad(meta) + pad(rec(18, struct.pack("<II", 0xffffffff, 0))))
+put("edge-stack-end-need", PRE + pad(meta) + pad(rec(18, struct.pack("<II", 2, 0xffffffff))))
+put("edge-stack-end-short", PRE + pad(meta) + pad(rec(18, struct.pack("<I", 2))))
 put("edge-cut-header", PRE + pad(meta) + HDR.pack(2, 200, 0, 1, 1)[:13])
 put("edge-cut-body", PRE + pad(meta) + pad(ioctl(2, 0xc020462a, b"A" * 32))[:IOCTL + 5])
 bad = bytearray(ioctl(2, 0xc020462a, b"A" * 32))

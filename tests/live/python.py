@@ -4,7 +4,9 @@ libpython3.X.so): every ioctl of tests/python/callsites.py -- plain
 functions, methods, nested classes, deep recursion, a generator, a
 coroutine, threads, calls with the GIL released (ctypes) and held (fcntl)
 -- is charged to the exact file:line and function its `# CALL` mark names;
-the same after the script deletes itself; with -k the Python frames take
+the same after the script deletes itself; the same in a container (a
+chroot with its own mount and pid namespaces), with Debian's python3 and
+with Debian sid's CPython 3.14; with -k the Python frames take
 the place of the interpreter's frames in the native stack; code objects
 freed and reused never give a wrong name; -e py= and --summary-by=py."""
 import json
@@ -152,6 +154,93 @@ for minor in (10, 12, 13, 14):
     t.ok(len(merged) == len(evs) == len(ORDER),
          "CPython %s -k: every call's Python frames merged into its native stack" % found[-1],
          [(e["request"], e.get("py_merge")) for e in evs])
+
+# 4c. In a container: a root of its own (a chroot), its own mount and pid
+# namespaces (thread ids there are not the host's), a script that exists
+# only inside it.  Debian's python3 over the host's /usr; and CPython 3.14
+# in a root of Debian sid's packages (tests/python/sid-root.sh; or the one
+# CT_PY314_ROOT names).
+def in_container(root, python, args, name):
+    """Traces python /app/NAME in root; the root's /usr is the host's when
+    root has none.  Returns the trace's path and the capture's stderr."""
+    app = os.path.join(root, "app")
+    os.makedirs(app, exist_ok=True)
+    shutil.copy(SRC, os.path.join(app, name))
+    cdev = os.path.join(app, "nvidiactl")
+    open(cdev, "w").close()
+    bind = ""
+    if not os.path.exists(os.path.join(root, "usr", "bin")):
+        os.makedirs(os.path.join(root, "usr"), exist_ok=True)
+        for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
+            if not os.path.lexists(os.path.join(root, link)):
+                os.symlink(to, os.path.join(root, link))
+        bind = 'mount --rbind /usr "$0/usr" && '
+    out = os.path.join(tmp, "c.ctrace")
+    inner = bind + 'exec chroot "$0" "$1" "/app/$2" /app/nvidiactl'
+    p = run([CUDATRACE, "--device", cdev, "-w", out] + args +
+            ["--", "unshare", "--mount", "--pid", "--fork", "sh", "-c", inner, root, python,
+             name], timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("capture failed: %s" % p.stderr)
+    return out, p.stderr
+
+
+def check_container(root, python, tag, minor):
+    path, err = in_container(root, python, ["--py-stack"], "ctr3%d.py" % minor)
+    evs = calls(path)
+    check_py(evs, tag, "ctr3%d.py" % minor)
+    t.ok(all(e["py"]["file"] == "/app/ctr3%d.py" % minor for e in evs if e.get("py")),
+         "%s: the file named as the container sees it" % tag,
+         sorted({e.get("py", {}).get("file") for e in evs}))
+    pyframes = [[f["func"] for f in e["stack"]] for e in evs]
+    path, err = in_container(root, python, ["-k"], "ctr3%d.py" % minor)
+    kevs = calls(path)
+    merged = [e for e in kevs if e.get("py_merge") != "appended" and
+              any(f.get("kind") == "python" for f in e.get("stack", [])) and
+              any(f.get("kind") != "python" for f in e.get("stack", []))]
+    # A python without symbols (Debian's, without its -dbgsym): no frame
+    # can be told for the interpreter's, so the Python frames follow the
+    # native ones, and the output says why.
+    unnamed = [e for e in kevs if e.get("py_merge_why") == "interpreter without symbols"]
+    kframes = [[f["func"] for f in e["stack"] if f.get("kind") == "python"] for e in kevs]
+    t.ok(len(kevs) == len(ORDER) and kframes == pyframes and
+         (len(merged) == len(kevs) or len(unnamed) == len(kevs)),
+         "%s -k: every call's Python frames, merged into its native stack (%d) or after it "
+         "for an interpreter without symbols (%d)" % (tag, len(merged), len(unnamed)),
+         [(e["request"], e.get("py_merge"), e.get("py_merge_why")) for e in kevs])
+
+
+if shutil.which("unshare"):
+    check_container(os.path.join(tmp, "croot"), PYTHON, "container python3",
+                    sys.version_info.minor)
+else:
+    t.skip("container", "no unshare (util-linux) on this machine")
+
+
+def root_314():
+    """CT_PY314_ROOT, else a root made now from Debian sid's packages
+    (Debian 12 has no 3.14); None and why when neither is there."""
+    root = os.environ.get("CT_PY314_ROOT")
+    if not root:
+        root = os.path.join(tmp, "py314")
+        try:
+            p = subprocess.run([os.path.join(HERE, "..", "python", "sid-root.sh"), root],
+                               capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return None, "fetching Debian sid's python3.14 took over 300 s"
+        if p.returncode != 0:
+            return None, "could not make a root with Debian sid's python3.14: %s" % (
+                (p.stderr.strip().splitlines() or ["?"])[-1])
+    if not os.path.exists(os.path.join(root, "usr", "bin", "python3.14")):
+        return None, "%s holds no usr/bin/python3.14" % root
+    return root, None
+
+
+ROOT314, why314 = root_314()
+if ROOT314:
+    check_container(ROOT314, "/usr/bin/python3.14", "container CPython 3.14", 14)
+else:
+    t.skip("container CPython 3.14", why314)
 
 # 5. Code objects freed and their memory reused: never a wrong name.
 churn = os.path.join(HERE, "..", "python", "codechurn.py")

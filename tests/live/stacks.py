@@ -146,6 +146,21 @@ t.ok(len(tev) == 1 and tev[0]["tid"] != tev[0]["pid"] and
 t.ok("cudatrace: stack ends: 1 in threads the driver started\n" in p.stderr,
      "the summary counts it as a thread the driver started", p.stderr)
 
+# 1d. A stack with pages never touched between the call and its outer
+# frames (a big frame never written, on a fresh thread stack): the one read
+# of the whole stack faults, the kernel reads it page by page, the walk
+# still reaches the thread's start, and the summary says so.
+ho = os.path.join(tmp, "holes.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", ho, "--", PROG, LIB, dev, "holes"])
+hev = [e for e in decode_json(ho) if e["type"] == "ioctl"]
+hsyms = [base(f.get("sym")) for f in hev[0].get("stack", [])] if hev else []
+t.ok(len(hev) == 1 and hsyms[:3] == ["ioctl", "poke_directly", "beyond_untouched_pages"] and
+     "start_thread" in hsyms and hev[0].get("stack_end") == "end",
+     "a stack with untouched pages: ioctl < poke_directly < beyond_untouched_pages < "
+     "start_thread, complete", hsyms)
+t.ok("cudatrace: 1 stacks held pages never touched, read page by page (as zeros)\n"
+     in p.stderr, "the summary counts the stack read page by page", p.stderr)
+
 # 2. The same after the binaries are gone: names travel in the trace.
 shutil.rmtree(bins)
 t.ok(text_of(tr) == txt and decode_json(tr) == ev,

@@ -5,17 +5,21 @@
  *   stackprog LIB FILE [wait]   wait: read a line from stdin before dlopen
  *   stackprog LIB FILE loop N   N calls of fakeCtxSync; prints ns per call
  *   stackprog LIB FILE thread   one call from a thread the library starts
+ *   stackprog LIB FILE holes    one ioctl from a thread of ours, below a
+ *                               frame whose pages were never touched
  * Makes 3 calls to fakeMemAlloc (from alloc_buffers), 2 to fakeCtxSync (from
  * sync_device), and one ioctl of its own (from poke_directly), then exits
  * at once (_exit, no clean-up).
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +44,37 @@ static NOINLINE int poke_directly(int fd)
 	char params[32] = { 0 };
 
 	return NO_TAIL(ioctl(fd, _IOWR('F', 0x2a, char[32]), params));
+}
+
+/* A frame of pages never written: the kernel's one read of the whole
+ * stack faults there, and the stack must be read page by page. */
+#define UNTOUCHED_BYTES (3 * 4096)
+
+static NOINLINE void *beyond_untouched_pages(void *fdp)
+{
+	char untouched[UNTOUCHED_BYTES];
+
+	__asm__ volatile("" : : "r"(untouched) : "memory");
+	return (void *)(intptr_t)NO_TAIL(poke_directly(*(int *)fdp));
+}
+
+/* On a stack of our own: fresh pages, and no huge page that one touch
+ * would fill whole. */
+static int call_below_untouched_pages(int fd)
+{
+	size_t size = 256 * 1024;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pthread_attr_t attr;
+	pthread_t th;
+
+	if (stack == MAP_FAILED || madvise(stack, size, MADV_NOHUGEPAGE))
+		return 1;
+	pthread_attr_init(&attr);
+	if (pthread_attr_setstack(&attr, stack, size) ||
+	    pthread_create(&th, &attr, beyond_untouched_pages, &fd))
+		return 1;
+	return pthread_join(th, NULL) != 0;
 }
 
 static double now_ns(clockid_t clk)
@@ -89,6 +124,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 4 && strcmp(argv[3], "loop") == 0)
 		return loop((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]));
+	if (argc > 3 && strcmp(argv[3], "holes") == 0)
+		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)
 		_exit(((sync_fn)dlsym(lib, "fakeStartWorker"))(fd) == 0 ? 0 : 1);
 	alloc_buffers((alloc_fn)dlsym(lib, "fakeMemAlloc"), fd);

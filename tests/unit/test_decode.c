@@ -278,12 +278,12 @@ int main(void)
 	free(text);
 
 	text = decode_export(1);
-	check(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>], "
-		     "numObjects=1, index=0") != NULL,
-	   "EXPORT_OBJECTS_TO_FD: the handle array, up to numObjects, annotated",
-	   "(not in the output)", "...");
+	check(strstr(text, "objects=[0x5c000010<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #1>, "
+		     "... 511 more, all zero], numObjects=1, index=0") != NULL,
+	   "EXPORT_OBJECTS_TO_FD: the handle array, up to numObjects, annotated, "
+	   "and the 511 entries past the count said", "(not in the output)", "...");
 	want = "objects=[0x5c000077<NV01_MEMORY_LOCAL_USER of NV01_DEVICE_0 #0, "
-	       "imported from pid 100 0x5c000010>]";
+	       "imported from pid 100 0x5c000010>, ... 127 more, all zero]";
 	check(strstr(text, want) != NULL,
 	   "IMPORT_OBJECTS_FROM_FD: the new handle is the exported object",
 	   "(not in the output)", want);

@@ -13,6 +13,7 @@
  * status 1 if any check fails.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,7 +393,7 @@ static void test_ctrl(void)
 	l = ct_layout_find(CT_LAYOUT_CTRL, 0x20801303, 1028, drv);
 	ok(l && strcmp(l->name, "NV2080_CTRL_FB_GET_INFO_V2_PARAMS") == 0 && l->nfields == 2,
 	   "NV2080_CTRL_CMD_FB_GET_INFO_V2 0x20801303/1028");
-	expect(l, "FB_GET_INFO_V2", "fbInfoListSize", 0, 4, CT_FK_U);
+	expect(l, "FB_GET_INFO_V2", "fbInfoListSize", 0, 4, CT_FK_COUNT);
 	expect(l, "FB_GET_INFO_V2", "fbInfoList", 4, 1024, CT_FK_BYTES);
 
 	l = ct_layout_find(CT_LAYOUT_CTRL, 0xd01, 12, drv);
@@ -777,10 +778,90 @@ static const struct ct_layout *lookup(const struct ct_layout *l, uint32_t drv)
 }
 
 /* Invariants of every layout: the generator checks them, this checks the generator. */
+/* Whether f's size suits its kind (the generator's rule, checked again). */
+static bool kind_fits(const struct ct_field *f)
+{
+	switch (f->kind) {
+	case CT_FK_U: case CT_FK_S: case CT_FK_COUNT:
+		return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+	case CT_FK_ADDR: case CT_FK_SIZE:
+		return f->size == 4 || f->size == 8;
+	case CT_FK_HANDLE: case CT_FK_STATUS: case CT_FK_FD: case CT_FK_CLASS:
+		return f->size == 4;
+	case CT_FK_PTR:
+		return f->size == 8;
+	case CT_FK_BOOL:
+		return f->size == 1;
+	case CT_FK_UUID:
+		return f->size >= 16;
+	case CT_FK_HANDLES:
+		return f->size % 4 == 0;
+	case CT_FK_BYTES:
+		return true;
+	}
+	return false;
+}
+
+/* An array's entry layout (array_elems.tsv): whole entries, members in
+ * offset order inside the entry, sizes that suit their kinds, and a count
+ * field beside the array (the only arrays that get one). */
+static bool entry_ok(const struct ct_layout *l, const struct ct_field *f)
+{
+	const struct ct_elem *el = ct_layout_elem(f);
+	uint32_t end = 0, j;
+
+	if (!el || f->kind != CT_FK_BYTES || f->index >= 0 || f->count < 0 ||
+	    (uint32_t)f->count >= l->nfields || l->fields[f->count].kind != CT_FK_COUNT ||
+	    el->size == 0 || f->size % el->size || el->nfields == 0)
+		return false;
+	if (!el->fields[0].name[0])   /* a scalar entry: one member, the whole entry */
+		return el->nfields == 1 && el->fields[0].offset == 0 &&
+		       el->fields[0].size == el->size && el->fields[0].elem == 0 &&
+		       kind_fits(&el->fields[0]);
+	for (j = 0; j < el->nfields; j++) {
+		const struct ct_field *m = &el->fields[j];
+
+		if (!m->name[0] || m->size == 0 || m->offset < end || m->offset + m->size > el->size ||
+		    m->elem || m->count >= 0 || !kind_fits(m))
+			return false;
+		end = m->offset + m->size;
+	}
+	return true;
+}
+
+/* Arrays of more than 8 entries, whose entries the control layouts do not
+ * flatten, get an entry layout: GPU_GET_INFO_V2's {index, data} pairs,
+ * GET_CLASSLIST_V2's classes. */
+static void test_entries(void)
+{
+	uint32_t drv = ct_driver_version("580.159.04");
+	const struct ct_layout *l = ct_layout_find(CT_LAYOUT_CTRL, 0x20800102, 564, drv);
+	const struct ct_field *f = field(l, "gpuInfoList");
+	const struct ct_elem *el = ct_layout_elem(f);
+
+	expect(l, "GPU_GET_INFO_V2", "gpuInfoListSize", 0, 4, CT_FK_COUNT);
+	ok(f && el && el->size == 8 && el->nfields == 2 && f->size / el->size == 70 &&
+	   !strcmp(el->fields[0].name, "index") && el->fields[0].offset == 0 &&
+	   el->fields[0].size == 4 && el->fields[0].kind == CT_FK_U &&
+	   !strcmp(el->fields[1].name, "data") && el->fields[1].offset == 4 &&
+	   el->fields[1].size == 4 && el->fields[1].kind == CT_FK_U &&
+	   &l->fields[f->count] == field(l, "gpuInfoListSize"),
+	   "GPU_GET_INFO_V2: gpuInfoList is 70 entries of {index, data}, counted by gpuInfoListSize");
+	l = ct_layout_find(CT_LAYOUT_CTRL, 0x800292, 804, drv);
+	f = field(l, "classList");
+	el = ct_layout_elem(f);
+	ok(f && el && el->size == 4 && el->nfields == 1 && !el->fields[0].name[0] &&
+	   el->fields[0].kind == CT_FK_CLASS && &l->fields[f->count] == field(l, "numClasses"),
+	   "GET_CLASSLIST_V2: classList is 200 classes, counted by numClasses");
+	f = field(l, "numClasses");
+	ok(f && ct_layout_elem(f) == NULL && ct_layout_elem(NULL) == NULL,
+	   "a field that is no array has no entry layout");
+}
+
 static void test_all(void)
 {
-	size_t n = ct_layout_count(), nfam[4] = { 0 }, nfields = 0;
-	int sorted = 1, fields_ok = 1, kinds_ok = 1, lookup_ok = 1;
+	size_t n = ct_layout_count(), nfam[4] = { 0 }, nfields = 0, narrays = 0;
+	int sorted = 1, fields_ok = 1, kinds_ok = 1, lookup_ok = 1, entries_ok = 1;
 
 	ok(n > 0 && ct_layout_at(n) == NULL, "ct_layout_count() = %zu, ct_layout_at(count) is NULL", n);
 	for (size_t i = 0; i < n; i++) {
@@ -806,32 +887,13 @@ static void test_all(void)
 				printf("# %s/%u: field %s at %u+%u\n", l->name, l->size, f->name, f->offset, f->size);
 			}
 			end = f->offset + f->size;
-			switch (f->kind) {
-			case CT_FK_U: case CT_FK_S: case CT_FK_COUNT:
-				kinds_ok &= f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
-				break;
-			case CT_FK_ADDR: case CT_FK_SIZE:
-				kinds_ok &= f->size == 4 || f->size == 8;
-				break;
-			case CT_FK_HANDLE: case CT_FK_STATUS: case CT_FK_FD: case CT_FK_CLASS:
-				kinds_ok &= f->size == 4;
-				break;
-			case CT_FK_PTR:
-				kinds_ok &= f->size == 8;
-				break;
-			case CT_FK_BOOL:
-				kinds_ok &= f->size == 1;
-				break;
-			case CT_FK_UUID:
-				kinds_ok &= f->size >= 16;
-				break;
-			case CT_FK_HANDLES:
-				kinds_ok &= f->size % 4 == 0;
-				break;
-			case CT_FK_BYTES:
-				break;
-			default:
-				kinds_ok = 0;
+			kinds_ok &= kind_fits(f);
+			if (f->elem) {
+				narrays++;
+				if (!entry_ok(l, f)) {
+					entries_ok = 0;
+					printf("# %s/%u: array %s: a bad entry layout\n", l->name, l->size, f->name);
+				}
 			}
 		}
 		/* Every layout is reachable through the lookup, with its own driver range. */
@@ -843,6 +905,8 @@ static void test_all(void)
 	ok(nfam[CT_LAYOUT_UVM] >= 93, "UVM layouts of every tag are there (%zu)", nfam[CT_LAYOUT_UVM]);
 	ok(fields_ok, "every layout's fields are in offset order, do not overlap, and lie inside its size");
 	ok(kinds_ok, "every field's size suits its kind");
+	ok(entries_ok && narrays > 100, "every array with an entry layout (%zu) is counted, holds whole "
+	   "entries, and its entries' members lie in order inside them", narrays);
 	ok(lookup_ok, "every layout is found by its request, size and driver range");
 	printf("# %zu escape, %zu UVM, %zu control, %zu alloc layouts, %zu fields, tag %s\n",
 	       nfam[CT_LAYOUT_ESCAPE], nfam[CT_LAYOUT_UVM], nfam[CT_LAYOUT_CTRL], nfam[CT_LAYOUT_ALLOC],
@@ -909,6 +973,7 @@ int main(void)
 	test_uvm();
 	test_ctrl();
 	test_alloc();
+	test_entries();
 	test_nvabi();
 	test_driver_version();
 	test_by_name();

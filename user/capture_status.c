@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a live capture says about itself on stderr (capture_status.h): a
+ * status line, redrawn once a second while -w writes to a file from a
+ * terminal, and the closing counts.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "capture.h"
+#include "capture_bpf.h"
+#include "capture_status.h"
+#include "gpuwork_reader.h"
+#include "python.h"
+#include "stack_tally.h"
+#include "trace_file.h"
+#include "unwind.h"
+
+void ct_status_line(struct ct_capture *c, bool last)
+{
+	uint64_t now = ct_now_ns(CLOCK_MONOTONIC), scratch[1024];
+	int ncpu = libbpf_num_possible_cpus();
+	double secs = (double)(now - c->status_ns) / 1e9;
+	uint64_t lost;
+
+	if (!c->writer || !isatty(STDERR_FILENO) || ncpu > 1024)
+		return;
+	if (last) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	if (secs < 1.0)
+		return;
+	lost = ct_bpf_counter(c->skel, CT_CNT_LOST, scratch, ncpu);
+	fprintf(stderr, "\r\033[Kcudatrace: %llu events, %.0f/s, %.1f MB written, %llu lost",
+		(unsigned long long)c->events, (double)(c->events - c->status_events) / secs,
+		(double)ct_writer_bytes(c->writer) / 1e6, (unsigned long long)lost);
+	c->status_ns = now;
+	c->status_events = c->events;
+}
+
+/* -k: the unwinder's work and why the stacks end. */
+static void report_stacks(const struct ct_capture *c)
+{
+	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
+
+	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
+		(unsigned long long)us->stacks, (unsigned long long)us->frames,
+		(double)us->cpu_ns / 1e6);
+	if (us->holes)
+		fprintf(stderr, "cudatrace: %llu stacks held pages never touched, "
+			"read page by page (as zeros)\n", (unsigned long long)us->holes);
+	ct_stack_tally_print(c->stack_tally, stderr);
+}
+
+/* --py-stack: the Python frames named. */
+static void report_python(const struct ct_capture *c)
+{
+	const struct ct_python_stats *ps = ct_python_stats(c->python);
+
+	fprintf(stderr, "cudatrace: Python: %llu process%s, %llu stacks (%llu frames, %llu "
+			"unnamed; %llu calls from threads without Python; %llu new stacks "
+			"read at once) named in %.1f ms of CPU\n",
+		(unsigned long long)ps->procs, ps->procs == 1 ? "" : "es",
+		(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
+		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
+		(unsigned long long)ps->prefetched, (double)ps->cpu_ns / 1e6);
+}
+
+void ct_status_report(const struct ct_capture *c, uint64_t lost, uint64_t lost_inflight)
+{
+	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
+		(unsigned long long)c->events, (unsigned long long)(lost + lost_inflight));
+	if (lost_inflight)
+		fprintf(stderr, " (%llu exits lost: in-flight table full)",
+			(unsigned long long)lost_inflight);
+	fputc('\n', stderr);
+	if (c->gpuwork) {
+		ct_gpuwork_report(c->gpuwork);
+		ct_gpuwork_before_say(&c->gw_before, true);
+	}
+	if (c->unwinder)
+		report_stacks(c);
+	if (c->python)
+		report_python(c);
+}
