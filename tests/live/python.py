@@ -5,10 +5,11 @@ functions, methods, nested classes, deep recursion, a generator, a
 coroutine, threads, calls with the GIL released (ctypes) and held (fcntl)
 -- is charged to the exact file:line and function its `# CALL` mark names;
 the same after the script deletes itself; the same in a container (a
-chroot with its own mount and pid namespaces), with Debian's python3 and
-with Debian sid's CPython 3.14; with -k the Python frames take
+chroot with its own pid namespace), with Debian's python3 and with Debian
+sid's CPython 3.14; with -k the Python frames take
 the place of the interpreter's frames in the native stack; code objects
 freed and reused never give a wrong name; -e py= and --summary-by=py."""
+import glob
 import json
 import os
 import re
@@ -155,31 +156,64 @@ for minor in (10, 12, 13, 14):
          "CPython %s -k: every call's Python frames merged into its native stack" % found[-1],
          [(e["request"], e.get("py_merge")) for e in evs])
 
-# 4c. In a container: a root of its own (a chroot), its own mount and pid
-# namespaces (thread ids there are not the host's), a script that exists
-# only inside it.  Debian's python3 over the host's /usr; and CPython 3.14
-# in a root of Debian sid's packages (tests/python/sid-root.sh; or the one
-# CT_PY314_ROOT names).
+# 4c. In a container: a root of its own (a chroot) and its own pid
+# namespace (thread ids there are not the host's), a script that exists
+# only inside it.  Debian's python3 in a root made of copies of its files;
+# and CPython 3.14 in a root of Debian sid's packages
+# (tests/python/sid-root.sh; or the one CT_PY314_ROOT names).  No mount
+# namespace: unshare --mount cannot make / private where the tests run in
+# a chroot themselves, and a container's /proc/PID/root is all it changes.
+def ldd(path):
+    out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+    return re.findall(r"(/\S+) \(0x", out)
+
+
+def host_python_root(root):
+    """root holding the host's python: its binary, the libraries it and
+    ctypes load, its loader and its standard library (hard links where one
+    file system holds both, else copies)."""
+    stdlib = subprocess.run([PYTHON, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                             "['stdlib'])"], capture_output=True, text=True).stdout.strip()
+    exe = os.path.realpath(PYTHON)
+    ctypes_so = glob.glob(os.path.join(stdlib, "lib-dynload", "_ctypes.*.so"))
+    # Under the names the loader asks for (libz.so.1, not libz.so.1.2.13),
+    # in the directories they really are in (/lib is a link to /usr/lib).
+    files = {exe}
+    for f in [exe] + ctypes_so:
+        files.update(os.path.join(os.path.realpath(os.path.dirname(x)), os.path.basename(x))
+                     for x in ldd(f))
+    for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
+        os.makedirs(os.path.join(root, to), exist_ok=True)
+        os.symlink(to, os.path.join(root, link))
+    for f in files:
+        dst = root + f
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(f, dst)
+    os.makedirs(os.path.join(root, "usr/lib64"), exist_ok=True)
+    loader = os.path.realpath("/lib64/ld-linux-x86-64.so.2")
+    if not os.path.exists(root + loader):
+        os.makedirs(os.path.dirname(root + loader), exist_ok=True)
+        shutil.copy2(loader, root + loader)
+    if not os.path.exists(os.path.join(root, "usr/lib64/ld-linux-x86-64.so.2")):
+        os.symlink(loader, os.path.join(root, "usr/lib64/ld-linux-x86-64.so.2"))
+    os.makedirs(os.path.dirname(root + stdlib), exist_ok=True)
+    if subprocess.run(["cp", "-al", stdlib, root + stdlib], capture_output=True).returncode:
+        subprocess.run(["cp", "-a", stdlib, root + stdlib], check=True)
+    return exe
+
+
 def in_container(root, python, args, name):
-    """Traces python /app/NAME in root; the root's /usr is the host's when
-    root has none.  Returns the trace's path and the capture's stderr."""
+    """Traces python /app/NAME chrooted in root, in a pid namespace of its
+    own.  Returns the trace's path and the capture's stderr."""
     app = os.path.join(root, "app")
     os.makedirs(app, exist_ok=True)
     shutil.copy(SRC, os.path.join(app, name))
     cdev = os.path.join(app, "nvidiactl")
     open(cdev, "w").close()
-    bind = ""
-    if not os.path.exists(os.path.join(root, "usr", "bin")):
-        os.makedirs(os.path.join(root, "usr"), exist_ok=True)
-        for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
-            if not os.path.lexists(os.path.join(root, link)):
-                os.symlink(to, os.path.join(root, link))
-        bind = 'mount --rbind /usr "$0/usr" && '
     out = os.path.join(tmp, "c.ctrace")
-    inner = bind + 'exec chroot "$0" "$1" "/app/$2" /app/nvidiactl'
     p = run([CUDATRACE, "--device", cdev, "-w", out] + args +
-            ["--", "unshare", "--mount", "--pid", "--fork", "sh", "-c", inner, root, python,
-             name], timeout=120)
+            ["--", "unshare", "--pid", "--fork", "chroot", root, python, "/app/" + name,
+             "/app/nvidiactl"], timeout=120)
     if p.returncode != 0:
         raise RuntimeError("capture failed: %s" % p.stderr)
     return out, p.stderr
@@ -211,7 +245,8 @@ def check_container(root, python, tag, minor):
 
 
 if shutil.which("unshare"):
-    check_container(os.path.join(tmp, "croot"), PYTHON, "container python3",
+    croot = os.path.join(tmp, "croot")
+    check_container(croot, host_python_root(croot), "container python3",
                     sys.version_info.minor)
 else:
     t.skip("container", "no unshare (util-linux) on this machine")
