@@ -120,6 +120,17 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 	__u64 end = 0, start = BPF_CORE_READ(task, mm, start_stack);
 	__u32 n = stack_bytes;
 
+	/* On the main thread's stack within -k's reach of its start, the
+	 * mapping goes on past the start (argv, environment, auxv are there):
+	 * no need to look it up, and to take the mm's lock for it.  Any other
+	 * mapping lies at least the stack guard gap (1 MiB) below. */
+	if (start > sp && start - sp <= stack_bytes) {
+		end = start + START_STACK_PAD;
+		if (end - sp <= n)
+			return end - sp;
+		*flags |= CT_STACK_TRUNC;
+		return n;
+	}
 	if (bpf_find_vma(task, sp, stack_vma_end, &end, 0))
 		*flags |= CT_STACK_NO_VMA;
 	if (start > sp && start + START_STACK_PAD < end)
