@@ -328,19 +328,11 @@ const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d)
 	return &d->st;
 }
 
-static void free_pending(uint64_t tid, void *val, void *ctx)
-{
-	(void)tid;
-	(void)ctx;
-	free(val);
-}
-
 void ct_decoder_free(struct ct_decoder *d)
 {
 	if (!d)
 		return;
-	idmap_drain(&d->pending, free_pending, NULL);
-	idmap_free(&d->pending);
+	idmap_free_all(&d->pending);
 	ct_gpuwork_decoder_free(d);
 	gw_calls_free(&d->calls);
 	ct_objects_free(d->objs);

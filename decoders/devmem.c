@@ -73,19 +73,11 @@ struct ct_devmem *ct_devmem_new(ct_devmem_changed_fn changed, void *ctx)
 	return m;
 }
 
-static void free_obj(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_devmem_free(struct ct_devmem *m)
 {
 	if (!m)
 		return;
-	idmap_drain(&m->objs, free_obj, NULL);
-	idmap_free(&m->objs);
+	idmap_free_all(&m->objs);
 	idmap_free(&m->started);
 	idmap_free(&m->judged);
 	free(m->totals);

@@ -55,17 +55,9 @@ void gw_calls_forget(struct gw_calls *c, uint32_t pid)
 	}
 }
 
-static void free_proc(uint64_t pid, void *val, void *ctx)
-{
-	(void)pid;
-	(void)ctx;
-	free(val);
-}
-
 void gw_calls_free(struct gw_calls *c)
 {
-	idmap_drain(&c->procs, free_proc, NULL);
-	idmap_free(&c->procs);
+	idmap_free_all(&c->procs);
 	c->nprocs = 0;
 }
 

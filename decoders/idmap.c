@@ -205,3 +205,16 @@ void idmap_free(struct idmap *m)
 	m->vals = NULL;
 	m->cap = m->used = 0;
 }
+
+void idmap_free_value(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void idmap_free_all(struct idmap *m)
+{
+	idmap_drain(m, idmap_free_value, NULL);
+	idmap_free(m);
+}

@@ -26,5 +26,9 @@ void *idmap_del(struct idmap *m, uint64_t key);
  * (the map is already empty while fn runs) and frees its storage. */
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
 void idmap_free(struct idmap *m);
+/* For idmap_drain: frees a value made by malloc. */
+void idmap_free_value(uint64_t key, void *val, void *ctx);
+/* Frees every value (made by malloc) and the map's storage. */
+void idmap_free_all(struct idmap *m);
 
 #endif

@@ -26,15 +26,7 @@ void ct_latest_forget(struct ct_latest *l, uint32_t tid)
 	free(idmap_del(&l->by_tid, tid));
 }
 
-static void free_val(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_latest_free(struct ct_latest *l)
 {
-	idmap_drain(&l->by_tid, free_val, NULL);
-	idmap_free(&l->by_tid);
+	idmap_free_all(&l->by_tid);
 }

@@ -641,19 +641,12 @@ static void drop_thread(uint64_t key, void *val, void *ctx)
 	free(t);
 }
 
-static void drop_proc(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_perfetto_discard(struct ct_perfetto *p)
 {
 	if (!p)
 		return;
 	idmap_drain(&p->threads, drop_thread, p);
-	idmap_drain(&p->procs, drop_proc, p);
+	idmap_drain(&p->procs, idmap_free_value, p);
 	ct_whole_file_close(&p->file, false, 0);
 	free_state(p);
 }

@@ -102,15 +102,7 @@ void ct_prognames_forget(struct ct_prognames *pn, uint32_t pid)
 	free(idmap_del(&pn->by_pid, pid));
 }
 
-static void free_entry(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_prognames_free(struct ct_prognames *pn)
 {
-	idmap_drain(&pn->by_pid, free_entry, NULL);
-	idmap_free(&pn->by_pid);
+	idmap_free_all(&pn->by_pid);
 }

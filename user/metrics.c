@@ -196,13 +196,6 @@ struct ct_metrics *ct_metrics_new(const struct ct_metrics_opts *o)
 	return m;
 }
 
-static void free_pinfo(uint64_t key, void *val, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	free(val);
-}
-
 void ct_metrics_free(struct ct_metrics *m)
 {
 	size_t i;
@@ -216,8 +209,7 @@ void ct_metrics_free(struct ct_metrics *m)
 	}
 	free(m->slots);
 	free(m->index);
-	idmap_drain(&m->procs, free_pinfo, NULL);
-	idmap_free(&m->procs);
+	idmap_free_all(&m->procs);
 	ct_devmem_free(m->mem);
 	free(m->mem_seen);
 	free(m);
