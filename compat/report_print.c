@@ -176,30 +176,44 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 	}
 }
 
+/* The summary's counts, per kind of row and in all, for text and JSON. */
+struct tally {
+	unsigned long long rows[RK_COUNT], calls[RK_COUNT], refused[RK_COUNT];
+	size_t bad, notes;
+};
+
+static void count_rows(const struct ct_compat *c, struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct row *r = &c->rows[i];
+
+		t->rows[r->kind]++;
+		t->calls[r->kind] += r->calls;
+		t->refused[r->kind] += ct_compat_refused(r->verdict);
+		t->bad += ct_compat_refused(r->verdict);
+		t->notes += ct_compat_sniffer_note(r) != NULL;
+	}
+}
+
 static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 {
-	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
-	size_t i, notes = 0, bad = 0;
+	struct tally t;
 	char caps[128];
 	int k;
 
-	for (i = 0; i < c->nrows; i++) {
-		rows[c->rows[i].kind]++;
-		calls[c->rows[i].kind] += c->rows[i].calls;
-		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
-		bad += ct_compat_refused(c->rows[i].verdict);
-		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
-	}
+	count_rows(c, &t);
 	fprintf(f, "\nsummary (rows, calls, refused rows):");
 	for (k = 0; k < RK_COUNT; k++)
-		fprintf(f, "%s %s %llu/%llu/%llu", k ? "," : "", ct_compat_kind_names[k], rows[k],
-			calls[k], refused[k]);
+		fprintf(f, "%s %s %llu/%llu/%llu", k ? "," : "", ct_compat_kind_names[k], t.rows[k],
+			t.calls[k], t.refused[k]);
 	fprintf(f, "\nclean under %s: %s\n", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)),
-		bad ? "no" : "yes");
+		t.bad ? "no" : "yes");
 	if (need & ~c->caps)
 		fprintf(f, "with --nvproxy-driver-caps (or NVIDIA_DRIVER_CAPABILITIES) %s\n",
 			ct_gv_caps_str(c->snap, need | c->caps, caps, sizeof(caps)));
-	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", notes, notes == 1 ? "" : "s",
+	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", t.notes,
+		t.notes == 1 ? "" : "s",
 		c->have_stacks ? "" : " (a trace without -k stacks cannot show calls that "
 				      "bypass libc's ioctl())");
 }
@@ -273,23 +287,16 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 
 static void json_summary(const struct ct_compat *c, FILE *f)
 {
-	unsigned long long rows[RK_COUNT] = { 0 }, refused[RK_COUNT] = { 0 }, calls[RK_COUNT] = { 0 };
-	size_t i, bad = 0, notes = 0;
+	struct tally t;
 	int k;
 
-	for (i = 0; i < c->nrows; i++) {
-		rows[c->rows[i].kind]++;
-		calls[c->rows[i].kind] += c->rows[i].calls;
-		refused[c->rows[i].kind] += ct_compat_refused(c->rows[i].verdict);
-		bad += ct_compat_refused(c->rows[i].verdict);
-		notes += ct_compat_sniffer_note(&c->rows[i]) != NULL;
-	}
+	count_rows(c, &t);
 	fprintf(f, "{\"type\":\"compat_summary\"");
 	for (k = 0; k < RK_COUNT; k++)
 		fprintf(f, ",\"%s\":{\"rows\":%llu,\"calls\":%llu,\"refused\":%llu}",
-			ct_compat_kind_names[k], rows[k], calls[k], refused[k]);
-	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", bad ? "false" : "true",
-		notes);
+			ct_compat_kind_names[k], t.rows[k], t.calls[k], t.refused[k]);
+	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", t.bad ? "false" : "true",
+		t.notes);
 }
 
 void ct_compat_print(struct ct_compat *c)
