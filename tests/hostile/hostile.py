@@ -176,6 +176,29 @@ def records(data):
     return out
 
 
+def record_flips(full, recs, types, n, head):
+    """n cases, each one byte of the trace full flipped inside a record of
+    one of types (every other flip within the record's first head bytes,
+    where its header and counts are), from seed SEED; each decoded by BIN,
+    in JSON every third time."""
+    rng = random.Random(SEED)
+    targets = [(off, plen) for off, plen in recs
+               if struct.unpack_from("<I", full, off)[0] in types]
+    flips = []
+    for i in range(n):
+        off, plen = rng.choice(targets)
+        pos = off + (rng.randrange(min(plen, head)) if i % 2 else rng.randrange(plen))
+        x = rng.randrange(1, 256)
+
+        def flip(pos=pos, x=x):
+            b = bytearray(full)
+            b[pos] ^= x
+            return bytes(b)
+        flips.append(("flip #%d: byte %d ^= 0x%02x" % (i, pos, x), flip, None, None,
+                      [(BIN, i % 3 == 0)]))
+    return flips
+
+
 class Cases:
     """Runs many files through cudatrace in parallel; one TAP line per group."""
 

@@ -9,7 +9,6 @@ exit 0, or exit 1 with one 'cudatrace: ...' line; no signal, sanitizer
 report or hang; names are escaped in text and valid JSON strings."""
 import json
 import os
-import random
 import shutil
 import struct
 import subprocess
@@ -134,21 +133,7 @@ def body(tap, cases):
            "valid JSON, in the summary and the filter", "\n".join(bad))
 
     # Random damage to the real trace's Python frame records.
-    rng = random.Random(SEED)
-    targets = [(off, plen) for off, plen in recs
-               if struct.unpack_from("<I", full, off)[0] == PYFRAMES]
-    flips = []
-    for i in range(400):
-        off, plen = rng.choice(targets)
-        pos = off + (rng.randrange(min(plen, 120)) if i % 2 else rng.randrange(plen))
-        x = rng.randrange(1, 256)
-
-        def flip(pos=pos, x=x):
-            b = bytearray(full)
-            b[pos] ^= x
-            return bytes(b)
-        flips.append(("flip #%d: byte %d ^= 0x%02x" % (i, pos, x), flip, None, None,
-                      [(H.BIN, i % 3 == 0)]))
+    flips = H.record_flips(full, recs, (PYFRAMES,), 400, 120)
     cases.group("400 single-byte flips in the real PyTorch trace's Python frame records "
                 "(seed %d)" % SEED, flips)
 

@@ -6,7 +6,6 @@ real -k trace's frames and mapping records, and names full of control
 bytes.  Same rules as hostile.py (whose helpers it uses): exit 0, or exit 1
 with one 'cudatrace: ...' line; no signal, sanitizer report or hang."""
 import os
-import random
 import shutil
 import struct
 import subprocess
@@ -135,21 +134,7 @@ def body(tap, cases):
            "and api/caller views", "\n".join(bad))
 
     # Random damage to the real -k trace's frames and mapping records.
-    rng = random.Random(SEED)
-    targets = [(off, plen) for off, plen in recs
-               if struct.unpack_from("<I", full, off)[0] in (FRAMES, MAPPING)]
-    flips = []
-    for i in range(600):
-        off, plen = rng.choice(targets)
-        pos = off + (rng.randrange(min(plen, 200)) if i % 2 else rng.randrange(plen))
-        x = rng.randrange(1, 256)
-
-        def flip(pos=pos, x=x):
-            b = bytearray(full)
-            b[pos] ^= x
-            return bytes(b)
-        flips.append(("flip #%d: byte %d ^= 0x%02x" % (i, pos, x), flip, None, None,
-                      [(H.BIN, i % 3 == 0)]))
+    flips = H.record_flips(full, recs, (FRAMES, MAPPING), 600, 200)
     cases.group("600 single-byte flips in the real -k trace's frames and mapping records "
                 "(seed %d)" % SEED, flips)
 
