@@ -135,6 +135,14 @@ put("edge-type-unknown", PRE + pad(meta) + pad(rec(99, b"12345678")))
 put("edge-stack-end-kind", PRE + pad(meta) + pad(rec(18, struct.pack("<II", 0xffffffff, 0))))
 put("edge-stack-end-need", PRE + pad(meta) + pad(rec(18, struct.pack("<II", 2, 0xffffffff))))
 put("edge-stack-end-short", PRE + pad(meta) + pad(rec(18, struct.pack("<I", 2))))
+# A GPU work window (GPU_PUT): a plain one, one that ends before it began,
+# indexes past any ring, and one cut short.
+put("edge-gpu-put", PRE + pad(meta) + pad(rec(20, struct.pack("<IIIIQ", 1, 2, 0, 5, 1000))))
+put("edge-gpu-put-backwards", PRE + pad(meta) + pad(rec(20, struct.pack(
+    "<IIIIQ", 1, 2, 0, 5, 0xffffffffffffffff))))
+put("edge-gpu-put-index", PRE + pad(meta) + pad(rec(20, struct.pack(
+    "<IIIIQ", 0, 0, 0xffffffff, 0xfffffffe, 0))))
+put("edge-gpu-put-short", PRE + pad(meta) + pad(rec(20, struct.pack("<III", 1, 2, 0))))
 put("edge-cut-header", PRE + pad(meta) + HDR.pack(2, 200, 0, 1, 1)[:13])
 put("edge-cut-body", PRE + pad(meta) + pad(ioctl(2, 0xc020462a, b"A" * 32))[:IOCTL + 5])
 bad = bytearray(ioctl(2, 0xc020462a, b"A" * 32))
