@@ -8,6 +8,19 @@ set -u
 B=${OUTPUT:-build}
 pass=0; fail=0; skip=0
 failed_list=""
+failed_lines=""
+
+# What a failed program said of its failure: its "not ok" lines with the
+# few lines after each (the diagnostics), else its last lines.  Repeated
+# just before the closing line, where a log's tail shows it.
+why_failed() {
+	if printf '%s\n' "$3" | grep -q '^not ok'; then
+		printf '%s\n' "$3" | grep -A4 '^not ok' | grep -v '^--$' | head -40
+	else
+		printf 'exit %s, no "not ok"; its last lines:\n' "$2"
+		printf '%s\n' "$3" | tail -15
+	fi | sed "s|^|  [$1] |"
+}
 
 run_one() {
 	name=$1; shift
@@ -24,7 +37,11 @@ run_one() {
 	else
 		printf '%s\n' "$out" | grep '# SKIP' | sed "s|^|  [$name] |" || true
 	fi
-	[ "$f" != 0 ] && failed_list="$failed_list $name"
+	if [ "$f" != 0 ]; then
+		failed_list="$failed_list $name"
+		failed_lines="$failed_lines$(why_failed "$name" "$rc" "$out")
+"
+	fi
 	printf '%-28s %3d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 }
@@ -49,6 +66,9 @@ for t in tests/fuzz/ci.sh; do
 	[ -f "$t" ] && run_one "fuzz/ci.sh" sh "$t"
 done
 
-[ -n "$failed_list" ] && echo "failed:$failed_list"
+if [ -n "$failed_list" ]; then
+	printf '\nwhat failed:\n%s' "$failed_lines"
+	echo "failed:$failed_list"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
