@@ -9,12 +9,13 @@ all programs, divided by N).  Prints one line per run and the medians, with
 the difference to plain tracing.
 
   py_costs.py --ct CUDATRACE --python PYTHON (--device FILE | --torch)
-              [--calls N] [--reps R] [--depths 0,30] [--modes traced,k,k=8192]
+              [--calls N] [--reps R] [--depths 0,30,30d] [--modes traced,k,k=8192]
 
 --modes picks from untraced, traced, py-stack, k and k=BYTES (-k's size);
 traced is always measured, as the base of the differences.  --compare
-OTHER adds OTHER's -k (mode k-other), run in turn with the others, for a
-before/after figure taken in one run."""
+OTHER adds OTHER's run of each traced mode (MODE-other), in turn with the
+others, for a before/after figure taken in one run.  --depths takes N (one
+recursive function N deep) and Nd (N + 1 functions of their own)."""
 import argparse
 import os
 import re
@@ -44,7 +45,8 @@ def pick_modes(names, compare):
             sys.exit("py_costs: unknown mode %r (untraced, traced, py-stack, k, k=BYTES)" % name)
     picked = [(n, m if m is None else [None] + m) for n, m in picked]
     if compare:
-        picked.append(("k-other", [compare, "-k"]))
+        picked += [(n + "-other", [compare] + m[1:]) for n, m in picked
+                   if m is not None and n != "traced"]
     return picked
 
 
@@ -58,7 +60,7 @@ def stats_on(on):
 
 def run(a, mode, depth, out, rate=0):
     target = "--torch" if a.torch else a.device
-    loop = "%s %s %s %d %d %d" % (a.python, LOOP, target, a.calls, depth, rate)
+    loop = "%s %s %s %d %s %d" % (a.python, LOOP, target, a.calls, depth, rate)
     if mode is None:
         p = subprocess.run(["sh", "-c", loop], capture_output=True, text=True)
         return p.stdout, ""
@@ -88,13 +90,13 @@ def main():
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--depths", default="0,30")
+    ap.add_argument("--depths", default="0,30,30d")
     ap.add_argument("--modes", default=",".join(m for m, _ in MODES))
     ap.add_argument("--compare", help="another cudatrace, whose -k is measured too")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
-    depths = [int(d) for d in a.depths.split(",")]
+    depths = a.depths.split(",")
     modes = pick_modes(a.modes, a.compare)
     res = {}
     old = stats_on(True)
@@ -106,7 +108,7 @@ def main():
                     for name, mode in modes:
                         wall, bpf, lost = parse(*run(a, mode, depth, out), a.calls)
                         res.setdefault((name, depth), []).append((wall, bpf, lost))
-                        print("py-cost rep=%d depth=%d mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
+                        print("py-cost rep=%d depth=%s mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
                               % (rep + 1, depth, name, wall, bpf, lost))
     finally:
         stats_on(old == "1")
@@ -120,7 +122,7 @@ def main():
             v = res[(name, depth)]
             w = statistics.median(x[0] for x in v)
             b = statistics.median(x[1] for x in v)
-            print("  depth %2d %-9s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
+            print("  depth %3s %-14s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
                   "lost max %d" % (depth, name, w, w - bw, b, b - bb, max(x[2] for x in v)))
     if a.rate:
         with tempfile.TemporaryDirectory() as tmp:
@@ -128,7 +130,7 @@ def main():
                 for depth in depths:
                     wall, _, lost = parse(*run(a, mode, depth, os.path.join(tmp, "r.ctrace"),
                                                a.rate), a.calls)
-                    print("py-cost loss check: %d calls at %d/s, depth %d, %s: %d lost "
+                    print("py-cost loss check: %d calls at %d/s, depth %s, %s: %d lost "
                           "(%.0f ns/call)" % (a.calls, a.rate, depth, name, lost, wall))
 
 

@@ -211,12 +211,17 @@ struct {
 	__uint(max_entries, 1 << 24);  /* resized by -b */
 } rb SEC(".maps");
 
-static __always_inline void count(__u32 which)
+static __always_inline void count_n(__u32 which, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(__u32 which)
+{
+	count_n(which, 1);
 }
 
 static __always_inline void emit(void *data, __u64 size)

@@ -449,6 +449,8 @@ struct ct_trailer {
 enum ct_counter {
 	CT_CNT_LOST = 0,      /* ring buffer full: record dropped */
 	CT_CNT_INFLIGHT_FULL, /* no room to remember an entry */
+	CT_CNT_PY_CODE_READ,  /* Python frames whose code object was read for its check */
+	CT_CNT_PY_CODE_KNOWN, /* ... whose check was known: read before, no code object made since */
 	CT_CNT_MAX
 };
 

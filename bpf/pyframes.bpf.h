@@ -42,6 +42,7 @@ struct {
 /* Thread -> its PyThreadState, as last found, and its last stack sent. */
 struct py_thread {
 	__u64 tstate;                        /* PyThreadState * */
+	__u64 interp;                        /* the PyInterpreterState whose list held it */
 	__u64 last_stack;                    /* a hash of its frames' code objects and checks */
 };
 
@@ -51,6 +52,32 @@ struct {
 	__type(key, __u32);                  /* tid, as the kernel numbers it */
 	__type(value, struct py_thread);
 } py_threads SEC(".maps");
+
+/*
+ * The checks of code objects read by earlier calls, each kept with the
+ * value that the process's counter of code objects made had when it was
+ * read (3.12+: each new code object takes the counter's value as its
+ * co_version and bumps it).  While the counter has not moved, no code
+ * object was made, so a live one at a known address is the one that was
+ * read there: its check is taken from here, not read again.  Per CPU, so
+ * no entry is ever half written by another CPU; a slot per address hash,
+ * the last one read wins.
+ */
+#define PY_CODE_CACHE 4096               /* a power of two */
+
+struct py_code_cached {
+	__u64 code, proc_id;
+	__u64 scope;                         /* the interpreter whose counter (3.13+), else 0 */
+	__u64 check;
+	__u32 counter, _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PY_CODE_CACHE);
+	__type(key, __u32);
+	__type(value, struct py_code_cached);
+} py_code_cache SEC(".maps");
 
 static __always_inline __u64 read_ptr(__u64 addr)
 {
@@ -97,7 +124,8 @@ static __always_inline __u64 tstate_key(const struct ct_py_proc *pp, __u64 tstat
 struct tstate_walk {
 	const struct ct_py_proc *pp;
 	__u64 tstate;                        /* the next to look at */
-	__u64 found;
+	__u64 found, found_interp;
+	__u64 interp;                        /* whose list tstate is in */
 	__u64 key;
 };
 
@@ -109,23 +137,26 @@ static long tstate_step(__u32 i, void *ctx)
 		return 1;
 	if (tstate_key(w->pp, w->tstate) == w->key) {
 		w->found = w->tstate;
+		w->found_interp = w->interp;
 		return 1;
 	}
 	w->tstate = read_ptr(w->tstate + w->pp->tstate_next);
 	return 0;
 }
 
-/* Every interpreter's thread list, for the thread state of this thread. */
-static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u64 key)
+/* Every interpreter's thread list, for the thread state of this thread
+ * (its interpreter in *interp). */
+static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u64 key, __u64 *interp)
 {
 	struct tstate_walk w = { .pp = pp, .key = key };
-	__u64 interp = read_ptr(pp->runtime + pp->runtime_interpreters_head);
 
-	for (int i = 0; i < PY_INTERPS_MAX && interp && !w.found; i++) {
-		w.tstate = read_ptr(interp + pp->interp_threads_head);
+	w.interp = read_ptr(pp->runtime + pp->runtime_interpreters_head);
+	for (int i = 0; i < PY_INTERPS_MAX && w.interp && !w.found; i++) {
+		w.tstate = read_ptr(w.interp + pp->interp_threads_head);
 		bpf_loop(PY_THREADS_MAX, tstate_step, &w, 0);
-		interp = read_ptr(interp + pp->interp_next);
+		w.interp = read_ptr(w.interp + pp->interp_next);
 	}
+	*interp = w.found_interp;
 	return w.found;
 }
 
@@ -138,7 +169,7 @@ static __always_inline struct py_thread *current_thread(const struct ct_py_proc 
 
 	if (known && tstate_key(pp, known->tstate) == key)
 		return known;
-	t.tstate = find_tstate(pp, key);
+	t.tstate = find_tstate(pp, key, &t.interp);
 	*fresh = true;
 	if (!t.tstate) {
 		if (known)
@@ -159,11 +190,25 @@ static __always_inline __u64 top_frame(const struct ct_py_proc *pp, __u64 tstate
 	return f;
 }
 
+#define PY_WINDOW CT_PY_STACK_WINDOW
+#define PY_CODES_SEEN 4                 /* code objects whose check a walk keeps (a power of two) */
+
+struct py_code_seen {
+	__u64 code, check;
+};
+
 struct py_scratch {
 	struct ct_pystack rec;
 	struct ct_pyframe_raw frames[CT_PY_FRAMES_MAX];
-	__u8 frame[CT_PY_FRAME_CHUNK + 8];
+	/* [0, PY_WINDOW): a copy of the data stack's innermost bytes;
+	 * [PY_WINDOW, PY_WINDOW + CT_PY_FRAME_CHUNK): a frame read on its own.
+	 * Twice the window, so that a masked offset stays inside. */
+	__u8 stack[2 * PY_WINDOW];
 	__u8 code[CT_PY_CODE_CHUNK + 8];
+	/* The checks of code objects this walk read (recursion, and the
+	 * same module machinery at many levels, repeat them). */
+	struct py_code_seen seen[PY_CODES_SEEN];
+	__u32 code_reads, code_known;        /* this walk's, for the counters */
 };
 
 struct py_walk {
@@ -171,6 +216,14 @@ struct py_walk {
 	struct py_scratch *ps;
 	__u64 frame;
 	__u64 hash;                          /* of the code objects and checks sent */
+	__u64 win_lo, win_hi;                /* the user addresses that ps->stack holds */
+	__u64 scope;                         /* where counter was read: py_code_cached.scope */
+	__u32 counter;                       /* the code objects' counter now; 0: no cache */
+	__u32 _pad;
+	/* n shares its 8 bytes with fbase: the verifier then does not track
+	 * n's value, and checks the frame loop in a few passes, not one per
+	 * value of n (over its 1M-instruction limit). */
+	__u32 fbase;                         /* where in ps->stack the frame being read is */
 	__u32 n;
 };
 
@@ -188,7 +241,7 @@ static __always_inline __u64 chunk_u64(const __u8 *chunk, __u32 off, __u32 chunk
 
 static __always_inline __u64 frame_field(struct py_walk *w, __u32 off)
 {
-	return chunk_u64(w->ps->frame, off, CT_PY_FRAME_CHUNK);
+	return chunk_u64(w->ps->stack, w->fbase + off, sizeof(w->ps->stack));
 }
 
 static __always_inline __u64 code_field(struct py_walk *w, __u32 off)
@@ -242,6 +295,109 @@ static __always_inline bool is_shim(const struct ct_py_proc *pp, __u8 owner)
 	return owner == pp->owned_by_cstack || owner == pp->owned_by_interpreter;
 }
 
+/*
+ * Copies the innermost bytes of the thread's data stack (3.11+), where its
+ * running frames are: one copy for all of them, not one per frame.  Which
+ * bytes does not matter for being right: the copy is of the very memory a
+ * frame inside it would be read from, at the same instant (the thread is in
+ * a system call); a frame outside it is read on its own.
+ */
+static __always_inline void copy_datastack(struct py_walk *w, __u64 tstate)
+{
+	__u64 ds[2] = {};                    /* datastack_chunk, datastack_top */
+	__u64 lo;
+
+	if (w->pp->tstate_datastack == CT_PY_NO_FIELD ||
+	    bpf_probe_read_user(ds, sizeof(ds), (void *)(tstate + w->pp->tstate_datastack)) ||
+	    ds[1] <= ds[0])
+		return;
+	lo = ds[1] - ds[0] > PY_WINDOW ? ds[1] - PY_WINDOW : ds[0];
+	if (read_window(w->ps->stack, PY_WINDOW, lo, ds[1] - lo))
+		return;
+	w->win_lo = lo;
+	w->win_hi = ds[1];
+}
+
+/* The frame at w->frame into ps->stack (from the data stack's copy where
+ * it lies inside it), w->fbase set to it; 0 or an error. */
+static __always_inline long load_frame(struct py_walk *w)
+{
+	const struct ct_py_proc *pp = w->pp;
+	__u64 at = w->frame + pp->frame_read_off;
+
+	if (at >= w->win_lo && at + pp->frame_read_len <= w->win_hi) {
+		w->fbase = at - w->win_lo;
+		return 0;
+	}
+	w->fbase = PY_WINDOW;
+	return read_window(w->ps->stack + PY_WINDOW, CT_PY_FRAME_CHUNK, at, pp->frame_read_len);
+}
+
+/* The process's counter of code objects made, for the cache: 0 where it
+ * has none (3.10, 3.11, a 3.12 without symbols) or it ran out. */
+static __always_inline void read_code_counter(struct py_walk *w, const struct py_thread *t)
+{
+	const struct ct_py_proc *pp = w->pp;
+	__u64 at = pp->code_counter;
+	__u32 counter = 0;
+
+	if (pp->interp_code_counter != CT_PY_NO_FIELD) {
+		w->scope = t->interp;
+		at = t->interp ? t->interp + pp->interp_code_counter : 0;
+	}
+	if (at && !bpf_probe_read_user(&counter, sizeof(counter), (void *)at))
+		w->counter = counter;
+}
+
+static __always_inline struct py_code_cached *cached_check(struct py_walk *w, __u64 code)
+{
+	__u32 slot = ((code >> 4) ^ (code >> 16)) & (PY_CODE_CACHE - 1);
+
+	return w->counter ? bpf_map_lookup_elem(&py_code_cache, &slot) : NULL;
+}
+
+static __always_inline bool cache_holds(const struct py_walk *w, const struct py_code_cached *c,
+					__u64 code)
+{
+	return c && c->code == code && c->proc_id == w->pp->proc_id && c->scope == w->scope &&
+	       c->counter == w->counter;
+}
+
+/* The check of the code object at code: from this walk's last read of it,
+ * from an earlier call's while no code object was made since, else read
+ * now (0: it could not be read). */
+static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
+{
+	struct py_code_seen *seen = &w->ps->seen[(code >> 4) & (PY_CODES_SEEN - 1)];
+	struct py_code_cached *c;
+	__u64 check = 0;
+
+	if (seen->code == code) {
+		w->ps->code_known++;
+		return seen->check;
+	}
+	c = cached_check(w, code);
+	if (cache_holds(w, c, code)) {
+		w->ps->code_known++;
+		check = c->check;
+	} else {
+		w->ps->code_reads++;
+		if (!read_window(w->ps->code, CT_PY_CODE_CHUNK, code + w->pp->code_read_off,
+				 w->pp->code_read_len))
+			check = code_check(w);
+		if (c && check) {
+			c->code = code;
+			c->proc_id = w->pp->proc_id;
+			c->scope = w->scope;
+			c->counter = w->counter;
+			c->check = check;
+		}
+	}
+	seen->code = code;
+	seen->check = check;
+	return check;
+}
+
 static long py_frame_step(__u32 i, void *ctx)
 {
 	struct py_walk *w = ctx;
@@ -256,8 +412,7 @@ static long py_frame_step(__u32 i, void *ctx)
 		w->ps->rec.flags |= CT_PY_TRUNC;
 		return 1;
 	}
-	if (read_window(w->ps->frame, CT_PY_FRAME_CHUNK, w->frame + pp->frame_read_off,
-			pp->frame_read_len)) {
+	if (load_frame(w)) {
 		w->ps->rec.flags |= CT_PY_FAULT;
 		return 1;
 	}
@@ -279,11 +434,21 @@ static long py_frame_step(__u32 i, void *ctx)
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
 		out->marks = CT_PYF_ENTRY;
-	if (code && !read_window(w->ps->code, CT_PY_CODE_CHUNK, code + pp->code_read_off,
-				 pp->code_read_len))
-		out->check = code_check(w);
-	w->hash = (w->hash ^ code ^ out->check) * 0x100000001b3ULL;
 	w->n = n + 1;
+	return 0;
+}
+
+/* The check of frame i's code object, once all frames are found: a loop
+ * of its own, run w->n times (never compared here: the frame loop's count
+ * would have to be tracked exactly, one verifier state per value). */
+static long py_check_step(__u32 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];
+
+	if (f->code)
+		f->check = code_check_of(w, f->code);
+	w->hash = (w->hash ^ f->code ^ f->check) * 0x100000001b3ULL;
 	return 0;
 }
 
@@ -313,11 +478,19 @@ static __noinline void send_pystack(__u64 ts)
 	w.ps->rec.tstate = t ? t->tstate : 0;
 	if (fresh)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
-	if (t)
+	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
+	w.ps->code_reads = w.ps->code_known = 0;
+	if (t) {
 		w.frame = top_frame(pp, t->tstate);
-	else
+		copy_datastack(&w, t->tstate);
+		read_code_counter(&w, t);
+	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
+	}
 	bpf_loop(CT_PY_FRAMES_MAX + 1, py_frame_step, &w, 0);
+	bpf_loop(w.n, py_check_step, &w, 0);
+	count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
+	count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
 	/* Frames this thread did not send last time may name code objects the
 	 * capture has not read: have them read now, while the process lives. */
 	if (t && t->last_stack != w.hash) {

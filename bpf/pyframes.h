@@ -19,9 +19,17 @@
 #define CT_PY_CODE_CHUNK  256
 #define CT_PY_NO_FIELD    0xffffffffu
 
+/* 3.11+ push their frames on a per-thread data stack: the innermost bytes
+ * of it (at most this many) are copied at once, and the frames that lie in
+ * that copy are read from it, not one by one (a power of two). */
+#define CT_PY_STACK_WINDOW 4096
+
 struct ct_py_proc {
 	__u64 runtime;                   /* address of _PyRuntime */
 	__u64 code_tag_mask;             /* bits of frame_code that are tags, not address */
+	__u64 proc_id;                   /* this process as the capture found it, never reused */
+	__u64 code_counter;              /* 3.12: address of the counter of code objects made; 0: none */
+	__u32 interp_code_counter;       /* 3.13+: the same counter, per interpreter; NO_FIELD: none */
 	__u32 minor;
 	__u32 runtime_interpreters_head;
 	__u32 interp_next;
@@ -31,6 +39,7 @@ struct ct_py_proc {
 	__u32 thread_key_is_pthread;     /* 1: thread_id, pthread_self() (3.10); 0: native_thread_id */
 	__u32 tstate_frame;              /* the field of PyThreadState that leads to the frame */
 	__u32 cframe_current_frame;      /* 3.11, 3.12: tstate_frame is a _PyCFrame *; else NO_FIELD */
+	__u32 tstate_datastack;          /* datastack_chunk, datastack_top right after it; NO_FIELD: none */
 	__u32 frame_read_off, frame_read_len;   /* the window of a frame to copy */
 	__u32 code_read_off, code_read_len;     /* the window of a code object to copy */
 	__u32 frame_previous;            /* from frame_read_off, as all frame_* */
@@ -48,7 +57,6 @@ struct ct_py_proc {
 	__u32 code_firstlineno;
 	__u32 code_version;              /* 3.12+: co_version; NO_FIELD: none */
 	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
-	__u32 _pad;
 };
 
 /*

@@ -55,6 +55,20 @@ static void report_stacks(const struct ct_capture *c)
 	ct_stack_tally_print(c->stack_tally, stderr);
 }
 
+/* How the kernel checked the frames' code objects: read, or known. */
+static void report_code_checks(const struct ct_capture *c)
+{
+	uint64_t scratch[1024];
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (ncpu > 1024)
+		return;
+	fprintf(stderr, "cudatrace: Python: %llu code objects read to check them, %llu known "
+			"(read before, no code object made since)\n",
+		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_READ, scratch, ncpu),
+		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_KNOWN, scratch, ncpu));
+}
+
 /* --py-stack: the Python frames named. */
 static void report_python(const struct ct_capture *c)
 {
@@ -67,6 +81,7 @@ static void report_python(const struct ct_capture *c)
 		(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
 		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
 		(unsigned long long)ps->prefetched, (double)ps->cpu_ns / 1e6);
+	report_code_checks(c);
 }
 
 void ct_status_report(const struct ct_capture *c, uint64_t lost, uint64_t lost_inflight)

@@ -102,6 +102,11 @@ int ct_pyabi_from_debug_offsets(const void *blob, size_t len, struct ct_pyabi *o
 	for (i = 0; i < l->nfields; i++)
 		if (take_field(&l->fields[i], blob, len, &abi) < 0)
 			return -1;
+	/* The counter of code objects decides whether a code object is read
+	 * again: a wrong offset would name frames after freed code.  Trusted
+	 * only in a process laid out as the table says. */
+	if (memcmp(&abi, base, sizeof(abi)) != 0)
+		abi.interp_code_counter = CT_PY_NONE;
 	*out = abi;
 	return 0;
 }

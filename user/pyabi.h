@@ -24,6 +24,8 @@ struct ct_pyabi {
 	uint32_t runtime_interpreters_head;  /* _PyRuntimeState.interpreters.head */
 	uint32_t interp_next;                /* PyInterpreterState.next */
 	uint32_t interp_threads_head;        /* PyInterpreterState.threads.head */
+	uint32_t interp_code_counter;        /* 3.13+: PyInterpreterState.func_state.next_version,
+	                                      * whence each new code object's co_version */
 	uint32_t tstate_next;                /* PyThreadState.next */
 	uint32_t tstate_interp;              /* PyThreadState.interp */
 	uint32_t tstate_native_thread_id;    /* 3.11+: PyThreadState.native_thread_id */
@@ -33,6 +35,8 @@ struct ct_pyabi {
 	uint32_t tstate_cframe;              /* 3.11, 3.12: PyThreadState.cframe */
 	uint32_t tstate_current_frame;       /* 3.13+: PyThreadState.current_frame */
 	uint32_t cframe_current_frame;       /* 3.11, 3.12: _PyCFrame.current_frame */
+	uint32_t tstate_datastack_chunk;     /* 3.11+: PyThreadState.datastack_chunk, where */
+	uint32_t tstate_datastack_top;       /* frames are pushed (up to datastack_top) */
 
 	/* A frame: PyFrameObject (3.10), _PyInterpreterFrame (3.11+). */
 	uint32_t frame_previous;             /* f_back (3.10), previous */

@@ -21,7 +21,7 @@ bool ct_pyelf_candidate(const char *path)
 struct wanted {
 	GElf_Sym runtime, version;
 	bool has_runtime, has_version;
-	uint64_t code_type, str_type, bytes_type;
+	uint64_t code_type, str_type, bytes_type, code_counter;
 };
 
 static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct wanted *w)
@@ -50,6 +50,8 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct want
 			w->str_type = sym.st_value;
 		} else if (strcmp(name, "PyBytes_Type") == 0) {
 			w->bytes_type = sym.st_value;
+		} else if (strcmp(name, "_Py_next_func_version") == 0) {
+			w->code_counter = sym.st_value;
 		}
 	}
 }
@@ -112,6 +114,7 @@ int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)
 	out->code_type = w.code_type;
 	out->str_type = w.str_type;
 	out->bytes_type = w.bytes_type;
+	out->code_counter = w.code_counter;
 	out->head_len = w.has_runtime ? (uint32_t)read_at(elf, out->runtime, out->head,
 							   sizeof(out->head)) : 0;
 	elf_end(elf);

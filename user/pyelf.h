@@ -17,6 +17,9 @@ struct ct_pyelf {
 	uint64_t runtime;       /* ELF address of _PyRuntime */
 	/* ELF addresses of PyCode_Type, PyUnicode_Type, PyBytes_Type (0: not found). */
 	uint64_t code_type, str_type, bytes_type;
+	/* 3.12: ELF address of _Py_next_func_version, the counter of code objects
+	 * made (a hidden symbol: 0 where the file has no symbol table). */
+	uint64_t code_counter;
 	unsigned minor;         /* 3.minor */
 	/* The first bytes of _PyRuntime as the file initialises them (3.13+:
 	 * _Py_DebugOffsets), so that a process not yet past ld.so is read too. */

@@ -52,6 +52,7 @@ struct ct_python {
 	struct idmap last;           /* tid -> struct last_stack: its latest stack, raw and named */
 	struct pyframes_builder b;
 	struct ct_python_stats st;
+	uint64_t procs_seen;         /* numbers each process found: ct_py_proc.proc_id */
 };
 
 /* --- finding CPython ------------------------------------------------------ */
@@ -110,6 +111,10 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	} else {
 		v->tstate_frame = a->tstate_current_frame;
 	}
+	/* One copy reads both: the BPF program needs them side by side. */
+	v->tstate_datastack = a->tstate_datastack_chunk != CT_PY_NONE &&
+			      a->tstate_datastack_top == a->tstate_datastack_chunk + sizeof(uint64_t)
+			      ? a->tstate_datastack_chunk : CT_PY_NO_FIELD;
 	v->frame_previous = a->frame_previous;
 	v->frame_code = a->frame_code;
 	v->frame_instr = a->frame_instr;
@@ -127,6 +132,7 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	v->code_firstlineno = a->code_firstlineno;
 	v->unicode_hash = a->unicode_hash;
 	v->code_version = a->code_version;
+	v->interp_code_counter = a->interp_code_counter;
 	if (v->unicode_hash == CT_PY_NONE)
 		return -1;
 
@@ -202,6 +208,12 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	types.bytes = e.bytes_type ? e.bytes_type + m->bias : 0;
 	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v))
 		return;
+	v.proc_id = ++p->procs_seen;
+	/* A version with co_version but no per-interpreter counter (3.12)
+	 * counts in a global, found by its symbol where the file has them. */
+	if (abi.code_version != CT_PY_NONE && abi.interp_code_counter == CT_PY_NONE &&
+	    e.code_counter)
+		v.code_counter = e.code_counter + m->bias;
 	pr = get_proc(p, pid);
 	if (!pr || pr->found)
 		return;

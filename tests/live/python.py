@@ -135,6 +135,40 @@ if os.path.exists(EMBED):
 else:
     t.skip("libpython3.X.so", "%s was not built (no python3-dev)" % EMBED)
 
+# Code objects freed and their memory reused: never a wrong name.
+CHURN = os.path.join(HERE, "..", "python", "codechurn.py")
+
+
+def check_churn(python, tag, rounds):
+    path, err = trace(["--py-stack"], python, CHURN, [str(rounds)])
+    evs = [e for e in calls(path) if int(e["request"], 16) >= 0x1000]
+    wrong = [(e["request"], e.get("py", {}).get("func")) for e in evs
+             if e.get("py", {}).get("func") not in (None, "f_%d" % (int(e["request"], 16) - 0x1000))]
+    named = sum(1 for e in evs if e.get("py", {}).get("func"))
+    t.ok(len(evs) == rounds and not wrong,
+         "%s code churn: %d calls, none charged to another round's function (%d named)" %
+         (tag, rounds, named), wrong[:5])
+    return evs
+
+
+def code_checks(err):
+    m = re.search(r"Python: (\d+) code objects read to check them, (\d+) known", err)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def check_code_cache(python, tag):
+    """3.12+ (with the counter of code objects): a loop's calls check
+    their frames' code objects from what earlier calls read."""
+    loop = os.path.join(HERE, "..", "python", "pyloop.py")
+    out = os.path.join(tmp, "cache.ctrace")
+    p = run([CUDATRACE, "--device", dev, "-w", out, "--py-stack", "--", python, loop, dev,
+             "1000", "5d"], timeout=120)
+    reads, known = code_checks(p.stderr)
+    t.ok(p.returncode == 0 and reads is not None and reads < 100 and known > 5 * 1000,
+         "%s: 1,000 calls' code objects checked from earlier reads (%s read, %s known)" %
+         (tag, reads, known), p.stderr[-400:])
+
+
 # 4b. Every other CPython this machine has (pyenv's, where present): 3.10-3.14.
 PYENV = os.path.expanduser("~/.pyenv/versions")
 for minor in (10, 12, 13, 14):
@@ -155,6 +189,9 @@ for minor in (10, 12, 13, 14):
     t.ok(len(merged) == len(evs) == len(ORDER),
          "CPython %s -k: every call's Python frames merged into its native stack" % found[-1],
          [(e["request"], e.get("py_merge")) for e in evs])
+    check_churn(exe, "CPython %s" % found[-1], 100)
+    if minor >= 12:
+        check_code_cache(exe, "CPython %s" % found[-1])
 
 # 4c. In a container: a root of its own (a chroot) and its own pid
 # namespace (thread ids there are not the host's), a script that exists
@@ -202,24 +239,31 @@ def host_python_root(root):
     return exe
 
 
-def in_container(root, python, args, name):
-    """Traces python /app/NAME chrooted in root, in a pid namespace of its
-    own.  Returns the trace's path and the capture's stderr."""
+def in_container(root, python, args, name, src=SRC, extra=()):
+    """Traces python /app/NAME (a copy of src) chrooted in root, in a pid
+    namespace of its own.  Returns the trace's path and the capture's stderr."""
     app = os.path.join(root, "app")
     os.makedirs(app, exist_ok=True)
-    shutil.copy(SRC, os.path.join(app, name))
+    shutil.copy(src, os.path.join(app, name))
     cdev = os.path.join(app, "nvidiactl")
     open(cdev, "w").close()
     out = os.path.join(tmp, "c.ctrace")
     p = run([CUDATRACE, "--device", cdev, "-w", out] + args +
             ["--", "unshare", "--pid", "--fork", "chroot", root, python, "/app/" + name,
-             "/app/nvidiactl"], timeout=120)
+             "/app/nvidiactl"] + list(extra), timeout=120)
     if p.returncode != 0:
         raise RuntimeError("capture failed: %s" % p.stderr)
     return out, p.stderr
 
 
 def check_container(root, python, tag, minor):
+    if minor >= 13:
+        _, err = in_container(root, python, ["--py-stack"], "loop.py",
+                              os.path.join(HERE, "..", "python", "pyloop.py"), ["1000", "5d"])
+        reads, known = code_checks(err)
+        t.ok(reads is not None and reads < 100 and known > 5 * 1000,
+             "%s: 1,000 calls' code objects checked from earlier reads (%s read, %s known)" %
+             (tag, reads, known), err[-400:])
     path, err = in_container(root, python, ["--py-stack"], "ctr3%d.py" % minor)
     evs = calls(path)
     check_py(evs, tag, "ctr3%d.py" % minor)
@@ -278,16 +322,7 @@ else:
     t.skip("container CPython 3.14", why314)
 
 # 5. Code objects freed and their memory reused: never a wrong name.
-churn = os.path.join(HERE, "..", "python", "codechurn.py")
-rounds = 300
-path, err = trace(["--py-stack"], PYTHON, churn, [str(rounds)])
-evs = [e for e in calls(path) if int(e["request"], 16) >= 0x1000]
-wrong = [(e["request"], e.get("py", {}).get("func")) for e in evs
-         if e.get("py", {}).get("func") not in (None, "f_%d" % (int(e["request"], 16) - 0x1000))]
-named = sum(1 for e in evs if e.get("py", {}).get("func"))
-t.ok(len(evs) == rounds and not wrong,
-     "code churn: %d calls, none charged to another round's function (%d named)" %
-     (rounds, named), wrong[:5])
+evs = check_churn(PYTHON, "python3", 300)
 
 # 6. Views: -e py=, --summary-by=py.
 # A function the capture named (a code object freed before it was read is "?").

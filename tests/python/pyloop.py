@@ -5,6 +5,7 @@ DEVICE through ctypes (the GIL released, as PyTorch does); --torch:
 torch.cuda.mem_get_info (cudaMemGetInfo, one ioctl).  Prints:
 pyloop calls N depth D ns_per_call X
 RATE (calls per second, optional): paced, for the loss check.
+DEPTH: N frames of one recursive function, or Nd: N functions of their own.
 Usage: pyloop.py (DEVICE | --torch) N DEPTH [RATE]"""
 import os
 import sys
@@ -37,8 +38,21 @@ def at_depth(d, call, n, rate=0):
     return at_depth(d - 1, call, n, rate) if d > 0 else loop(call, n, rate)
 
 
+def distinct_chain(d):
+    """d + 1 functions of their own, f0 calling f1 ... calling loop: as
+    deep as at_depth(d), but, as in a real program, no code object twice."""
+    src = "".join("def f%d(call, n, rate):\n    return f%d(call, n, rate)\n" % (i, i + 1)
+                  for i in range(d))
+    src += "def f%d(call, n, rate):\n    return loop(call, n, rate)\n" % d
+    scope = {"loop": loop}
+    exec(compile(src, "<chain>", "exec"), scope)
+    return lambda _d, call, n, rate=0: scope["f0"](call, n, rate)
+
+
 call = make_call(sys.argv[1])
-n, depth = int(sys.argv[2]), int(sys.argv[3])
+n, arg = int(sys.argv[2]), sys.argv[3]
+depth = int(arg.rstrip("d"))
+run_at = distinct_chain(depth) if arg.endswith("d") else at_depth
 rate = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-at_depth(depth, call, min(n, 2000))        # warm up
-print("pyloop calls %d depth %d ns_per_call %.1f" % (n, depth, at_depth(depth, call, n, rate)))
+run_at(depth, call, min(n, 2000))        # warm up
+print("pyloop calls %d depth %s ns_per_call %.1f" % (n, arg, run_at(depth, call, n, rate)))

@@ -66,6 +66,10 @@ interp_next|14|offsetof(PyInterpreterState, next)|internal/pycore_interp_structs
 interp_threads_head|10|offsetof(PyInterpreterState, tstate_head)|internal/pycore_interp.h|PyInterpreterState.tstate_head
 interp_threads_head|11-13|offsetof(PyInterpreterState, threads.head)|internal/pycore_interp.h|PyInterpreterState.threads.head
 interp_threads_head|14|offsetof(PyInterpreterState, threads.head)|internal/pycore_interp_structs.h|PyInterpreterState.threads.head
+interp_code_counter|10-11|none|internal/pycore_interp.h|co_version (and its counter) is new in 3.12
+interp_code_counter|12|none|internal/pycore_code.h|3.12 counts code objects in the global _Py_next_func_version
+interp_code_counter|13|offsetof(PyInterpreterState, func_state.next_version)|internal/pycore_function.h|PyInterpreterState.func_state.next_version
+interp_code_counter|14|offsetof(PyInterpreterState, func_state.next_version)|internal/pycore_interp_structs.h|PyInterpreterState.func_state.next_version
 tstate_next|10-14|offsetof(PyThreadState, next)|cpython/pystate.h|PyThreadState.next
 tstate_interp|10-14|offsetof(PyThreadState, interp)|cpython/pystate.h|PyThreadState.interp
 tstate_thread_id|10-14|offsetof(PyThreadState, thread_id)|cpython/pystate.h|PyThreadState.thread_id
@@ -78,6 +82,10 @@ tstate_cframe|11-12|offsetof(PyThreadState, cframe)|cpython/pystate.h|PyThreadSt
 tstate_cframe|13-14|none|cpython/pystate.h|PyThreadState.cframe is gone from 3.13
 tstate_current_frame|10-12|none|cpython/pystate.h|PyThreadState.current_frame is new in 3.13
 tstate_current_frame|13-14|offsetof(PyThreadState, current_frame)|cpython/pystate.h|PyThreadState.current_frame
+tstate_datastack_chunk|10|none|cpython/pystate.h|3.10 has no data stack: its frames are heap objects
+tstate_datastack_chunk|11-14|offsetof(PyThreadState, datastack_chunk)|cpython/pystate.h|PyThreadState.datastack_chunk
+tstate_datastack_top|10|none|cpython/pystate.h|3.10 has no data stack: its frames are heap objects
+tstate_datastack_top|11-14|offsetof(PyThreadState, datastack_top)|cpython/pystate.h|PyThreadState.datastack_top
 cframe_current_frame|10|none|cpython/pystate.h|3.10's CFrame has no current_frame
 cframe_current_frame|11-12|offsetof(_PyCFrame, current_frame)|cpython/pystate.h|_PyCFrame.current_frame
 cframe_current_frame|13-14|none|cpython/pystate.h|_PyCFrame is gone from 3.13
@@ -159,6 +167,7 @@ tstate_interp|thread_state.interp
 tstate_thread_id|thread_state.thread_id
 tstate_native_thread_id|thread_state.native_thread_id
 tstate_current_frame|thread_state.current_frame
+tstate_datastack_chunk|thread_state.datastack_chunk
 frame_previous|interpreter_frame.previous
 frame_code|interpreter_frame.executable
 frame_instr|interpreter_frame.instr_ptr
