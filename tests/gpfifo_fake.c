@@ -435,6 +435,9 @@ static void hostile(void)
 	w(1);
 	submit();
 	submit_control(4, 0);
+	/* Time for the reader to take the entries above (it polls about once
+	 * a millisecond): what follows makes it stop reading this ring. */
+	pause_us(300000);
 	/* a GPPut outside the ring: the reader must stop following it */
 	__atomic_store_n(&userd[GPPUT_OFF / 4], ENTRIES + 5, __ATOMIC_RELEASE);
 	pause_us(20000);
