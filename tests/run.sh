@@ -15,7 +15,7 @@ failed_lines=""
 # just before the closing line, where a log's tail shows it.
 why_failed() {
 	if printf '%s\n' "$3" | grep -q '^not ok'; then
-		printf '%s\n' "$3" | grep -A4 '^not ok' | grep -v '^--$' | head -40
+		printf '%s\n' "$3" | grep -A8 '^not ok' | grep -v '^--$' | head -60
 	else
 		printf 'exit %s, no "not ok"; its last lines:\n' "$2"
 		printf '%s\n' "$3" | tail -15

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OUTPUT", os.path.join(ROOT, "build"))
@@ -17,6 +18,18 @@ class Tap:
     def __init__(self):
         self.n = 0
         self.failed = 0
+        sys.excepthook = self._stopped
+
+    def _stopped(self, kind, value, tb):
+        """An exception no check caught: one failed check that says where
+        and why (a log's tail shows it), not a bare traceback."""
+        lines = traceback.format_exception(kind, value, tb)
+        what = "".join(traceback.format_exception_only(kind, value)).strip().splitlines()
+        self.ok(False, "the test stopped early: %s" % (what[0] if what else kind.__name__),
+                "".join(lines[-8:])[-3000:])
+        print("1..%d" % self.n)
+        sys.stdout.flush()
+        os._exit(1)
 
     def ok(self, cond, what, detail=None):
         self.n += 1
