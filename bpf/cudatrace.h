@@ -451,6 +451,7 @@ enum ct_counter {
 	CT_CNT_INFLIGHT_FULL, /* no room to remember an entry */
 	CT_CNT_PY_CODE_READ,  /* Python frames whose code object was read for its check */
 	CT_CNT_PY_CODE_KNOWN, /* ... whose check was known: read before, no code object made since */
+	CT_CNT_PY_FRAME_ALONE, /* Python frames read on their own, outside the data stack's copy */
 	CT_CNT_MAX
 };
 

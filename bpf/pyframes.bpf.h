@@ -209,6 +209,7 @@ struct py_scratch {
 	 * same module machinery at many levels, repeat them). */
 	struct py_code_seen seen[PY_CODES_SEEN];
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
+	__u32 frames_alone, _pad;
 };
 
 struct py_walk {
@@ -330,6 +331,7 @@ static __always_inline long load_frame(struct py_walk *w)
 		return 0;
 	}
 	w->fbase = PY_WINDOW;
+	w->ps->frames_alone++;
 	return read_window(w->ps->stack + PY_WINDOW, CT_PY_FRAME_CHUNK, at, pp->frame_read_len);
 }
 
@@ -479,7 +481,7 @@ static __noinline void send_pystack(__u64 ts)
 	if (fresh)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
-	w.ps->code_reads = w.ps->code_known = 0;
+	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = 0;
 	if (t) {
 		w.frame = top_frame(pp, t->tstate);
 		copy_datastack(&w, t->tstate);
@@ -491,6 +493,7 @@ static __noinline void send_pystack(__u64 ts)
 	bpf_loop(w.n, py_check_step, &w, 0);
 	count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
 	count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
+	count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
 	/* Frames this thread did not send last time may name code objects the
 	 * capture has not read: have them read now, while the process lives. */
 	if (t && t->last_stack != w.hash) {

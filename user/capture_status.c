@@ -64,9 +64,11 @@ static void report_code_checks(const struct ct_capture *c)
 	if (ncpu > 1024)
 		return;
 	fprintf(stderr, "cudatrace: Python: %llu code objects read to check them, %llu known "
-			"(read before, no code object made since)\n",
+			"(read before, no code object made since); %llu frames read alone "
+			"(not in the data stack's copy)\n",
 		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_READ, scratch, ncpu),
-		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_KNOWN, scratch, ncpu));
+		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_KNOWN, scratch, ncpu),
+		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_FRAME_ALONE, scratch, ncpu));
 }
 
 /* --py-stack: the Python frames named. */
