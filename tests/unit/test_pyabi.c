@@ -200,6 +200,10 @@ static void built_blob(unsigned minor)
 	ok(ct_pyabi_from_debug_offsets(blob, size, &got) == 0 && got.tstate_next == 4000 &&
 	   got.code_linetable == 4008 && got.unicode_kind_shift == ct_pyabi_builtin(minor)->unicode_kind_shift,
 	   "3.%u: offsets come from the blob, constants from the table", minor);
+	ok(got.interp_code_counter == CT_PY_NONE &&
+	   ct_pyabi_builtin(minor)->interp_code_counter != CT_PY_NONE,
+	   "3.%u: a process laid out otherwise: the table's counter of code objects is not used",
+	   minor);
 
 	memset(&before, 0x5a, sizeof(before));
 #define REFUSE(what, mutate, len) do { \
