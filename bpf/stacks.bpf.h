@@ -21,17 +21,30 @@ static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 }
 
 /*
- * The stack is read page by page (bpf_loop: one verification of the body),
- * each page through a slice of the ring record of a constant length (what
- * the verifier needs; CT_STACK_SLACK makes room for it at any offset below
- * the stack's size).  A stack may hold pages never touched (a big frame
- * written only at its ends): such a page reads as zeros, and the others
- * are still read.  (One read of the whole stack into the record would
- * need a length the verifier knows, or Linux 6.16's
- * bpf_probe_read_user_dynptr; both cost ring room or kernels.)
+ * Linux 6.16+: a copy from user memory into a dynptr of any length, at
+ * any offset.  Where the kernel has it, the stack is read into the ring
+ * record in one call; weak, so that older kernels load the rest.
+ */
+extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
+				      const void *unsafe_ptr) __weak __ksym;
+
+static __always_inline bool have_read_user_dynptr(void)
+{
+	return bpf_probe_read_user_dynptr != NULL;
+}
+
+/*
+ * Else, and where one read fails, the stack is read page by page (bpf_loop:
+ * one verification of the body); without the kfunc each page goes through
+ * a slice of the ring record of a constant length (what the verifier
+ * needs; CT_STACK_SLACK makes room for it at any offset below the stack's
+ * size).  A stack may hold pages never touched (a big frame written only
+ * at its ends): such a page reads as zeros, and the others are still read.
  */
 #define STACK_PAGE 4096
 _Static_assert(STACK_PAGE <= CT_STACK_SLACK, "a page slice must fit in the slack");
+
+static const __u8 zero_page[STACK_PAGE];
 
 struct page_walk {
 	struct bpf_dynptr rec;   /* the ring record */
@@ -39,24 +52,39 @@ struct page_walk {
 	__u32 n, off, good, bad;
 };
 
+/* Bytes [off, off + len) of the stack into the record; 0 or an error. */
+static __always_inline long read_stack_bytes(struct page_walk *w, __u32 off, __u32 len)
+{
+	__u8 *slice;
+
+	if (have_read_user_dynptr())
+		return bpf_probe_read_user_dynptr(&w->rec, sizeof(struct ct_stack) + off, len,
+						  (void *)(w->sp + off));
+	slice = bpf_dynptr_data(&w->rec, sizeof(struct ct_stack) + off, STACK_PAGE);
+	if (!slice || len > STACK_PAGE)
+		return -1;
+	return bpf_probe_read_user(slice, len, (void *)(w->sp + off));
+}
+
 static long read_stack_page(__u32 i, void *ctx)
 {
 	struct page_walk *w = ctx;
 	__u32 off = w->off, chunk;
-	__u8 *slice;
 
 	if (off >= w->n)
 		return 1;
 	chunk = STACK_PAGE - ((w->sp + off) & (STACK_PAGE - 1));
 	if (chunk > w->n - off)
 		chunk = w->n - off;
-	slice = bpf_dynptr_data(&w->rec, sizeof(struct ct_stack) + off, STACK_PAGE);
-	if (!slice || chunk > STACK_PAGE)
-		return 1;
-	if (bpf_probe_read_user(slice, chunk, (void *)(w->sp + off)))
+	if (read_stack_bytes(w, off, chunk)) {
+		/* a page that cannot be read is zeros, never the ring's old bytes */
+		if (have_read_user_dynptr() && chunk <= STACK_PAGE)
+			bpf_dynptr_write(&w->rec, sizeof(struct ct_stack) + off, (void *)zero_page,
+					 chunk, 0);
 		w->bad++;
-	else
+	} else {
 		w->good++;
+	}
 	w->off = off + chunk;
 	return 0;
 }
@@ -64,6 +92,9 @@ static long read_stack_page(__u32 i, void *ctx)
 /* The stack bytes into the record; false when no page could be read. */
 static __always_inline bool read_stack(struct page_walk *w, __u32 *flags)
 {
+	if (have_read_user_dynptr() && !bpf_probe_read_user_dynptr(&w->rec, sizeof(struct ct_stack),
+								  w->n, (void *)w->sp))
+		return true;
 	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, w, 0);
 	if (w->bad)
 		*flags |= CT_STACK_HOLES;
@@ -160,7 +191,7 @@ static __noinline void send_stack(__u64 ts)
 	w.n = stack_span(w.sp, &why);
 	if (w.n > stack_bytes)
 		w.n = stack_bytes;
-	size = sizeof(*rec) + w.n + CT_STACK_SLACK;
+	size = sizeof(*rec) + w.n + (have_read_user_dynptr() ? 0 : CT_STACK_SLACK);
 	if (bpf_ringbuf_reserve_dynptr(&rb, size, 0, &w.rec)) {
 		bpf_ringbuf_discard_dynptr(&w.rec, 0);
 		count(CT_CNT_LOST);
