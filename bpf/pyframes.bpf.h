@@ -7,7 +7,7 @@
  * around most of their driver calls.  Found once, it is kept in py_threads
  * and checked at each call (the tid matches), so a thread state freed and
  * a tid reused lead to a new walk, never to another thread's frames.
- * Included by cudatrace.bpf.c after emit() and get_scratch().
+ * Included by cudatrace.bpf.c after emit(), count_n() and get_scratch().
  */
 #ifndef CT_PYFRAMES_BPF_H
 #define CT_PYFRAMES_BPF_H
@@ -491,9 +491,12 @@ static __noinline void send_pystack(__u64 ts)
 	}
 	bpf_loop(CT_PY_FRAMES_MAX + 1, py_frame_step, &w, 0);
 	bpf_loop(w.n, py_check_step, &w, 0);
-	count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
-	count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
-	count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
+	if (w.ps->code_reads)
+		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
+	if (w.ps->code_known)
+		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
+	if (w.ps->frames_alone)
+		count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
 	/* Frames this thread did not send last time may name code objects the
 	 * capture has not read: have them read now, while the process lives. */
 	if (t && t->last_stack != w.hash) {
