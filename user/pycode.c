@@ -48,6 +48,23 @@ static bool of_type(const struct ct_pycode *c, const uint8_t *obj, uint64_t type
 	return !type || field_u64(obj, c->abi.object_ob_type) == type;
 }
 
+/*
+ * Whether the object whose header (its first len bytes, no byte past it)
+ * was read into head is still the same one: the header read again after
+ * its contents, equal from the type on (the reference count moves in a
+ * live object).  A process frees
+ * and reuses memory while we read it; an object freed and its memory
+ * reused in between has another header.
+ */
+static bool unchanged(const struct ct_pycode *c, uint64_t addr, const uint8_t *head, size_t len)
+{
+	uint8_t again[CT_PY_CODE_CHUNK];
+	size_t from = c->abi.object_ob_type;
+
+	return len <= sizeof(again) && from < len && ct_pymem_read(c->pid, addr, again, len) == 0 &&
+	       memcmp(again + from, head + from, len - from) == 0;
+}
+
 /* UCS-1/2/4 code units of a compact str into UTF-8 (iconv; UCS-4LE to
  * UTF-8 is built into glibc, static builds included).  NULL if invalid. */
 static char *utf8_of(const uint8_t *data, uint64_t n, unsigned kind)
@@ -78,7 +95,7 @@ static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
 {
 	const struct ct_pyabi *a = &c->abi;
 	uint8_t head[CT_PY_CODE_CHUNK];
-	uint32_t state, kind;
+	uint32_t state, kind, hdr;
 	int64_t len;
 	uint8_t *data;
 	char *s;
@@ -103,9 +120,9 @@ static char *read_str(const struct ct_pycode *c, uint64_t addr, uint64_t max)
 	data = malloc((size_t)len * kind + 1);
 	if (!data)
 		return NULL;
-	addr += (state >> a->unicode_ascii_bit & 1) ? a->unicode_ascii_size : a->unicode_compact_size;
-	s = ct_pymem_read(c->pid, addr, data, (size_t)len * kind) ? NULL
-								    : utf8_of(data, (uint64_t)len, kind);
+	hdr = (state >> a->unicode_ascii_bit & 1) ? a->unicode_ascii_size : a->unicode_compact_size;
+	s = ct_pymem_read(c->pid, addr + hdr, data, (size_t)len * kind) ||
+	    !unchanged(c, addr, head, hdr) ? NULL : utf8_of(data, (uint64_t)len, kind);
 	free(data);
 	return s;
 }
@@ -125,7 +142,8 @@ static uint8_t *read_bytes(const struct ct_pycode *c, uint64_t addr, uint32_t ma
 	if (len < 0 || (uint64_t)len > max)
 		return NULL;
 	b = malloc((size_t)len + 1);
-	if (b && ct_pymem_read(c->pid, addr + a->bytes_ob_sval, b, (size_t)len)) {
+	if (b && (ct_pymem_read(c->pid, addr + a->bytes_ob_sval, b, (size_t)len) ||
+		  !unchanged(c, addr, head, a->bytes_ob_sval))) {
 		free(b);
 		return NULL;
 	}
@@ -163,45 +181,60 @@ static void read_name_heads(const struct ct_pycode *c, const uint8_t *obj,
 		memset(id->qualname_head, 0, sizeof(id->qualname_head));
 }
 
-/* The code object at addr, read whole; NULL when unreadable. */
+/* What the kernel's check covers, from a code object's first bytes (and
+ * its names' heads, read now). */
+static void code_id(const struct ct_pycode *c, const uint8_t *obj, struct ct_py_code_id *id)
+{
+	const struct ct_pyabi *a = &c->abi;
+
+	id->filename = field_u64(obj, a->code_filename);
+	id->qualname = field_u64(obj, a->code_qualname != CT_PY_NONE ? a->code_qualname
+								      : a->code_name);
+	id->linetable = field_u64(obj, a->code_linetable);
+	id->firstlineno = (uint32_t)field_u64(obj, a->code_firstlineno);
+	read_name_heads(c, obj, id);
+}
+
+/*
+ * The code object at addr, read whole; NULL when unreadable.  Its check is
+ * taken after its names and line table are read: the process may free the
+ * code object and reuse its memory meanwhile, and what was read is the
+ * code object's only if the check of a read after it still matches the
+ * kernel's (the caller compares).
+ */
 static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 {
 	const struct ct_pyabi *a = &c->abi;
-	uint8_t obj[CT_PY_CODE_CHUNK];
-	uint32_t qual = a->code_qualname != CT_PY_NONE ? a->code_qualname : a->code_name;
-	struct ct_py_code_id id;
+	uint8_t obj[CT_PY_CODE_CHUNK], again[CT_PY_CODE_CHUNK];
+	struct ct_py_code_id first, id;
 	struct py_code *pc;
 
 	c->reads++;
-	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !(pc = calloc(1, sizeof(*pc)))) {
+	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !of_type(c, obj, c->types.code) ||
+	    !(pc = calloc(1, sizeof(*pc)))) {
 		c->read_fails++;
 		return NULL;
 	}
 	pc->addr = addr;
 	pc->firstlineno = (int)(uint32_t)field_u64(obj, a->code_firstlineno);
-	id.filename = field_u64(obj, a->code_filename);
-	id.qualname = field_u64(obj, qual);
-	id.linetable = field_u64(obj, a->code_linetable);
-	id.firstlineno = (uint32_t)pc->firstlineno;
-	read_name_heads(c, obj, &id);
-	pc->check = ct_py_check(&id);
-	if (!of_type(c, obj, c->types.code)) {
-		c->read_fails++;
-		free(pc);
-		return NULL;
-	}
-	pc->file = read_str(c, field_u64(obj, a->code_filename), FILE_MAX);
-	pc->qualname = read_str(c, field_u64(obj, qual), QUALNAME_MAX);
-	pc->linetable = read_bytes(c, field_u64(obj, a->code_linetable), LINETABLE_MAX,
-				   &pc->linetable_len);
+	code_id(c, obj, &first);
+	pc->file = read_str(c, first.filename, FILE_MAX);
+	pc->qualname = read_str(c, first.qualname, QUALNAME_MAX);
+	pc->linetable = read_bytes(c, first.linetable, LINETABLE_MAX, &pc->linetable_len);
 	if (a->code_code_adaptive != CT_PY_NONE)
 		pc->bytecode = addr + a->code_code_adaptive;
-	if (!pc->file || !pc->qualname) {
-		c->read_fails++;
-		free_code(pc);
-		return NULL;
+	if (pc->file && pc->qualname && ct_pymem_read(c->pid, addr, again, sizeof(again)) == 0 &&
+	    of_type(c, again, c->types.code)) {
+		code_id(c, again, &id);
+		/* names read from other objects than the check's are not its names */
+		if (memcmp(&first, &id, sizeof(id)) == 0) {
+			pc->check = ct_py_check(&id);
+			return pc;
+		}
 	}
-	return pc;
+	c->read_fails++;
+	free_code(pc);
+	return NULL;
 }
 
 static void drop_code(uint64_t key, void *val, void *ctx)
