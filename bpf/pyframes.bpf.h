@@ -60,10 +60,12 @@ struct {
  * co_version and bumps it).  While the counter has not moved, no code
  * object was made, so a live one at a known address is the one that was
  * read there: its check is taken from here, not read again.  Per CPU, so
- * no entry is ever half written by another CPU; a slot per address hash,
- * the last one read wins.
+ * no entry is ever half written by another CPU; a bucket of two per
+ * address hash (two code objects of one loop that share a bucket both
+ * stay), a new entry in place of the older.
  */
-#define PY_CODE_CACHE 4096               /* a power of two */
+#define PY_CODE_BUCKETS_LOG2 11
+#define PY_CODE_BUCKETS (1u << PY_CODE_BUCKETS_LOG2)
 
 struct py_code_cached {
 	__u64 code, proc_id;
@@ -72,11 +74,16 @@ struct py_code_cached {
 	__u32 counter, _pad;
 };
 
+struct py_code_bucket {
+	struct py_code_cached way[2];
+	__u32 older, _pad;                   /* the way a new entry takes */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PY_CODE_CACHE);
+	__uint(max_entries, PY_CODE_BUCKETS);
 	__type(key, __u32);
-	__type(value, struct py_code_cached);
+	__type(value, struct py_code_bucket);
 } py_code_cache SEC(".maps");
 
 static __always_inline __u64 read_ptr(__u64 addr)
@@ -351,9 +358,11 @@ static __always_inline void read_code_counter(struct py_walk *w, const struct py
 		w->counter = counter;
 }
 
-static __always_inline struct py_code_cached *cached_check(struct py_walk *w, __u64 code)
+/* The bucket of code's address (Fibonacci hashing: nearby addresses, as a
+ * process allocates its code objects, spread over all buckets). */
+static __always_inline struct py_code_bucket *code_bucket(struct py_walk *w, __u64 code)
 {
-	__u32 slot = ((code >> 4) ^ (code >> 16)) & (PY_CODE_CACHE - 1);
+	__u32 slot = (code * 0x9e3779b97f4a7c15ULL) >> (64 - PY_CODE_BUCKETS_LOG2);
 
 	return w->counter ? bpf_map_lookup_elem(&py_code_cache, &slot) : NULL;
 }
@@ -371,6 +380,7 @@ static __always_inline bool cache_holds(const struct py_walk *w, const struct py
 static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 {
 	struct py_code_seen *seen = &w->ps->seen[(code >> 4) & (PY_CODES_SEEN - 1)];
+	struct py_code_bucket *b;
 	struct py_code_cached *c;
 	__u64 check = 0;
 
@@ -378,16 +388,18 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 		w->ps->code_known++;
 		return seen->check;
 	}
-	c = cached_check(w, code);
-	if (cache_holds(w, c, code)) {
+	b = code_bucket(w, code);
+	if (b && (cache_holds(w, &b->way[0], code) || cache_holds(w, &b->way[1], code))) {
 		w->ps->code_known++;
-		check = c->check;
+		check = cache_holds(w, &b->way[0], code) ? b->way[0].check : b->way[1].check;
 	} else {
 		w->ps->code_reads++;
 		if (!read_window(w->ps->code, CT_PY_CODE_CHUNK, code + w->pp->code_read_off,
 				 w->pp->code_read_len))
 			check = code_check(w);
-		if (c && check) {
+		if (b && check) {
+			c = &b->way[b->older & 1];
+			b->older ^= 1;
 			c->code = code;
 			c->proc_id = w->pp->proc_id;
 			c->scope = w->scope;

@@ -173,7 +173,7 @@ static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
 	s->rodata->stack_bytes = o->stack_bytes;
 	s->rodata->py_frames = o->py_stack;
 	/* Without Python frames the per-CPU cache of code objects' checks
-	 * (160 KiB a CPU) and the prefetch ring are never used. */
+	 * (180 KiB a CPU) and the prefetch ring are never used. */
 	if (!o->py_stack) {
 		bpf_map__set_max_entries(s->maps.py_code_cache, 1);
 		bpf_map__set_max_entries(s->maps.py_rb, (uint32_t)getpagesize());
