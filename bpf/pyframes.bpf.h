@@ -374,6 +374,31 @@ static __always_inline bool cache_holds(const struct py_walk *w, const struct py
 	       c->counter == w->counter;
 }
 
+/* The check bucket b keeps for code, 0: none (a check kept is never 0). */
+static __always_inline __u64 kept_check(const struct py_walk *w, const struct py_code_bucket *b,
+					__u64 code)
+{
+	if (b && cache_holds(w, &b->way[0], code))
+		return b->way[0].check;
+	if (b && cache_holds(w, &b->way[1], code))
+		return b->way[1].check;
+	return 0;
+}
+
+/* Keeps code's check in b, in place of the older of its two. */
+static __always_inline void keep_check(struct py_walk *w, struct py_code_bucket *b, __u64 code,
+				       __u64 check)
+{
+	struct py_code_cached *c = &b->way[b->older & 1];
+
+	b->older ^= 1;
+	c->code = code;
+	c->proc_id = w->pp->proc_id;
+	c->scope = w->scope;
+	c->counter = w->counter;
+	c->check = check;
+}
+
 /* The check of the code object at code: from this walk's last read of it,
  * from an earlier call's while no code object was made since, else read
  * now (0: it could not be read). */
@@ -381,31 +406,23 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 {
 	struct py_code_seen *seen = &w->ps->seen[(code >> 4) & (PY_CODES_SEEN - 1)];
 	struct py_code_bucket *b;
-	struct py_code_cached *c;
-	__u64 check = 0;
+	__u64 check;
 
 	if (seen->code == code) {
 		w->ps->code_known++;
 		return seen->check;
 	}
 	b = code_bucket(w, code);
-	if (b && (cache_holds(w, &b->way[0], code) || cache_holds(w, &b->way[1], code))) {
+	check = kept_check(w, b, code);
+	if (check) {
 		w->ps->code_known++;
-		check = cache_holds(w, &b->way[0], code) ? b->way[0].check : b->way[1].check;
 	} else {
 		w->ps->code_reads++;
 		if (!read_window(w->ps->code, CT_PY_CODE_CHUNK, code + w->pp->code_read_off,
 				 w->pp->code_read_len))
 			check = code_check(w);
-		if (b && check) {
-			c = &b->way[b->older & 1];
-			b->older ^= 1;
-			c->code = code;
-			c->proc_id = w->pp->proc_id;
-			c->scope = w->scope;
-			c->counter = w->counter;
-			c->check = check;
-		}
+		if (b && check)
+			keep_check(w, b, code, check);
 	}
 	seen->code = code;
 	seen->check = check;
