@@ -7,6 +7,7 @@ what it submitted (launches with grid, block and shared memory, copies with
 size and addresses, semaphore releases), in text, JSON and with -w/-r; a
 hostile ring must leave the capture standing and be reported."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -135,7 +136,11 @@ with open(js, "w") as f:
     f.write(run([CUDATRACE, "-r", tr4, "--json"]).stdout)
 chk = run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "gpu",
                                         "gpuwork_check.py"), "tie", js])
-t.ok(chk.returncode == 0 and chk.stdout.startswith("tie PASS certain 6 unknown "),
+# 6 spaced launches are certain; the raced one is certain or unknown, by
+# where a poll fell (as the check above allows).
+m = re.match(r"tie PASS certain (\d+) unknown (\d+) none 0 wrong 0", chk.stdout)
+t.ok(chk.returncode == 0 and m and int(m.group(1)) >= 6 and
+     int(m.group(1)) + int(m.group(2)) == 7,
      "each tie agrees with the calls and the window (gpuwork_check.py tie)", chk.stdout)
 
 # 2c. -p on a process whose channel was made before the capture: its
