@@ -352,6 +352,18 @@ uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t 
 	return total;
 }
 
+uint64_t ct_bpf_counter_total(const struct cudatrace_bpf *s, uint32_t which)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *percpu, total;
+
+	if (ncpu <= 0 || !(percpu = calloc((size_t)ncpu, sizeof(*percpu))))
+		return 0;
+	total = ct_bpf_counter(s, which, percpu, ncpu);
+	free(percpu);
+	return total;
+}
+
 void ct_bpf_unload(struct cudatrace_bpf *s)
 {
 	/* Everything is written: the kernel's slow detaching of perf

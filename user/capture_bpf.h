@@ -39,6 +39,9 @@ struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s);
 uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t *percpu,
 			int ncpu);
 
+/* The same summed, where no CPU's own value is wanted. */
+uint64_t ct_bpf_counter_total(const struct cudatrace_bpf *s, uint32_t which);
+
 /* Detaches (in the background where it can: detach.c) and frees; NULL is
  * fine. */
 void ct_bpf_unload(struct cudatrace_bpf *s);

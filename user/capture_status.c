@@ -58,17 +58,12 @@ static void report_stacks(const struct ct_capture *c)
 /* How the kernel checked the frames' code objects: read, or known. */
 static void report_code_checks(const struct ct_capture *c)
 {
-	uint64_t scratch[1024];
-	int ncpu = libbpf_num_possible_cpus();
-
-	if (ncpu > 1024)
-		return;
 	fprintf(stderr, "cudatrace: Python: %llu code objects read to check them, %llu known "
 			"(read before, no code object made since); %llu frames read alone "
 			"(not in the data stack's copy)\n",
-		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_READ, scratch, ncpu),
-		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_CODE_KNOWN, scratch, ncpu),
-		(unsigned long long)ct_bpf_counter(c->skel, CT_CNT_PY_FRAME_ALONE, scratch, ncpu));
+		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_READ),
+		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_KNOWN),
+		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_ALONE));
 }
 
 /* --py-stack: the Python frames named. */

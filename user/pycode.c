@@ -52,9 +52,8 @@ static bool of_type(const struct ct_pycode *c, const uint8_t *obj, uint64_t type
  * Whether the object whose header (its first len bytes, no byte past it)
  * was read into head is still the same one: the header read again after
  * its contents, equal from the type on (the reference count moves in a
- * live object).  A process frees
- * and reuses memory while we read it; an object freed and its memory
- * reused in between has another header.
+ * live object).  A process frees and reuses memory while we read it; an
+ * object freed and its memory reused in between has another header.
  */
 static bool unchanged(const struct ct_pycode *c, uint64_t addr, const uint8_t *head, size_t len)
 {
