@@ -225,6 +225,64 @@ PIECE(ring_dynptr)
 	}
 }
 
+/*
+ * -k's stack copy, in parts: STACK bytes from the caller's stack pointer
+ * into a per-CPU buffer; a ring record of that size reserved, its head
+ * written, submitted (no copy); and the copy straight into such a record.
+ */
+#define STACK 4096
+
+struct stack_buf {
+	__u8 data[STACK];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} stack_scratch SEC(".maps");
+
+PIECE(stack_scratch_4k)
+{
+	__u32 zero = 0;
+	struct stack_buf *b = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	if (b)
+		bpf_probe_read_user(b->data, STACK, (void *)current_user_regs()->sp);
+}
+
+PIECE(stack_ring_only_4k)
+{
+	struct bpf_dynptr d;
+	volatile __u32 n = STACK;
+
+	if (!bpf_ringbuf_reserve_dynptr(&rb, n, 0, &d)) {
+		__u64 *head = bpf_dynptr_data(&d, 0, 8);
+
+		if (head)
+			*head = 1;
+		bpf_ringbuf_submit_dynptr(&d, BPF_RB_NO_WAKEUP);
+	} else {
+		bpf_ringbuf_discard_dynptr(&d, 0);
+	}
+}
+
+PIECE(stack_ring_4k)
+{
+	struct bpf_dynptr d;
+	volatile __u32 n = STACK;
+
+	if (!bpf_probe_read_user_dynptr)
+		return;
+	if (!bpf_ringbuf_reserve_dynptr(&rb, n, 0, &d)) {
+		bpf_probe_read_user_dynptr(&d, 0, n, (void *)current_user_regs()->sp);
+		bpf_ringbuf_submit_dynptr(&d, BPF_RB_NO_WAKEUP);
+	} else {
+		bpf_ringbuf_discard_dynptr(&d, 0);
+	}
+}
+
 /* One entry's work as cudatrace does it now: walk, time, name, copies, record. */
 PIECE(entry_now)
 {

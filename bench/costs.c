@@ -26,7 +26,8 @@
 
 static const char *const pieces[] = {
 	"guard", "ktime", "comm", "comm_direct", "fd_walk", "read_small", "read_both", "task_storage",
-	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "entry_now",
+	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "stack_scratch_4k",
+	"stack_ring_only_4k", "stack_ring_4k", "entry_now",
 	"exit_raw", "exit_task_work",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))

@@ -5,7 +5,8 @@
 with --py-stack and with -k, alternating, REPS times.  For each run: the
 loop's wall ns per call, and the BPF programs' own ns per call (their
 run_time_ns from the tracer's fdinfo, kernel.bpf_stats_enabled, summed over
-all programs, divided by N).  Prints one line per run and the medians, with
+all programs, read by the loop before and after its timed calls: start-up
+and warm-up are not in it; divided by N).  Prints one line per run and the medians, with
 the difference to plain tracing.
 
   py_costs.py --ct CUDATRACE --python PYTHON (--device FILE | --torch)
@@ -15,7 +16,15 @@ the difference to plain tracing.
 traced is always measured, as the base of the differences.  --compare
 OTHER adds OTHER's run of each traced mode (MODE-other), in turn with the
 others, for a before/after figure taken in one run.  --depths takes N (one
-recursive function N deep) and Nd (N + 1 functions of their own)."""
+recursive function N deep) and Nd (N + 1 functions of their own).
+
+--pace RATE runs the timed loops at RATE calls a second: the capture
+keeps up, as it does for real programs, and the figures are what each call
+costs then; wall is then the calls' own time, without the pacing's waits.
+Unpaced, a capture that falls behind (-k unwinds each stack) makes the
+kernel wake it at every record once half its ring is queued, which the
+traced thread pays for, or loses records, which cost nothing: a row with
+records lost is marked, its figures are not a cost."""
 import argparse
 import os
 import re
@@ -64,9 +73,8 @@ def run(a, mode, depth, out, rate=0):
     if mode is None:
         p = subprocess.run(["sh", "-c", loop], capture_output=True, text=True)
         return p.stdout, ""
-    # The loop's shell reads its parent's (the tracer's) BPF program fds.
-    script = loop + """; for f in /proc/$PPID/fdinfo/*; do
-        grep -q '^run_cnt' $f 2>/dev/null && grep -E '^run_time_ns' $f; done"""
+    # The loop reads its tracer's BPF time around the timed loop alone.
+    script = "PYLOOP_TRACER_PID=$PPID " + loop
     args = [mode[0] or a.ct] + mode[1:] + ["-w", out]
     if not a.torch:
         args += ["--device", a.device]
@@ -74,11 +82,11 @@ def run(a, mode, depth, out, rate=0):
     return p.stdout, p.stderr
 
 
-def parse(stdout, stderr, calls):
-    m = re.search(r"ns_per_call ([\d.]+)", stdout)
-    bpf = sum(int(x) for x in re.findall(r"run_time_ns:\s+(\d+)", stdout))
+def parse(stdout, stderr, calls, paced=False):
+    m = re.search(r"call_ns ([\d.]+)" if paced else r"ns_per_call ([\d.]+)", stdout)
+    bpf = re.search(r"bpf_ns ([\d.]+)", stdout)
     lost = re.search(r"(\d+) lost", stderr)
-    return (float(m.group(1)) if m else float("nan"), bpf / calls,
+    return (float(m.group(1)) if m else float("nan"), float(bpf.group(1)) if bpf else 0.0,
             int(lost.group(1)) if lost else 0)
 
 
@@ -93,6 +101,8 @@ def main():
     ap.add_argument("--depths", default="0,30,30d")
     ap.add_argument("--modes", default=",".join(m for m, _ in MODES))
     ap.add_argument("--compare", help="another cudatrace, whose -k is measured too")
+    ap.add_argument("--pace", type=int, default=0,
+                    help="calls/s of the timed loops (0: as fast as they go)")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
@@ -106,14 +116,15 @@ def main():
             for rep in range(a.reps):
                 for depth in depths:
                     for name, mode in modes:
-                        wall, bpf, lost = parse(*run(a, mode, depth, out), a.calls)
+                        wall, bpf, lost = parse(*run(a, mode, depth, out, a.pace), a.calls,
+                                                bool(a.pace))
                         res.setdefault((name, depth), []).append((wall, bpf, lost))
                         print("py-cost rep=%d depth=%s mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
                               % (rep + 1, depth, name, wall, bpf, lost))
     finally:
         stats_on(old == "1")
-    print("py-cost medians over %d reps, %d calls (delta: over plain tracing):" %
-          (a.reps, a.calls))
+    print("py-cost medians over %d reps, %d calls%s (delta: over plain tracing):" %
+          (a.reps, a.calls, " at %d/s (wall: the calls' own time)" % a.pace if a.pace else ""))
     for depth in depths:
         base = res[("traced", depth)]
         bw = statistics.median(x[0] for x in base)
@@ -122,8 +133,10 @@ def main():
             v = res[(name, depth)]
             w = statistics.median(x[0] for x in v)
             b = statistics.median(x[1] for x in v)
+            lost = max(x[2] for x in v)
             print("  depth %3s %-14s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
-                  "lost max %d" % (depth, name, w, w - bw, b, b - bb, max(x[2] for x in v)))
+                  "lost max %d%s" % (depth, name, w, w - bw, b, b - bb, lost,
+                                     "  (records lost: not a cost)" if lost else ""))
     if a.rate:
         with tempfile.TemporaryDirectory() as tmp:
             for name, mode in [m for m in modes if m[1] is not None]:

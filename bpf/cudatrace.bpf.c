@@ -21,7 +21,7 @@ const volatile bool follow_forks = true;
 const volatile bool filter_cgroup = false; /* --cgroup: only tasks under cgroup_map[0] */
 const volatile bool filter_comm = false; /* --comm: only threads named in traced_comms */
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
-const volatile __u64 wakeup_bytes = 0;   /* wake the reader past this much data */
+const volatile __u64 wakeup_bytes = 0;   /* wake the reader each time this much more is queued */
 const volatile __u64 file_id_key = 0;    /* random per capture: file ids are not addresses */
 /* The running driver's struct offsets (bpf/nvlayout.h); all slots unused until filled. */
 const volatile struct ct_bpf_layout nvl = {};
@@ -224,13 +224,34 @@ static __always_inline void count(__u32 which)
 	count_n(which, 1);
 }
 
+/*
+ * Whether a record of size bytes wakes the reader (wakeup_bytes is a
+ * quarter of the ring):
+ * - when it carries the data queued past a multiple of wakeup_bytes: once
+ *   for every quarter queued, not at every record.  A reader a little
+ *   behind is awake and gains nothing from more, and each wakeup is an
+ *   interrupt that the traced thread pays for (1-5 us: with a reader
+ *   behind on -k's stacks, it was most of what -k cost).  Two CPUs may
+ *   cross a mark together unseen; the next mark, or the reader's own poll
+ *   (100 ms), wakes it then;
+ * - at every record once half the ring is queued: the reader is far
+ *   behind, and what the wakeups cost the traced threads slows them
+ *   towards its pace (the one brake BPF has), before the ring overflows.
+ */
+static __always_inline __u64 wake_flags(__u64 size)
+{
+	__u64 queued = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	if (!wakeup_bytes || queued >= 2 * wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	size += BPF_RINGBUF_HDR_SZ;
+	return queued / wakeup_bytes != (queued + size) / wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+								       : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit(void *data, __u64 size)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&rb, data, size, flags))
+	if (bpf_ringbuf_output(&rb, data, size, wake_flags(size)))
 		count(CT_CNT_LOST);
 }
 

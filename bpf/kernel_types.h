@@ -54,6 +54,10 @@ enum {
 	BPF_RB_AVAIL_DATA = 0,
 };
 
+enum {
+	BPF_RINGBUF_HDR_SZ = 8,   /* what each ring record takes before its data */
+};
+
 /* An opaque handle on a ring record (bpf_ringbuf_reserve_dynptr), uapi layout. */
 struct bpf_dynptr {
 	__u64 __opaque[2];

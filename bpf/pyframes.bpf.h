@@ -527,7 +527,9 @@ static __noinline void send_pystack(__u64 ts)
 	if (w.ps->frames_alone)
 		count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
 	/* Frames this thread did not send last time may name code objects the
-	 * capture has not read: have them read now, while the process lives. */
+	 * capture has not read: have them read now, while the process lives.
+	 * The prefetch ring wakes its reader only when it has read all before
+	 * (flags 0): one that is still reading comes to this record anyway. */
 	if (t && t->last_stack != w.hash) {
 		t->last_stack = w.hash;
 		prefetch = true;
@@ -538,7 +540,7 @@ static __noinline void send_pystack(__u64 ts)
 		return;
 	w.ps->rec.h.size = size;
 	if (prefetch)
-		bpf_ringbuf_output(&py_rb, w.ps, size, BPF_RB_FORCE_WAKEUP);
+		bpf_ringbuf_output(&py_rb, w.ps, size, 0);
 	emit(w.ps, size);
 }
 

@@ -181,13 +181,10 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
  */
 static __noinline void send_stack(__u64 ts)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
 	struct page_walk w = { .sp = current_user_regs()->sp };
 	struct ct_stack *rec;
 	__u32 why = 0, size;
 
-	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
 	w.n = stack_span(w.sp, &why);
 	if (w.n > stack_bytes)
 		w.n = stack_bytes;
@@ -209,7 +206,7 @@ static __noinline void send_stack(__u64 ts)
 	fill_stack_head(rec, ts, size);
 	rec->flags = why;
 	rec->size = w.n;
-	bpf_ringbuf_submit_dynptr(&w.rec, flags);
+	bpf_ringbuf_submit_dynptr(&w.rec, wake_flags(size));
 }
 
 /*

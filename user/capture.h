@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
+
 #include "capture_targets.h"
 #include "devices.h"
 #include "gpuwork_before.h"
@@ -47,13 +49,5 @@ struct ct_capture {
 	struct ct_metrics_http *http;
 	uint64_t lost_read_ns;       /* when the lost count was last given to it */
 };
-
-static inline uint64_t ct_now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #endif

@@ -46,9 +46,9 @@ static void report_stacks(const struct ct_capture *c)
 {
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
-	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms of CPU\n",
+	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
-		(double)us->cpu_ns / 1e6);
+		(double)us->busy_ns / 1e6);
 	if (us->holes)
 		fprintf(stderr, "cudatrace: %llu stacks held pages never touched, "
 			"read page by page (as zeros)\n", (unsigned long long)us->holes);
@@ -73,11 +73,11 @@ static void report_python(const struct ct_capture *c)
 
 	fprintf(stderr, "cudatrace: Python: %llu process%s, %llu stacks (%llu frames, %llu "
 			"unnamed; %llu calls from threads without Python; %llu new stacks "
-			"read at once) named in %.1f ms of CPU\n",
+			"read at once) named in %.1f ms\n",
 		(unsigned long long)ps->procs, ps->procs == 1 ? "" : "es",
 		(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
 		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
-		(unsigned long long)ps->prefetched, (double)ps->cpu_ns / 1e6);
+		(unsigned long long)ps->prefetched, (double)ps->busy_ns / 1e6);
 	report_code_checks(c);
 }
 

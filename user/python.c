@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "codemaps.h"
 #include "idmap.h"
 #include "pyabi.h"
@@ -378,12 +379,14 @@ static void count_stack(struct ct_python *p, const struct ct_pystack *s)
 	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
 }
 
-static uint64_t thread_cpu_ns(void)
+/*
+ * The time a step takes, on the monotonic clock: read in user space (vDSO).
+ * A thread's CPU clock is a system call, and the capture timed each stack
+ * with two: on a VM with costly system calls, most of its time per stack.
+ */
+static uint64_t step_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ct_now_ns(CLOCK_MONOTONIC);
 }
 
 /* A raw stack from the kernel (checked by ct_record_check) -> CT_REC_PYFRAMES. */
@@ -394,7 +397,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
 	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
 	char *strings = (char *)(fr + s->nframes);   /* the table follows the frames */
-	uint64_t t0 = thread_cpu_ns();
+	uint64_t t0 = step_clock_ns();
 	struct ct_pyframes *same = repeat(p, s);
 
 	if (same) {
@@ -403,7 +406,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 		same->h.size = (uint32_t)(sizeof(*same) + s->nframes * sizeof(*fr) + same->strings_size);
 		count_stack(p, s);
 		p->sink(p->ctx, &same->h);
-		p->st.cpu_ns += thread_cpu_ns() - t0;
+		p->st.busy_ns += step_clock_ns() - t0;
 		return;
 	}
 	p->b.strings_size = 0;
@@ -420,7 +423,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	count_stack(p, s);
 	p->sink(p->ctx, &r->h);
 	remember(p, s, r);
-	p->st.cpu_ns += thread_cpu_ns() - t0;
+	p->st.busy_ns += step_clock_ns() - t0;
 }
 
 static bool take_locked(struct ct_python *p, const struct ct_rec *r)

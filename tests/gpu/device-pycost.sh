@@ -4,7 +4,7 @@
 # $C (default .carry/python: cudatrace-static, cudatrace-old).  Then, with
 # NEW only: the loss check at 20,000 calls/s, code churn (never a wrong
 # name), allocations charged to their lines, PyTorch training coverage.
-# Everything it writes goes to $OUT.
+# ONLY=cost stops after the cost figures.  Everything it writes goes to $OUT.
 set -u
 C=${C:-$(pwd)/.carry/python}
 O=${OUT:-/tmp/out}
@@ -24,10 +24,17 @@ mkdir -p "$W" "$O"
 } > "$O/env.txt" 2>&1
 cat "$O/env.txt"
 
-# 1. Cost per call, both builds in turn.
+# 1. Cost per call, both builds in turn, at 20,000 calls/s: the capture
+# keeps up (nothing lost), as for a real program.
 python3 bench/py_costs.py --ct "$NEW" --compare "$OLD" --python python3 --torch \
 	--calls "${N:-20000}" --reps "${REPS:-3}" --depths "${DEPTHS:-0,30,30d}" \
-	--modes py-stack,k --rate 0 | tee "$O/cost.txt" | tail -n 16
+	--modes py-stack,k --pace 20000 --rate 0 | tee "$O/cost.txt" | tail -n 16
+# 1b. As fast as the loop goes, once: -k's capture falls behind, and the
+# kernel's wakeups slow the traced thread, or records are lost.
+python3 bench/py_costs.py --ct "$NEW" --compare "$OLD" --python python3 --torch \
+	--calls "${N:-20000}" --reps 1 --depths 0,30d --modes k --rate 0 | tee "$O/unpaced.txt" |
+	tail -n 6
+[ "${ONLY:-}" = cost ] && exit 0
 
 # 2. The loss check of NEW at 20,000 calls/s.
 python3 bench/py_costs.py --ct "$NEW" --python python3 --torch --calls 20000 --reps 1 \

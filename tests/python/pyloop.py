@@ -3,7 +3,10 @@
 Python frames per call (bench/py_costs.py).  Stand-in: libc's ioctl on
 DEVICE through ctypes (the GIL released, as PyTorch does); --torch:
 torch.cuda.mem_get_info (cudaMemGetInfo, one ioctl).  Prints:
-pyloop calls N depth D ns_per_call X
+pyloop calls N depth D ns_per_call X call_ns Y
+(Y: the calls alone, without the loop and the pacing's waits.)
+PYLOOP_TRACER_PID=PID adds bpf_ns Z: the BPF time of PID's programs
+(run_time_ns, with kernel.bpf_stats_enabled) per call of the timed loop.
 RATE (calls per second, optional): paced, for the loss check.
 DEPTH: N frames of one recursive function, or Nd: N functions of their own.
 Usage: pyloop.py (DEVICE | --torch) N DEPTH [RATE]"""
@@ -25,13 +28,19 @@ def make_call(target):
 
 
 def loop(call, n, rate=0):
-    t0 = time.perf_counter_ns()
+    """The loop's ns per call, and the calls' own (what pacing does not
+    dilute: clock reads around each call, the same in every mode)."""
+    clock = time.perf_counter_ns
+    t0 = clock()
     gap = 10**9 // rate if rate else 0
+    inside = 0
     for i in range(n):
-        while gap and time.perf_counter_ns() - t0 < i * gap:
+        while gap and clock() - t0 < i * gap:
             pass
+        t = clock()
         call()
-    return (time.perf_counter_ns() - t0) / n
+        inside += clock() - t
+    return (clock() - t0) / n, inside / n
 
 
 def at_depth(d, call, n, rate=0):
@@ -49,10 +58,30 @@ def distinct_chain(d):
     return lambda _d, call, n, rate=0: scope["f0"](call, n, rate)
 
 
+def bpf_ns(pid):
+    """The BPF programs' time so far (run_time_ns, kernel.bpf_stats_enabled)
+    summed over the programs whose fds process pid holds (the tracer's)."""
+    total = 0
+    for fd in os.listdir("/proc/%d/fdinfo" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                info = f.read()
+        except OSError:
+            continue
+        for line in info.splitlines():
+            if line.startswith("run_time_ns:"):
+                total += int(line.split()[1])
+    return total
+
+
 call = make_call(sys.argv[1])
 n, arg = int(sys.argv[2]), sys.argv[3]
 depth = int(arg.rstrip("d"))
 run_at = distinct_chain(depth) if arg.endswith("d") else at_depth
 rate = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 run_at(depth, call, min(n, 2000))        # warm up
-print("pyloop calls %d depth %s ns_per_call %.1f" % (n, arg, run_at(depth, call, n, rate)))
+tracer = int(os.environ.get("PYLOOP_TRACER_PID", "0"))
+bpf0 = bpf_ns(tracer) if tracer else 0
+loop_ns, call_ns = run_at(depth, call, n, rate)
+bpf = " bpf_ns %.1f" % ((bpf_ns(tracer) - bpf0) / n) if tracer else ""
+print("pyloop calls %d depth %s ns_per_call %.1f call_ns %.1f%s" % (n, arg, loop_ns, call_ns, bpf))
