@@ -278,17 +278,18 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 	if (start_readers(c))
 		return -1;
 	emit_attach_records(c);
-	/* The command was forked before this: it keeps the privileges it had. */
-	err = ct_drop_privileges();
-	if (err)
-		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
-			strerror(-err));
+	/* Before the drop: the thread raises its priority, then drops its own. */
 	if (c->python && (err = ct_python_start(c->python))) {
 		fprintf(stderr, "cudatrace: cannot start the Python frames thread: %s\n",
 			strerror(-err));
 		return -1;
 	}
-	return 0;
+	/* The command was forked before this: it keeps the privileges it had. */
+	err = ct_drop_privileges();
+	if (err)
+		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
+			strerror(-err));
+	return ct_sink_serve(c);
 }
 
 /* Scripts wait for this line before making the calls to capture; a

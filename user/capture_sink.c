@@ -102,8 +102,8 @@ static int open_trace_file(struct ct_capture *c)
 	return sink_meta(c);
 }
 
-/* --metrics: the series and the HTTP server, started while we still may
- * bind any port. */
+/* --metrics: the series, and the HTTP server's socket, bound while we
+ * still may bind any port (ct_sink_serve starts serving on it). */
 static int start_metrics(struct ct_capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -115,10 +115,15 @@ static int start_metrics(struct ct_capture *c)
 		fprintf(stderr, "cudatrace: out of memory\n");
 		return -1;
 	}
-	c->http = ct_metrics_http_start(c->metrics, o->metrics_addr);
+	c->http = ct_metrics_http_bind(c->metrics, o->metrics_addr);
 	if (!c->http)
 		return -1;
 	return 0;
+}
+
+int ct_sink_serve(struct ct_capture *c)
+{
+	return c->http ? ct_metrics_http_serve(c->http) : 0;
 }
 
 int ct_sink_open(struct ct_capture *c)

@@ -17,6 +17,9 @@ struct ct_capture;
 /* Opens what the options ask for (--metrics first, then the file or the
  * views) and sends the header record.  0, or -1 after saying why. */
 int ct_sink_open(struct ct_capture *c);
+/* --metrics: serve on the socket bound by ct_sink_open (after the drop of
+ * privileges: the server's threads take the starting thread's).  0 or -1. */
+int ct_sink_serve(struct ct_capture *c);
 /* One record to the file and the decoder.  A failed write is said once
  * and stops the capture (c->sink_error). */
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r);

@@ -78,6 +78,10 @@ static void report_python(const struct ct_capture *c)
 		(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
 		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
 		(unsigned long long)ps->prefetched, (double)ps->busy_ns / 1e6);
+	if (ps->unnamed && !ps->prefetch_realtime)
+		fprintf(stderr, "cudatrace: Python: the thread that reads new stacks' code objects "
+				"ran at ordinary priority (SCHED_FIFO needs root or CAP_SYS_NICE): "
+				"on a busy machine a process may exit before its last frames are read\n");
 	report_code_checks(c);
 }
 

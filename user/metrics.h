@@ -67,10 +67,16 @@ int ct_metrics_addr_parse(const char *s, struct ct_metrics_addr *a);
 /* The URL to give for it once bound to port: a wildcard names loopback. */
 void ct_metrics_addr_url(const struct ct_metrics_addr *a, uint16_t port, char *buf, size_t n);
 
-/* The HTTP server (metrics_http.c): serves GET /metrics on addr (parsed
- * already: see ct_metrics_addr_parse).  NULL after saying why on stderr. */
+/*
+ * The HTTP server (metrics_http.c) of GET /metrics on addr, in two steps:
+ * bind, while the capture may still bind any port (NULL after saying why on
+ * stderr), then serve, once it has dropped its privileges: the server's
+ * threads take the credentials of the thread that starts them, and a
+ * thread's capabilities are its own (0, or -1 after saying why).
+ */
 struct ct_metrics_http;
-struct ct_metrics_http *ct_metrics_http_start(struct ct_metrics *m, const char *addr);
+struct ct_metrics_http *ct_metrics_http_bind(struct ct_metrics *m, const char *addr);
+int ct_metrics_http_serve(struct ct_metrics_http *h);
 /* Where it serves, for people ("http://127.0.0.1:9400/metrics"). */
 const char *ct_metrics_http_url(const struct ct_metrics_http *h);
 void ct_metrics_http_stop(struct ct_metrics_http *h);

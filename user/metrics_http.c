@@ -8,11 +8,16 @@
  * printed.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 #include "deadlines.h"
@@ -21,12 +26,15 @@
 #define MAX_CONNECTIONS 512u     /* epoll: no FD_SETSIZE bound */
 #define MAX_PER_ADDRESS 8u       /* one client cannot take them all */
 #define IDLE_TIMEOUT_S  10u
+#define LISTEN_BACKLOG  SOMAXCONN   /* as the library listens */
 
 struct ct_metrics_http {
 	struct MHD_Daemon *daemon;
 	struct ct_metrics *m;
 	struct ct_deadlines *heads;
 	_Atomic int serving;     /* 0 while starting: the library's words are kept */
+	int listen_fd;           /* bound before the capture drops its privileges */
+	int family;
 	char start_error[160];
 	char url[128];
 };
@@ -139,16 +147,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return reply(conn, MHD_HTTP_OK, body, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
-static struct MHD_Daemon *start_daemon(struct ct_metrics_http *h, const struct ct_metrics_addr *a)
+static struct MHD_Daemon *start_daemon(struct ct_metrics_http *h)
 {
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 
-	if (a->ss.ss_family == AF_INET6)
+	if (h->family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				/* first, or the library logs some itself */
 				MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
-				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&a->ss,
+				MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,
@@ -156,35 +164,78 @@ static struct MHD_Daemon *start_daemon(struct ct_metrics_http *h, const struct c
 				MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, MHD_OPTION_END);
 }
 
-struct ct_metrics_http *ct_metrics_http_start(struct ct_metrics *m, const char *addr)
+/* A socket listening on a, or -errno.  IPv6 only on an IPv6 address, as
+ * the library's own socket would be. */
+static int listen_on(const struct ct_metrics_addr *a)
+{
+	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
+	    (a->ss.ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on))) ||
+	    bind(fd, (const struct sockaddr *)&a->ss, a->len) || listen(fd, LISTEN_BACKLOG)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+struct ct_metrics_http *ct_metrics_http_bind(struct ct_metrics *m, const char *addr)
 {
 	struct ct_metrics_http *h = calloc(1, sizeof(*h));
-	const union MHD_DaemonInfo *di;
 	struct ct_metrics_addr a;
 
-	if (!h)
+	if (!h) {
+		fprintf(stderr, "cudatrace: out of memory\n");
 		return NULL;
+	}
 	h->m = m;
-	if (ct_metrics_addr_parse(addr, &a) ||
-	    !(h->heads = ct_deadlines_start(CT_METRICS_HEAD_DEADLINE_S * 1000, on_head_late, h))) {
-		fprintf(stderr, "cudatrace: --metrics %s: %s\n", addr, h->heads ? "not ADDR:PORT" :
-			"out of memory");
+	if (ct_metrics_addr_parse(addr, &a)) {
+		fprintf(stderr, "cudatrace: --metrics %s: not ADDR:PORT\n", addr);
 		free(h);
 		return NULL;
 	}
-	h->daemon = start_daemon(h, &a);
-	if (!h->daemon) {
+	h->listen_fd = listen_on(&a);
+	if (h->listen_fd < 0) {
 		fprintf(stderr, "cudatrace: --metrics %s: cannot listen there (%s); give another "
-				"address or port\n", addr,
-			h->start_error[0] ? h->start_error : "the HTTP server did not start");
-		ct_deadlines_stop(h->heads);
+				"address or port\n", addr, strerror(-h->listen_fd));
 		free(h);
 		return NULL;
+	}
+	h->family = a.ss.ss_family;
+	ct_metrics_addr_url(&a, bound_port(h->listen_fd), h->url, sizeof(h->url));
+	return h;
+}
+
+int ct_metrics_http_serve(struct ct_metrics_http *h)
+{
+	h->heads = ct_deadlines_start(CT_METRICS_HEAD_DEADLINE_S * 1000, on_head_late, h);
+	if (h->heads)
+		h->daemon = start_daemon(h);
+	if (!h->daemon) {
+		fprintf(stderr, "cudatrace: --metrics %s: the HTTP server did not start (%s)\n",
+			h->url, !h->heads ? "out of memory" :
+			h->start_error[0] ? h->start_error : "no reason given");
+		return -1;
 	}
 	atomic_store(&h->serving, 1);
-	di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	ct_metrics_addr_url(&a, di ? di->port : 0, h->url, sizeof(h->url));
-	return h;
+	return 0;
 }
 
 const char *ct_metrics_http_url(const struct ct_metrics_http *h)
@@ -196,7 +247,10 @@ void ct_metrics_http_stop(struct ct_metrics_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->daemon);
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon);   /* closes the socket it was given */
+	else
+		close(h->listen_fd);
 	ct_deadlines_stop(h->heads);
 	free(h);
 }

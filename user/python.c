@@ -2,7 +2,11 @@
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +15,7 @@
 #include "clock.h"
 #include "codemaps.h"
 #include "idmap.h"
+#include "privs.h"
 #include "pyabi.h"
 #include "pycode.h"
 #include "pyelf.h"
@@ -45,6 +50,8 @@ struct ct_python {
 	pthread_mutex_t lock;
 	pthread_t thread;
 	bool thread_started;
+	sem_t started;               /* posted once the thread dropped its privileges */
+	int drop_err;
 	volatile bool stop;
 	struct ring_buffer *prefetch_rb;
 	ct_python_sink sink;
@@ -479,13 +486,47 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/*
+ * The prefetch thread runs before ordinary threads (SCHED_FIFO, lowest
+ * priority) where the capture may (root, CAP_SYS_NICE): a short script's
+ * last call is followed by its exit within milliseconds, and on a loaded
+ * machine a woken thread of ordinary priority can wait longer than that
+ * for a CPU; its code objects are then gone before they are read, and the
+ * call's frames unnamed.  It reads a few code objects per new stack and
+ * sleeps; the kernel's real-time throttling bounds it anyway.
+ */
+static void run_before_ordinary_threads(struct ct_python *p)
+{
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
+
+	p->st.prefetch_realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+}
+
+/* Started before the capture drops its privileges (CAP_SYS_NICE is needed
+ * above), it drops its own: a thread's capabilities are its own. */
 static void *prefetch_main(void *arg)
 {
 	struct ct_python *p = arg;
 
+	run_before_ordinary_threads(p);
+	p->drop_err = ct_drop_privileges();
+	sem_post(&p->started);
 	while (!p->stop)
 		ring_buffer__poll(p->prefetch_rb, 100);
 	return NULL;
+}
+
+/* Priority inheritance: the main loop holding the lock runs at the
+ * prefetch thread's priority while that one waits for it. */
+static void init_lock(pthread_mutex_t *lock)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	if (pthread_mutex_init(lock, &a))
+		pthread_mutex_init(lock, NULL);
+	pthread_mutexattr_destroy(&a);
 }
 
 struct ct_python *ct_python_new(const char *proc_root, int procs_map_fd, int prefetch_rb_fd,
@@ -499,7 +540,7 @@ struct ct_python *ct_python_new(const char *proc_root, int procs_map_fd, int pre
 	p->map_fd = procs_map_fd;
 	p->sink = sink;
 	p->ctx = ctx;
-	pthread_mutex_init(&p->lock, NULL);
+	init_lock(&p->lock);
 	p->b.buf = malloc(PYFRAMES_BUF);
 	p->prefetch_rb = ring_buffer__new(prefetch_rb_fd, on_prefetch, p, NULL);
 	if (!p->b.buf || !p->prefetch_rb) {
@@ -511,10 +552,20 @@ struct ct_python *ct_python_new(const char *proc_root, int procs_map_fd, int pre
 
 int ct_python_start(struct ct_python *p)
 {
-	int err = pthread_create(&p->thread, NULL, prefetch_main, p);
+	int err;
 
+	if (sem_init(&p->started, 0, 0))
+		return -errno;
+	err = pthread_create(&p->thread, NULL, prefetch_main, p);
 	p->thread_started = err == 0;
-	return -err;
+	if (err)
+		return -err;
+	while (sem_wait(&p->started) && errno == EINTR)
+		;
+	if (p->drop_err)
+		fprintf(stderr, "cudatrace: warning: the Python frames thread could not drop "
+				"privileges: %s\n", strerror(-p->drop_err));
+	return 0;
 }
 
 static void free_proc(uint64_t pid, void *val, void *ctx)
@@ -535,6 +586,7 @@ void ct_python_free(struct ct_python *p)
 	if (p->thread_started) {
 		p->stop = true;
 		pthread_join(p->thread, NULL);
+		sem_destroy(&p->started);
 	}
 	ring_buffer__free(p->prefetch_rb);
 	pthread_mutex_destroy(&p->lock);

@@ -39,6 +39,7 @@ struct ct_python_stats {
 	uint64_t no_tstate;      /* calls from threads with no Python thread state */
 	uint64_t prefetched;     /* new stacks read at once by the prefetch thread */
 	uint64_t busy_ns;        /* time spent naming (monotonic clock) */
+	bool prefetch_realtime;  /* the prefetch thread runs SCHED_FIFO */
 };
 const struct ct_python_stats *ct_python_stats(const struct ct_python *p);
 
