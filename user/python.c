@@ -216,7 +216,6 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	types.bytes = e.bytes_type ? e.bytes_type + m->bias : 0;
 	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v))
 		return;
-	v.proc_id = ++p->procs_seen;
 	/* A version with co_version but no per-interpreter counter (3.12)
 	 * counts in a global, found by its symbol where the file has them. */
 	if (abi.code_version != CT_PY_NONE && abi.interp_code_counter == CT_PY_NONE &&
@@ -225,6 +224,7 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	pr = get_proc(p, pid);
 	if (!pr || pr->found)
 		return;
+	v.proc_id = ++p->procs_seen;
 	if (bpf_map_update_elem(p->map_fd, &pid, &v, BPF_ANY))
 		return;
 	ct_pycode_init(&pr->code, (pid_t)pid, &abi, &types);
