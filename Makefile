@@ -69,7 +69,7 @@ FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
 CAPTURE_SRCS := $(wildcard user/capture*.c) user/detach.c user/heap_prefault.c user/unwind.c
 CAPTURE_SRCS += user/symbolize.c
-CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c user/pycode.c
+CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
 LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(COMPAT_SRCS) \

@@ -57,6 +57,8 @@ struct ct_pyabi {
 
 	/* Any object; bytes and str objects. */
 	uint32_t object_ob_type;             /* PyObject.ob_type */
+	uint32_t object_ob_refcnt;           /* PyObject.ob_refcnt: its low 32 bits count */
+	uint32_t object_ob_overflow;         /* 3.14+: PyObject.ob_overflow (u16), 0 in a live object */
 	uint32_t bytes_ob_size;              /* PyVarObject.ob_size of a bytes */
 	uint32_t bytes_ob_sval;              /* PyBytesObject.ob_sval */
 	uint32_t unicode_state;              /* PyASCIIObject.state */

@@ -49,6 +49,28 @@ static bool of_type(const struct ct_pycode *c, const uint8_t *obj, uint64_t type
 }
 
 /*
+ * Whether an object read from the process (its first bytes in obj) is
+ * alive.  The allocator that freed it wrote its free-list link over the
+ * first word, where the reference count is (pymalloc writes only that
+ * word: a freed code object otherwise reads as it was, names and check
+ * included, while its names' memory may hold other strings).  A live
+ * object counts in the low 32 bits (3.12+ saturate there; before, no count
+ * reaches 2^32), above them 0, or (3.14) ob_overflow 0 and ob_flags.  A
+ * link is NULL or an address in mmap'd memory, far above 2^32.
+ */
+static bool alive(const struct ct_pycode *c, const uint8_t *obj)
+{
+	const struct ct_pyabi *a = &c->abi;
+	uint64_t word = field_u64(obj, a->object_ob_refcnt);
+
+	if ((uint32_t)word == 0)
+		return false;
+	if (a->object_ob_overflow == CT_PY_NONE)
+		return word >> 32 == 0;
+	return (uint16_t)field_u64(obj, a->object_ob_overflow) == 0;
+}
+
+/*
  * Whether the object whose header (its first len bytes, no byte past it)
  * was read into head is still the same one: the header read again after
  * its contents, equal from the type on (the reference count moves in a
@@ -195,11 +217,12 @@ static void code_id(const struct ct_pycode *c, const uint8_t *obj, struct ct_py_
 }
 
 /*
- * The code object at addr, read whole; NULL when unreadable.  Its check is
- * taken after its names and line table are read: the process may free the
- * code object and reuse its memory meanwhile, and what was read is the
- * code object's only if the check of a read after it still matches the
- * kernel's (the caller compares).
+ * The code object at addr, read whole; NULL when unreadable or freed.  Its
+ * check is taken after its names and line table are read: the process may
+ * free the code object and reuse its memory meanwhile, and what was read is
+ * the code object's only if a read after it finds it still alive, with a
+ * check that still matches the kernel's (the caller compares).  Alive at
+ * both reads, it held its names all along.
  */
 static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 {
@@ -210,7 +233,7 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 
 	c->reads++;
 	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !of_type(c, obj, c->types.code) ||
-	    !(pc = calloc(1, sizeof(*pc)))) {
+	    !alive(c, obj) || !(pc = calloc(1, sizeof(*pc)))) {
 		c->read_fails++;
 		return NULL;
 	}
@@ -223,7 +246,7 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	if (a->code_code_adaptive != CT_PY_NONE)
 		pc->bytecode = addr + a->code_code_adaptive;
 	if (pc->file && pc->qualname && ct_pymem_read(c->pid, addr, again, sizeof(again)) == 0 &&
-	    of_type(c, again, c->types.code)) {
+	    of_type(c, again, c->types.code) && alive(c, again)) {
 		code_id(c, again, &id);
 		/* names read from other objects than the check's are not its names */
 		if (memcmp(&first, &id, sizeof(id)) == 0) {

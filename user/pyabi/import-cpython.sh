@@ -120,6 +120,9 @@ code_code|11-14|none|cpython/code.h|PyCodeObject.co_code is gone from 3.11 (co_c
 code_code_adaptive|10|none|cpython/code.h|PyCodeObject.co_code_adaptive is new in 3.11
 code_code_adaptive|11-14|offsetof(PyCodeObject, co_code_adaptive)|cpython/code.h|PyCodeObject.co_code_adaptive
 object_ob_type|10-14|offsetof(PyObject, ob_type)|object.h|PyObject.ob_type
+object_ob_refcnt|10-14|offsetof(PyObject, ob_refcnt)|object.h|PyObject.ob_refcnt
+object_ob_overflow|10-13|none|object.h|PyObject.ob_overflow is new in 3.14 (the count split: ob_refcnt, ob_overflow, ob_flags)
+object_ob_overflow|14|offsetof(PyObject, ob_overflow)|object.h|PyObject.ob_overflow
 bytes_ob_size|10-14|offsetof(PyBytesObject, ob_base.ob_size)|cpython/bytesobject.h|PyBytesObject.ob_base.ob_size
 bytes_ob_sval|10-14|offsetof(PyBytesObject, ob_sval)|cpython/bytesobject.h|PyBytesObject.ob_sval
 unicode_state|10-14|offsetof(PyASCIIObject, state)|cpython/unicodeobject.h|PyASCIIObject.state
