@@ -78,10 +78,13 @@ static void report_python(const struct ct_capture *c)
 		(unsigned long long)ps->stacks, (unsigned long long)ps->frames,
 		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
 		(unsigned long long)ps->prefetched, (double)ps->busy_ns / 1e6);
-	if (ps->unnamed && !ps->prefetch_realtime)
+	if (ps->unnamed && ps->prefetch_priority != CT_PREFETCH_REALTIME)
 		fprintf(stderr, "cudatrace: Python: the thread that reads new stacks' code objects "
-				"ran at ordinary priority (SCHED_FIFO needs root or CAP_SYS_NICE): "
-				"on a busy machine a process may exit before its last frames are read\n");
+				"ran %s: on a busy machine a process may exit before its last frames "
+				"are read\n", ps->prefetch_priority == CT_PREFETCH_NICE ?
+				"at a raised nice value, real time refused here (a cgroup without "
+				"real-time time)" :
+				"at ordinary priority (a higher one needs CAP_SYS_NICE)");
 	report_code_checks(c);
 }
 

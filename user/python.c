@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -488,18 +489,28 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 
 /*
  * The prefetch thread runs before ordinary threads (SCHED_FIFO, lowest
- * priority) where the capture may (root, CAP_SYS_NICE): a short script's
- * last call is followed by its exit within milliseconds, and on a loaded
- * machine a woken thread of ordinary priority can wait longer than that
- * for a CPU; its code objects are then gone before they are read, and the
- * call's frames unnamed.  It reads a few code objects per new stack and
- * sleeps; the kernel's real-time throttling bounds it anyway.
+ * priority) where the capture may (CAP_SYS_NICE, and real-time time in its
+ * cgroup): a short script's last call is followed by its exit within
+ * milliseconds, and on a loaded machine a woken thread of ordinary
+ * priority can wait longer than that for a CPU; its code objects are then
+ * gone before they are read, and the call's frames unnamed.  It reads a
+ * few code objects per new stack and sleeps; the kernel's real-time
+ * throttling bounds it anyway.  Where real time is refused (a container
+ * whose cgroup has none), a nice value of its own (a Linux thread has one)
+ * still puts it ahead of ordinary threads at wakeup.
  */
+#define PREFETCH_NICE (-10)
+
 static void run_before_ordinary_threads(struct ct_python *p)
 {
 	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
 
-	p->st.prefetch_realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+		p->st.prefetch_priority = CT_PREFETCH_REALTIME;
+	else if (setpriority(PRIO_PROCESS, (id_t)gettid(), PREFETCH_NICE) == 0)
+		p->st.prefetch_priority = CT_PREFETCH_NICE;
+	else
+		p->st.prefetch_priority = CT_PREFETCH_ORDINARY;
 }
 
 /* Started before the capture drops its privileges (CAP_SYS_NICE is needed

@@ -32,6 +32,13 @@ void ct_python_scan(struct ct_python *p, uint32_t pid);
  */
 bool ct_python_take(struct ct_python *p, const struct ct_rec *r);
 
+/* How the thread that reads new stacks' code objects at once is scheduled. */
+enum ct_prefetch_priority {
+	CT_PREFETCH_ORDINARY,    /* neither below (no CAP_SYS_NICE), or not started */
+	CT_PREFETCH_NICE,        /* a negative nice value: real time was refused */
+	CT_PREFETCH_REALTIME,    /* SCHED_FIFO */
+};
+
 struct ct_python_stats {
 	uint64_t procs;          /* processes found running CPython */
 	uint64_t stacks;         /* raw stacks named */
@@ -39,7 +46,7 @@ struct ct_python_stats {
 	uint64_t no_tstate;      /* calls from threads with no Python thread state */
 	uint64_t prefetched;     /* new stacks read at once by the prefetch thread */
 	uint64_t busy_ns;        /* time spent naming (monotonic clock) */
-	bool prefetch_realtime;  /* the prefetch thread runs SCHED_FIFO */
+	enum ct_prefetch_priority prefetch_priority;   /* what the prefetch thread got */
 };
 const struct ct_python_stats *ct_python_stats(const struct ct_python *p);
 
