@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clock.h"
 #include "deadlines.h"
 
 #define CHECK_EVERY_NS 100000000ull
@@ -27,14 +28,6 @@ struct ct_deadlines {
 	void (*on_expired)(void *ctx);
 	void *ctx;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void shut_expired(struct ct_deadlines *d, uint64_t now)
 {
@@ -58,8 +51,8 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&d->lock);
 	while (!d->stop) {
-		shut_expired(d, mono_ns());
-		t = mono_ns() + CHECK_EVERY_NS;
+		shut_expired(d, ct_now_ns(CLOCK_MONOTONIC));
+		t = ct_now_ns(CLOCK_MONOTONIC) + CHECK_EVERY_NS;
 		until.tv_sec = (time_t)(t / 1000000000ull);
 		until.tv_nsec = (long)(t % 1000000000ull);
 		pthread_cond_timedwait(&d->wake, &d->lock, &until);
@@ -116,7 +109,7 @@ void ct_deadlines_arm(struct ct_deadlines *d, int fd)
 		return;
 	pthread_mutex_lock(&d->lock);
 	if (hold(d, (size_t)fd))
-		d->due[fd] = mono_ns() + d->after_ns;
+		d->due[fd] = ct_now_ns(CLOCK_MONOTONIC) + d->after_ns;
 	pthread_mutex_unlock(&d->lock);
 }
 

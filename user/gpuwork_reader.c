@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_chans.h"
 #include "gpuwork_reader.h"
@@ -135,11 +136,10 @@ void ct_gpuwork_set_drain(struct ct_gpuwork *g, void (*drain)(void *ctx), void *
  * The drain may learn channels (rings[] may move) or end them. */
 void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
 {
-	struct timespec t0, t1;
+	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	size_t i;
 
 	(void)now;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	for (i = 0; i < g->chans.nrings; i++)
 		if (!g->chans.rings[i].dead)
 			gw_snapshot_ring(g, &g->chans.rings[i]);
@@ -158,9 +158,7 @@ void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
 	}
 	gw_chans_sweep(&g->chans);
 	g->st.polls++;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	g->st.cpu_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
-			(uint64_t)(t1.tv_nsec - t0.tv_nsec);
+	g->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)

@@ -27,20 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_ring.h"
 
 static bool read_exact(int fd, uint64_t addr, void *buf, size_t n)
 {
 	return addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 struct poll_ctx {
@@ -56,7 +49,7 @@ static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
 
 	memset(s, 0, sizeof(*s));
 	s->h.type = CT_REC_GPU_SEG;
-	s->h.ts_ns = now_ns();
+	s->h.ts_ns = ct_now_ns(CLOCK_MONOTONIC);
 	s->h.pid = p->r->pid;
 	s->client = p->r->client;
 	s->channel = p->r->handle;
@@ -391,7 +384,7 @@ void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r)
 
 	r->snap = gw_chans_resolve(&g->chans, r) && (fd = gw_mem_fd(g, r->pid)) >= 0 &&
 		  read_put_get(g, fd, r, &r->snap_put, &r->snap_get);
-	r->snap_ns = now_ns();
+	r->snap_ns = ct_now_ns(CLOCK_MONOTONIC);
 }
 
 void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r)

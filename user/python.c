@@ -387,16 +387,6 @@ static void count_stack(struct ct_python *p, const struct ct_pystack *s)
 	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
 }
 
-/*
- * The time a step takes, on the monotonic clock: read in user space (vDSO).
- * A thread's CPU clock is a system call, and the capture timed each stack
- * with two: on a VM with costly system calls, most of its time per stack.
- */
-static uint64_t step_clock_ns(void)
-{
-	return ct_now_ns(CLOCK_MONOTONIC);
-}
-
 /* A raw stack from the kernel (checked by ct_record_check) -> CT_REC_PYFRAMES. */
 static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 {
@@ -405,7 +395,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
 	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
 	char *strings = (char *)(fr + s->nframes);   /* the table follows the frames */
-	uint64_t t0 = step_clock_ns();
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct ct_pyframes *same = repeat(p, s);
 
 	if (same) {
@@ -414,7 +404,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 		same->h.size = (uint32_t)(sizeof(*same) + s->nframes * sizeof(*fr) + same->strings_size);
 		count_stack(p, s);
 		p->sink(p->ctx, &same->h);
-		p->st.busy_ns += step_clock_ns() - t0;
+		p->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 		return;
 	}
 	p->b.strings_size = 0;
@@ -431,7 +421,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	count_stack(p, s);
 	p->sink(p->ctx, &r->h);
 	remember(p, s, r);
-	p->st.busy_ns += step_clock_ns() - t0;
+	p->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 static bool take_locked(struct ct_python *p, const struct ct_rec *r)

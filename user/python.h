@@ -45,7 +45,8 @@ struct ct_python_stats {
 	uint64_t frames, unnamed;
 	uint64_t no_tstate;      /* calls from threads with no Python thread state */
 	uint64_t prefetched;     /* new stacks read at once by the prefetch thread */
-	uint64_t busy_ns;        /* time spent naming (monotonic clock) */
+	uint64_t busy_ns;        /* time spent naming (monotonic clock: a thread CPU
+	                          * clock is a system call, twice a stack) */
 	enum ct_prefetch_priority prefetch_priority;   /* what the prefetch thread got */
 };
 const struct ct_python_stats *ct_python_stats(const struct ct_python *p);

@@ -14,17 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "sqlite_db.h"
 
 #define CT_SQLITE_BATCH 50000
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* SQLite's message, and the system's where it has one: "database or disk
  * is full (No space left on device)". */
@@ -52,7 +45,7 @@ bool ct_sqlite_exec(struct ct_sqlite *s, const char *q)
 
 void ct_sqlite_batch(struct ct_sqlite *s)
 {
-	uint64_t now = s->live ? mono_ns() : 0;
+	uint64_t now = s->live ? ct_now_ns(CLOCK_MONOTONIC_COARSE) : 0;
 
 	if (s->live && s->in_tx &&
 	    (s->rows >= CT_SQLITE_BATCH || now - s->batch_start_ns > 1000000000ull)) {

@@ -338,16 +338,6 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	return w->u->fb.nframes >= UNWIND_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
-/*
- * The time a step takes, on the monotonic clock: read in user space (vDSO).
- * A thread's CPU clock is a system call, and the capture timed each stack
- * with two: on a VM with costly system calls, most of its time per stack.
- */
-static uint64_t step_clock_ns(void)
-{
-	return ct_now_ns(CLOCK_MONOTONIC);
-}
-
 /* Why the walk stopped, from the copy's flags and the unwinder's last read.
  * A failed read of a return address ends libdw's walk as if the stack
  * ended there (rc 0): that failed read is what tells the two apart. */
@@ -415,7 +405,7 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
-	uint64_t t0 = step_clock_ns();
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct uw_proc *p = get_proc(u, s->h.pid);
 	struct ct_stack_end end = { .h = s->h };
 	uint32_t status;
@@ -433,7 +423,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.stacks++;
 	u->st.holes += !!(s->flags & CT_STACK_HOLES);
 	u->st.frames += u->fb.nframes;
-	u->st.busy_ns += step_clock_ns() - t0;
+	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx)
