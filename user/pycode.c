@@ -70,6 +70,12 @@ static bool alive(const struct ct_pycode *c, const uint8_t *obj)
 	return (uint16_t)field_u64(obj, a->object_ob_overflow) == 0;
 }
 
+/* A code object, alive: what both reads of one must find. */
+static bool live_code(const struct ct_pycode *c, const uint8_t *obj)
+{
+	return of_type(c, obj, c->types.code) && alive(c, obj);
+}
+
 /*
  * Whether the object whose header (its first len bytes, no byte past it)
  * was read into head is still the same one: the header read again after
@@ -232,21 +238,21 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 	struct py_code *pc;
 
 	c->reads++;
-	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !of_type(c, obj, c->types.code) ||
-	    !alive(c, obj) || !(pc = calloc(1, sizeof(*pc)))) {
+	if (ct_pymem_read(c->pid, addr, obj, sizeof(obj)) || !live_code(c, obj) ||
+	    !(pc = calloc(1, sizeof(*pc)))) {
 		c->read_fails++;
 		return NULL;
 	}
 	pc->addr = addr;
-	pc->firstlineno = (int)(uint32_t)field_u64(obj, a->code_firstlineno);
 	code_id(c, obj, &first);
+	pc->firstlineno = (int)(uint32_t)first.firstlineno;
 	pc->file = read_str(c, first.filename, FILE_MAX);
 	pc->qualname = read_str(c, first.qualname, QUALNAME_MAX);
 	pc->linetable = read_bytes(c, first.linetable, LINETABLE_MAX, &pc->linetable_len);
 	if (a->code_code_adaptive != CT_PY_NONE)
 		pc->bytecode = addr + a->code_code_adaptive;
 	if (pc->file && pc->qualname && ct_pymem_read(c->pid, addr, again, sizeof(again)) == 0 &&
-	    of_type(c, again, c->types.code) && alive(c, again)) {
+	    live_code(c, again)) {
 		code_id(c, again, &id);
 		/* names read from other objects than the check's are not its names */
 		if (memcmp(&first, &id, sizeof(id)) == 0) {
