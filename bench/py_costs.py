@@ -82,7 +82,7 @@ def run(a, mode, depth, out, rate=0):
     return p.stdout, p.stderr
 
 
-def parse(stdout, stderr, calls, paced=False):
+def parse(stdout, stderr, paced=False):
     m = re.search(r"call_ns ([\d.]+)" if paced else r"ns_per_call ([\d.]+)", stdout)
     bpf = re.search(r"bpf_ns ([\d.]+)", stdout)
     lost = re.search(r"(\d+) lost", stderr)
@@ -116,8 +116,7 @@ def main():
             for rep in range(a.reps):
                 for depth in depths:
                     for name, mode in modes:
-                        wall, bpf, lost = parse(*run(a, mode, depth, out, a.pace), a.calls,
-                                                bool(a.pace))
+                        wall, bpf, lost = parse(*run(a, mode, depth, out, a.pace), bool(a.pace))
                         res.setdefault((name, depth), []).append((wall, bpf, lost))
                         print("py-cost rep=%d depth=%s mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"
                               % (rep + 1, depth, name, wall, bpf, lost))
@@ -138,13 +137,24 @@ def main():
                   "lost max %d%s" % (depth, name, w, w - bw, b, b - bb, lost,
                                      "  (records lost: not a cost)" if lost else ""))
     if a.rate:
-        with tempfile.TemporaryDirectory() as tmp:
-            for name, mode in [m for m in modes if m[1] is not None]:
-                for depth in depths:
+        loss_check(a, modes, depths, res)
+
+
+def loss_check(a, modes, depths, res):
+    """Records lost at --rate calls/s, for each traced mode and depth: from
+    the timed runs where they ran at that rate (--pace), else runs of their
+    own (ns/call: the calls' own time, or the paced loop's)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, mode in [m for m in modes if m[1] is not None]:
+            for depth in depths:
+                if a.pace == a.rate:
+                    wall = statistics.median(x[0] for x in res[(name, depth)])
+                    lost = max(x[2] for x in res[(name, depth)])
+                else:
                     wall, _, lost = parse(*run(a, mode, depth, os.path.join(tmp, "r.ctrace"),
-                                               a.rate), a.calls)
-                    print("py-cost loss check: %d calls at %d/s, depth %s, %s: %d lost "
-                          "(%.0f ns/call)" % (a.calls, a.rate, depth, name, lost, wall))
+                                               a.rate))
+                print("py-cost loss check: %d calls at %d/s, depth %s, %s: %d lost "
+                      "(%.0f ns/call)" % (a.calls, a.rate, depth, name, lost, wall))
 
 
 if __name__ == "__main__":
