@@ -94,109 +94,6 @@ static __always_inline __u64 read_ptr(__u64 addr)
 	return v;
 }
 
-/* The current thread's id in its own pid namespace: what CPython 3.11+ stores. */
-static __always_inline __u32 ns_tid(void)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pid *p = task->thread_pid;
-	unsigned int level;
-	int nr = 0;
-
-	if (!p)
-		return 0;
-	level = p->level & 31;
-	bpf_probe_read_kernel(&nr, sizeof(nr), (void *)p + bpf_core_field_offset(struct pid, numbers) +
-			      level * bpf_core_type_size(struct upid));
-	return (__u32)nr;
-}
-
-/* What a thread state's thread key holds for the current thread: its
- * namespace tid, or (3.10) its pthread_t, which glibc makes the thread pointer. */
-static __always_inline __u64 thread_key(const struct ct_py_proc *pp)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return pp->thread_key_is_pthread ? task->thread.fsbase : ns_tid();
-}
-
-/* A thread state's key, as comparable to thread_key(). */
-static __always_inline __u64 tstate_key(const struct ct_py_proc *pp, __u64 tstate)
-{
-	__u64 id = 0;
-
-	bpf_probe_read_user(&id, sizeof(id), (void *)(tstate + pp->tstate_thread_key));
-	return pp->thread_key_is_pthread ? id : (__u32)id;
-}
-
-struct tstate_walk {
-	const struct ct_py_proc *pp;
-	__u64 tstate;                        /* the next to look at */
-	__u64 found, found_interp;
-	__u64 interp;                        /* whose list tstate is in */
-	__u64 key;
-};
-
-static long tstate_step(__u32 i, void *ctx)
-{
-	struct tstate_walk *w = ctx;
-
-	if (!w->tstate)
-		return 1;
-	if (tstate_key(w->pp, w->tstate) == w->key) {
-		w->found = w->tstate;
-		w->found_interp = w->interp;
-		return 1;
-	}
-	w->tstate = read_ptr(w->tstate + w->pp->tstate_next);
-	return 0;
-}
-
-/* Every interpreter's thread list, for the thread state of this thread
- * (its interpreter in *interp). */
-static __noinline __u64 find_tstate(const struct ct_py_proc *pp, __u64 key, __u64 *interp)
-{
-	struct tstate_walk w = { .pp = pp, .key = key };
-
-	w.interp = read_ptr(pp->runtime + pp->runtime_interpreters_head);
-	for (int i = 0; i < PY_INTERPS_MAX && w.interp && !w.found; i++) {
-		w.tstate = read_ptr(w.interp + pp->interp_threads_head);
-		bpf_loop(PY_THREADS_MAX, tstate_step, &w, 0);
-		w.interp = read_ptr(w.interp + pp->interp_next);
-	}
-	*interp = w.found_interp;
-	return w.found;
-}
-
-/* The calling thread's entry (its PyThreadState), or NULL; *fresh: found by a walk now. */
-static __always_inline struct py_thread *current_thread(const struct ct_py_proc *pp, __u32 tid,
-							 bool *fresh)
-{
-	struct py_thread *known = bpf_map_lookup_elem(&py_threads, &tid), t = {};
-	__u64 key = thread_key(pp);
-
-	if (known && tstate_key(pp, known->tstate) == key)
-		return known;
-	t.tstate = find_tstate(pp, key, &t.interp);
-	*fresh = true;
-	if (!t.tstate) {
-		if (known)
-			bpf_map_delete_elem(&py_threads, &tid);
-		return NULL;
-	}
-	bpf_map_update_elem(&py_threads, &tid, &t, BPF_ANY);
-	return bpf_map_lookup_elem(&py_threads, &tid);
-}
-
-/* The innermost frame of a thread state. */
-static __always_inline __u64 top_frame(const struct ct_py_proc *pp, __u64 tstate)
-{
-	__u64 f = read_ptr(tstate + pp->tstate_frame);
-
-	if (f && pp->cframe_current_frame != CT_PY_NO_FIELD)
-		f = read_ptr(f + pp->cframe_current_frame);
-	return f;
-}
-
 #define PY_WINDOW CT_PY_STACK_WINDOW
 #define PY_CODES_SEEN 4                 /* code objects whose check a walk keeps (a power of two) */
 
@@ -212,12 +109,159 @@ struct py_scratch {
 	 * Twice the window, so that a masked offset stays inside. */
 	__u8 stack[2 * PY_WINDOW];
 	__u8 code[CT_PY_CODE_CHUNK + 8];
+	__u8 tstate[CT_PY_TSTATE_CHUNK];     /* the thread state's window */
 	/* The checks of code objects this walk read (recursion, and the
 	 * same module machinery at many levels, repeat them). */
 	struct py_code_seen seen[PY_CODES_SEEN];
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
 	__u32 frames_alone, _pad;
 };
+
+/*
+ * A field of a chunk just read; off was checked against the chunk by the
+ * capture.  One 8-byte load, as field_u64() does: a field need not be
+ * 8-aligned in the chunk (a u8 owner, an int line number), which x86-64
+ * and the verifier (no strict alignment there) allow; a memcpy would be
+ * compiled to eight byte loads, and a walk reads four or five fields a frame.
+ */
+static __always_inline __u64 chunk_u64(const __u8 *chunk, __u32 off, __u32 chunk_size)
+{
+	if (off > chunk_size - 8)
+		return 0;
+	off &= chunk_size - 1;
+	return *(const __u64 *)(chunk + off);
+}
+
+/* Copies len bytes (at most max, a power of two) from addr; 0 or an error. */
+static __always_inline long read_window(__u8 *dst, __u32 max, __u64 addr, __u32 len)
+{
+	if (len == 0 || len > max)
+		return -1;
+	len &= 2 * max - 1;
+	return bpf_probe_read_user(dst, len, (void *)addr);
+}
+
+/* The current thread's id in its own pid namespace: what CPython 3.11+ stores. */
+static __always_inline __u32 ns_tid(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pid *p = task->thread_pid;
+	unsigned int level;
+	int nr = 0;
+
+	if (!p)
+		return 0;
+	level = p->level & 31;
+	if (level == 0)              /* the initial namespace: the kernel's own id */
+		return task->pid;
+	bpf_probe_read_kernel(&nr, sizeof(nr), (void *)p + bpf_core_field_offset(struct pid, numbers) +
+			      level * bpf_core_type_size(struct upid));
+	return (__u32)nr;
+}
+
+/* What a thread state's thread key holds for the current thread: its
+ * namespace tid, or (3.10) its pthread_t, which glibc makes the thread pointer. */
+static __always_inline __u64 thread_key(const struct ct_py_proc *pp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return pp->thread_key_is_pthread ? task->thread.fsbase : ns_tid();
+}
+
+/* Copies the window of the thread state at tstate into ps->tstate: every
+ * field of it the walk reads, in one copy; 0 or an error. */
+static __always_inline long load_tstate(struct py_scratch *ps, const struct ct_py_proc *pp,
+					__u64 tstate)
+{
+	return read_window(ps->tstate, CT_PY_TSTATE_CHUNK, tstate + pp->tstate_read_off,
+			   pp->tstate_read_len);
+}
+
+static __always_inline __u64 tstate_field(const struct py_scratch *ps, __u32 off)
+{
+	return chunk_u64(ps->tstate, off, CT_PY_TSTATE_CHUNK);
+}
+
+/* The loaded thread state's key, as comparable to thread_key(). */
+static __always_inline __u64 loaded_key(const struct ct_py_proc *pp, const struct py_scratch *ps)
+{
+	__u64 id = tstate_field(ps, pp->tstate_thread_key);
+
+	return pp->thread_key_is_pthread ? id : (__u32)id;
+}
+
+struct tstate_walk {
+	const struct ct_py_proc *pp;
+	struct py_scratch *ps;
+	__u64 tstate;                        /* the next to look at */
+	__u64 found, found_interp;
+	__u64 interp;                        /* whose list tstate is in */
+	__u64 key;
+};
+
+static long tstate_step(__u32 i, void *ctx)
+{
+	struct tstate_walk *w = ctx;
+
+	if (!w->tstate || load_tstate(w->ps, w->pp, w->tstate))
+		return 1;
+	if (loaded_key(w->pp, w->ps) == w->key) {
+		w->found = w->tstate;
+		w->found_interp = w->interp;
+		return 1;
+	}
+	w->tstate = tstate_field(w->ps, w->pp->tstate_next);
+	return 0;
+}
+
+/* Every interpreter's thread list, for the thread state of this thread
+ * (its interpreter in *interp); the one found is left loaded in ps. */
+static __noinline __u64 find_tstate(const struct ct_py_proc *pp, struct py_scratch *ps, __u64 key,
+				    __u64 *interp)
+{
+	struct tstate_walk w = { .pp = pp, .ps = ps, .key = key };
+
+	w.interp = read_ptr(pp->runtime + pp->runtime_interpreters_head);
+	for (int i = 0; i < PY_INTERPS_MAX && w.interp && !w.found; i++) {
+		w.tstate = read_ptr(w.interp + pp->interp_threads_head);
+		bpf_loop(PY_THREADS_MAX, tstate_step, &w, 0);
+		w.interp = read_ptr(w.interp + pp->interp_next);
+	}
+	*interp = w.found_interp;
+	return w.found;
+}
+
+/* The calling thread's entry (its PyThreadState, left loaded in ps), or
+ * NULL; *fresh: found by a walk now. */
+static __always_inline struct py_thread *current_thread(const struct ct_py_proc *pp,
+							 struct py_scratch *ps, __u32 tid, bool *fresh)
+{
+	struct py_thread *known = bpf_map_lookup_elem(&py_threads, &tid), t = {};
+	__u64 key = thread_key(pp);
+
+	if (known && !load_tstate(ps, pp, known->tstate) && loaded_key(pp, ps) == key)
+		return known;
+	t.tstate = find_tstate(pp, ps, key, &t.interp);
+	*fresh = true;
+	if (!t.tstate) {
+		if (known)
+			bpf_map_delete_elem(&py_threads, &tid);
+		return NULL;
+	}
+	bpf_map_update_elem(&py_threads, &tid, &t, BPF_ANY);
+	return bpf_map_lookup_elem(&py_threads, &tid);
+}
+
+/* The innermost frame of the thread state loaded in ps. */
+static __always_inline __u64 top_frame(const struct ct_py_proc *pp, const struct py_scratch *ps)
+{
+	__u64 f = tstate_field(ps, pp->tstate_frame);
+
+	if (f && pp->cframe_current_frame != CT_PY_NO_FIELD)
+		f = read_ptr(f + pp->cframe_current_frame);
+	return f;
+}
+
 
 struct py_walk {
 	const struct ct_py_proc *pp;
@@ -235,17 +279,6 @@ struct py_walk {
 	__u32 n;
 };
 
-/* A field of a chunk just read; off was checked against the chunk by the capture. */
-static __always_inline __u64 chunk_u64(const __u8 *chunk, __u32 off, __u32 chunk_size)
-{
-	__u64 v;
-
-	if (off > chunk_size - 8)
-		return 0;
-	off &= chunk_size - 1;
-	__builtin_memcpy(&v, chunk + off, sizeof(v));
-	return v;
-}
 
 static __always_inline __u64 frame_field(struct py_walk *w, __u32 off)
 {
@@ -288,14 +321,6 @@ static __always_inline void mark_entry(struct py_walk *w)
 		w->ps->frames[last].marks |= CT_PYF_ENTRY;
 }
 
-/* Copies len bytes (at most max, a power of two) from addr; 0 or an error. */
-static __always_inline long read_window(__u8 *dst, __u32 max, __u64 addr, __u32 len)
-{
-	if (len == 0 || len > max)
-		return -1;
-	len &= 2 * max - 1;
-	return bpf_probe_read_user(dst, len, (void *)addr);
-}
 
 /* A frame the interpreter pushes where C calls into it: no code of its own. */
 static __always_inline bool is_shim(const struct ct_py_proc *pp, __u8 owner)
@@ -310,20 +335,22 @@ static __always_inline bool is_shim(const struct ct_py_proc *pp, __u8 owner)
  * frame inside it would be read from, at the same instant (the thread is in
  * a system call); a frame outside it is read on its own.
  */
-static __always_inline void copy_datastack(struct py_walk *w, __u64 tstate)
+static __always_inline void copy_datastack(struct py_walk *w)
 {
-	__u64 ds[2] = {};                    /* datastack_chunk, datastack_top */
-	__u64 lo;
+	__u32 at = w->pp->tstate_datastack;
+	__u64 chunk, top, lo;
 
-	if (w->pp->tstate_datastack == CT_PY_NO_FIELD ||
-	    bpf_probe_read_user(ds, sizeof(ds), (void *)(tstate + w->pp->tstate_datastack)) ||
-	    ds[1] <= ds[0])
+	if (at == CT_PY_NO_FIELD)
 		return;
-	lo = ds[1] - ds[0] > PY_WINDOW ? ds[1] - PY_WINDOW : ds[0];
-	if (read_window(w->ps->stack, PY_WINDOW, lo, ds[1] - lo))
+	chunk = tstate_field(w->ps, at);
+	top = tstate_field(w->ps, at + 8);
+	if (top <= chunk)
+		return;
+	lo = top - chunk > PY_WINDOW ? top - PY_WINDOW : chunk;
+	if (read_window(w->ps->stack, PY_WINDOW, lo, top - lo))
 		return;
 	w->win_lo = lo;
-	w->win_hi = ds[1];
+	w->win_hi = top;
 }
 
 /* The frame at w->frame into ps->stack (from the data stack's copy where
@@ -505,15 +532,15 @@ static __noinline void send_pystack(__u64 ts)
 	w.ps->rec.h.pid = tgid;
 	w.ps->rec.h.tid = tid;
 	w.ps->rec.flags = 0;
-	t = current_thread(pp, tid, &fresh);
+	t = current_thread(pp, w.ps, tid, &fresh);
 	w.ps->rec.tstate = t ? t->tstate : 0;
 	if (fresh)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
 	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = 0;
 	if (t) {
-		w.frame = top_frame(pp, t->tstate);
-		copy_datastack(&w, t->tstate);
+		w.frame = top_frame(pp, w.ps);
+		copy_datastack(&w);
 		read_code_counter(&w, t);
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;

@@ -17,6 +17,9 @@
  * of the last (the capture works it out per version). */
 #define CT_PY_FRAME_CHUNK 128
 #define CT_PY_CODE_CHUNK  256
+/* A thread state likewise: its thread key, frame and data stack fields,
+ * and its next (the walk of a thread list), in one copy. */
+#define CT_PY_TSTATE_CHUNK 512
 #define CT_PY_NO_FIELD    0xffffffffu
 
 /* 3.11+ push their frames on a per-thread data stack: the innermost bytes
@@ -34,7 +37,8 @@ struct ct_py_proc {
 	__u32 runtime_interpreters_head;
 	__u32 interp_next;
 	__u32 interp_threads_head;
-	__u32 tstate_next;
+	__u32 tstate_read_off, tstate_read_len; /* the window of a thread state to copy */
+	__u32 tstate_next;               /* from tstate_read_off, as all tstate_* */
 	__u32 tstate_thread_key;         /* the field that names the thread: */
 	__u32 thread_key_is_pthread;     /* 1: thread_id, pthread_self() (3.10); 0: native_thread_id */
 	__u32 tstate_frame;              /* the field of PyThreadState that leads to the frame */

@@ -95,6 +95,9 @@ static int window(uint32_t **fields, int n, uint32_t max, uint32_t *off, uint32_
  * missing or the fields are too far apart for the window it copies. */
 static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_proc *v)
 {
+	uint32_t ds_top;
+	uint32_t *tstate_fields[] = { &v->tstate_next, &v->tstate_thread_key, &v->tstate_frame,
+				      &v->tstate_datastack, &ds_top };
 	uint32_t *frame_fields[] = { &v->frame_previous, &v->frame_code, &v->frame_instr,
 				     &v->frame_owner, &v->frame_is_entry };
 	uint32_t *code_fields[] = { &v->code_filename, &v->code_qualname, &v->code_linetable,
@@ -152,7 +155,12 @@ static int bpf_view(const struct ct_pyabi *a, uint64_t runtime, struct ct_py_pro
 	    v->code_qualname == CT_PY_NONE || v->code_linetable == CT_PY_NONE ||
 	    v->code_firstlineno == CT_PY_NONE)
 		return -1;
-	return window(frame_fields, ARRAY_LEN(frame_fields), CT_PY_FRAME_CHUNK,
+	/* datastack_top, right after datastack_chunk: in the window too */
+	ds_top = v->tstate_datastack == CT_PY_NO_FIELD ? CT_PY_NO_FIELD
+						       : v->tstate_datastack + sizeof(uint64_t);
+	return window(tstate_fields, ARRAY_LEN(tstate_fields), CT_PY_TSTATE_CHUNK,
+		      &v->tstate_read_off, &v->tstate_read_len) ||
+	       window(frame_fields, ARRAY_LEN(frame_fields), CT_PY_FRAME_CHUNK,
 		      &v->frame_read_off, &v->frame_read_len) ||
 	       window(code_fields, ARRAY_LEN(code_fields), CT_PY_CODE_CHUNK,
 		      &v->code_read_off, &v->code_read_len) ? -1 : 0;
