@@ -116,6 +116,8 @@ struct py_scratch {
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
 	__u32 frames_alone, _pad;
 };
+_Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
+	       "the walk's scratch must fit in the per-CPU scratch");
 
 /*
  * A field of a chunk just read; off was checked against the chunk by the
