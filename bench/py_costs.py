@@ -24,7 +24,12 @@ costs then; wall is then the calls' own time, without the pacing's waits.
 Unpaced, a capture that falls behind (-k unwinds each stack) makes the
 kernel wake it at every record once half its ring is queued, which the
 traced thread pays for, or loses records, which cost nothing: a row with
-records lost is marked, its figures are not a cost."""
+records lost is marked, its figures are not a cost.
+
+--pin LOOP,TRACER runs the loop on CPU LOOP and cudatrace on CPU TRACER
+(taskset): a loop that moves between CPUs, or shares one with the
+capture, spreads one mode's BPF time over a factor of two between reps.
+The summary gives each mode's median and, after it, its lowest rep."""
 import argparse
 import os
 import re
@@ -67,18 +72,26 @@ def stats_on(on):
     return old
 
 
+def pinned(cpu):
+    """The prefix that runs a command on one CPU (none: anywhere)."""
+    return ["taskset", "-c", cpu] if cpu else []
+
+
 def run(a, mode, depth, out, rate=0):
     target = "--torch" if a.torch else a.device
     loop = "%s %s %s %d %s %d" % (a.python, LOOP, target, a.calls, depth, rate)
+    loop_cpu, tracer_cpu = a.pin.split(",") if a.pin else (None, None)
     if mode is None:
-        p = subprocess.run(["sh", "-c", loop], capture_output=True, text=True)
+        p = subprocess.run(pinned(loop_cpu) + ["sh", "-c", loop], capture_output=True, text=True)
         return p.stdout, ""
-    # The loop reads its tracer's BPF time around the timed loop alone.
+    # The loop reads its tracer's BPF time around the timed loop alone
+    # (taskset execs: sh's parent is cudatrace).
     script = "PYLOOP_TRACER_PID=$PPID " + loop
-    args = [mode[0] or a.ct] + mode[1:] + ["-w", out]
+    args = pinned(tracer_cpu) + [mode[0] or a.ct] + mode[1:] + ["-w", out]
     if not a.torch:
         args += ["--device", a.device]
-    p = subprocess.run(args + ["--", "sh", "-c", script], capture_output=True, text=True)
+    p = subprocess.run(args + ["--"] + pinned(loop_cpu) + ["sh", "-c", script],
+                       capture_output=True, text=True)
     return p.stdout, p.stderr
 
 
@@ -103,9 +116,12 @@ def main():
     ap.add_argument("--compare", help="another cudatrace, whose -k is measured too")
     ap.add_argument("--pace", type=int, default=0,
                     help="calls/s of the timed loops (0: as fast as they go)")
+    ap.add_argument("--pin", help="LOOP_CPU,TRACER_CPU: the loop and cudatrace each on one CPU")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()
+    if a.pin and not re.fullmatch(r"\d+,\d+", a.pin):
+        sys.exit("py_costs: --pin wants two CPU numbers, LOOP,TRACER (e.g. 1,0)")
     depths = a.depths.split(",")
     modes = pick_modes(a.modes, a.compare)
     res = {}
@@ -132,10 +148,12 @@ def main():
             v = res[(name, depth)]
             w = statistics.median(x[0] for x in v)
             b = statistics.median(x[1] for x in v)
+            low = min(x[1] for x in v)
             lost = max(x[2] for x in v)
-            print("  depth %3s %-14s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f)  "
-                  "lost max %d%s" % (depth, name, w, w - bw, b, b - bb, lost,
-                                     "  (records lost: not a cost)" if lost else ""))
+            print("  depth %3s %-14s wall %8.0f ns/call (%+7.0f)  bpf %6.0f ns/call (%+6.0f; "
+                  "lowest %6.0f, %+6.0f)  lost max %d%s"
+                  % (depth, name, w, w - bw, b, b - bb, low, low - min(x[1] for x in base), lost,
+                     "  (records lost: not a cost)" if lost else ""))
     if a.rate:
         loss_check(a, modes, depths, res)
 

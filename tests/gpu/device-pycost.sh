@@ -29,7 +29,7 @@ cat "$O/env.txt"
 # the loss check at that rate.
 python3 bench/py_costs.py --ct "$NEW" --compare "$OLD" --python python3 --torch \
 	--calls "${N:-20000}" --reps "${REPS:-3}" --depths "${DEPTHS:-0,30,30d}" \
-	--modes py-stack,k --pace 20000 --rate 20000 | tee "$O/cost.txt" | grep -v '^py-cost rep'
+	--modes py-stack,k --pace 20000 --rate 20000 ${PIN:+--pin "$PIN"} | tee "$O/cost.txt" | grep -v '^py-cost rep'
 grep 'loss check' "$O/cost.txt" > "$O/loss.txt"
 # 1b. As fast as the loop goes, once: -k's capture falls behind, and the
 # kernel's wakeups slow the traced thread, or records are lost.
