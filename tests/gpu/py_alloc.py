@@ -3,8 +3,11 @@
 allocator off: PYTORCH_NO_CUDA_MEMORY_CACHING=1, so each torch.empty is a
 cudaMalloc).  Sizes are drawn at random per run, distinct multiples of
 2 MiB from 4 MiB: the driver's allocation for the first tensor (1 byte)
-is 2 MiB, and a function drawn 2 MiB was charged that line too.  Prints one line of JSON: {function: [bytes, line of its allocation]}
-for tests/gpu/py_check.py."""
+is 2 MiB, and a function drawn 2 MiB was charged that line too.  The
+context makes buffers of its own (6 MiB among them, a size a function
+may draw): "<module>" gives the line that makes it, [0, line].  Prints
+one line of JSON: {function: [bytes, line of its allocation]} for
+tests/gpu/py_check.py."""
 import inspect
 import json
 import random
@@ -46,7 +49,8 @@ def alloc_e(n, depth=20):
     return torch.empty(n, dtype=torch.uint8, device="cuda"), line
 
 
-torch.empty(1, device="cuda")     # the context first
+CONTEXT_LINE = inspect.currentframe().f_lineno + 1
+torch.empty(1, device="cuda")     # the context first (its own buffers: 2, 6, 70 MiB and more)
 funcs = [("alloc_a", alloc_a), ("alloc_b", alloc_b), ("Model.alloc_c", Model().alloc_c),
          ("Model.alloc_d", Model().alloc_d), ("alloc_e", alloc_e)]
 keep, expect = [], {}
@@ -55,4 +59,5 @@ for (name, f), mib in zip(funcs, SIZES):
     keep.append(t)
     expect[name] = [mib << 20, line]
 torch.cuda.synchronize()
+expect["<module>"] = [0, CONTEXT_LINE]
 print(json.dumps(expect))
