@@ -58,6 +58,7 @@ python3 bench/bench.py
 # unwinding: then wakeups or lost records, not the cost, are measured),
 # and the loss check at that rate (Debian's python3, on a stand-in device).
 standin=$(mktemp /tmp/ct-bench-py-XXXXXX)
+trap 'rm -f "$standin"' EXIT   # also on an error or Ctrl-C
+trap 'exit 130' INT TERM
 python3 bench/py_costs.py --ct ./cudatrace --python /usr/bin/python3 --device "$standin" \
 	--calls "${BENCH_N:-20000}" --reps "${BENCH_REPS:-3}" --pace 20000
-rm -f "$standin"

@@ -6,6 +6,10 @@ set -eu
 cd "$(dirname "$0")/.."
 MINUTES=${MINUTES:-10}
 tmp=$(mktemp -d /tmp/ct-soak.XXXXXX)
+ct= load=
+# On any exit (an error, Ctrl-C too): no tracer or load left running, no directory left.
+trap 'kill $load 2>/dev/null || true; kill -INT $ct 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 : > "$tmp/dev"
 ./cudatrace --device "$tmp/dev" -w "$tmp/soak.ctrace" -z 2> "$tmp/ct.err" &
 ct=$!
@@ -23,4 +27,3 @@ kill $load 2>/dev/null || true; wait $load 2>/dev/null || true
 echo "soak: $MINUTES min, RSS after 1 min ${r1} kB, at the end ${r2} kB ($(awk -v a=$r1 -v b=$r2 'BEGIN {printf "%+.1f%%", (b - a) * 100 / a}'))"
 tail -1 "$tmp/ct.err"
 echo "trace: $(ls -l "$tmp/soak.ctrace" | awk '{print $5}') bytes (zstd), $(./cudatrace -r "$tmp/soak.ctrace" | grep -c ' ioctl(') calls"
-rm -rf "$tmp"

@@ -5,10 +5,9 @@ control nvproxy knows gives a clean report and exit 0, one it does not
 gives exit 1 and an unsupported row; -w and --compat are refused together."""
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run  # noqa: E402
+from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
 
 t = Tap()
 why = live_capture_possible()
@@ -16,7 +15,7 @@ if why:
     t.skip("live --compat", why)
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-compat-")
+tmp = scratch_dir("ct-compat-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 

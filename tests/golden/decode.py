@@ -9,10 +9,9 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, run, scratch_dir  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # name of expected file -> cudatrace arguments (besides -r TRACE)
@@ -41,7 +40,7 @@ for trace in sorted(glob.glob(os.path.join(ROOT, "traces", "*.ctrace"))):
 # -r needs no privilege: decode as nobody, with no capabilities.
 if os.geteuid() == 0:
     # binary and trace copied where nobody can reach them (/root is 0700)
-    pub = tempfile.mkdtemp(prefix="ct-nobody-")
+    pub = scratch_dir("ct-nobody-")
     os.chmod(pub, 0o755)
     shutil.copy(CUDATRACE, os.path.join(pub, "cudatrace"))
     shutil.copy(os.path.join(ROOT, "traces", "h100-saxpy.ctrace"), pub)

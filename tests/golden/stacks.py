@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
 TRACE = os.path.join(ROOT, "traces", "h100-torch_matmul-k.ctrace")
@@ -59,8 +59,7 @@ t.ok(lines and all("[cuMemAlloc_v2 <- cudaMalloc]" in l for l in lines if " ioct
 t.ok(" > libcuda.so.580.159.04(cuMemAlloc_v2+0x20) [0x" in p.stdout,
      "text frames as strace -k: module(sym+0xoff) [0xpc]")
 # Perfetto: one slice per API call, around the slices of its ioctls.
-import tempfile  # noqa: E402
-pf = os.path.join(tempfile.mkdtemp(prefix="ct-stacks-"), "t.json")
+pf = os.path.join(scratch_dir("ct-stacks-"), "t.json")
 p = run([CUDATRACE, "-r", TRACE, "-c", "--perfetto", pf])
 ev = json.load(open(pf))["traceEvents"]
 apis = [e for e in ev if e.get("cat") == "api"]

@@ -24,11 +24,10 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import Tap, ROOT, BUILD  # noqa: E402
+from tap import Tap, ROOT, BUILD, scratch_dir  # noqa: E402
 
 ASAN_BIN = os.path.join(BUILD, "asan", "cudatrace-r")
 PLAIN_BIN = os.path.join(ROOT, "cudatrace")
@@ -253,11 +252,8 @@ def main():
     if not os.access(BIN, os.X_OK):
         tap.ok(False, "cudatrace binary %s exists" % BIN)
         tap.done()
-    tmp = tempfile.mkdtemp(prefix="ct-hostile-")
-    try:
-        body(tap, Cases(tap, tmp), tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    tmp = scratch_dir("ct-hostile-")
+    body(tap, Cases(tap, tmp), tmp)
     tap.done()
 
 

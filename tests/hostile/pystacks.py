@@ -13,7 +13,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile as H  # noqa: E402
@@ -43,11 +42,8 @@ def main():
     if not shutil.which("zstd"):
         tap.skip("hostile Python frame records", "no zstd tool (the trace is compressed)")
         tap.done()
-    tmp = tempfile.mkdtemp(prefix="ct-hostile-py-")
-    try:
-        body(tap, Cases(tap, tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    tmp = H.scratch_dir("ct-hostile-py-")
+    body(tap, Cases(tap, tmp))
     tap.done()
 
 

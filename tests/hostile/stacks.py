@@ -10,7 +10,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile as H  # noqa: E402
@@ -45,11 +44,8 @@ def main():
     if not shutil.which("zstd"):
         tap.skip("hostile -k records", "no zstd tool (the -k trace is compressed)")
         tap.done()
-    tmp = tempfile.mkdtemp(prefix="ct-hostile-k-")
-    try:
-        body(tap, Cases(tap, tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    tmp = H.scratch_dir("ct-hostile-k-")
+    body(tap, Cases(tap, tmp))
     tap.done()
 
 

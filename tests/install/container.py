@@ -13,12 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, live_capture_possible, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
 
 t = Tap()
 BASE = "localhost/cudatrace-base:debian12"
@@ -63,7 +62,7 @@ p = run(podman + ["build", "--pull=never", "--build-arg", "BASE=" + BASE, "-f",
 t.ok(p.returncode == 0, "deploy/Dockerfile builds offline on the debootstrapped base "
      "(--pull=never)", p.stderr[-2000:])
 
-tmp = tempfile.mkdtemp(prefix="ct-container-")
+tmp = scratch_dir("ct-container-")
 traces = os.path.join(tmp, "traces")
 stand = os.path.join(tmp, "standin")
 os.makedirs(traces)
@@ -170,5 +169,4 @@ t.ok(pids and agent_pid not in pids and own == 0,
      % (sorted(pids), agent_pid))
 t.ok("0 lost" in logs.stderr + logs.stdout, "stopped with Ctrl-C (podman kill -s INT): 0 lost",
      logs.stderr[-500:])
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

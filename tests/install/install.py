@@ -4,13 +4,12 @@ binary that runs; --version names the driver tag of the tables."""
 import os
 import stat
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import ROOT, Tap, run  # noqa: E402
+from tap import ROOT, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
-dest = tempfile.mkdtemp(prefix="ct-install-")
+dest = scratch_dir("ct-install-")
 p = run(["make", "-C", ROOT, "--no-print-directory", "install", "DESTDIR=" + dest,
          "PREFIX=/usr"], timeout=600)
 t.ok(p.returncode == 0, "make install DESTDIR=... PREFIX=/usr", p.stderr)

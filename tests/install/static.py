@@ -8,11 +8,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import ROOT, Tap, live_capture_possible, run  # noqa: E402
+from tap import ROOT, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
 
 t = Tap()
 p = run(["make", "-C", ROOT, "--no-print-directory", "STATIC=1", "-j2"], timeout=900)
@@ -33,7 +32,7 @@ why = live_capture_possible()
 if why:
     t.skip("cudatrace-static serves /metrics", why)
     t.done()
-tmp = tempfile.mkdtemp(prefix="ct-static-")
+tmp = scratch_dir("ct-static-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 tracer = subprocess.Popen([binary, "--device", ctl, "--metrics", "127.0.0.1:0"],
@@ -54,5 +53,4 @@ try:
 finally:
     tracer.send_signal(signal.SIGINT)
     tracer.communicate(timeout=30)
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Small helpers shared by the Python test scripts: TAP output, running
-cudatrace, reading its JSON Lines."""
+cudatrace, reading its JSON Lines, scratch directories."""
+import atexit
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import traceback
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -29,6 +33,8 @@ class Tap:
                 "".join(lines[-8:])[-3000:])
         print("1..%d" % self.n)
         sys.stdout.flush()
+        remove_scratch()   # os._exit runs no atexit function
+        sys.stderr.flush()
         os._exit(1)
 
     def ok(self, cond, what, detail=None):
@@ -49,6 +55,59 @@ class Tap:
     def done(self):
         print("1..%d" % self.n)
         sys.exit(1 if self.failed else 0)
+
+
+_scratch = []   # (pid, path): scratch_dir()'s directories, not yet removed
+
+
+def scratch_dir(prefix):
+    """A new directory, tempfile.mkdtemp(prefix=prefix), removed when this
+    process exits however it exits: at the end, by sys.exit, on an uncaught
+    exception (Tap._stopped, whose os._exit skips atexit).  Removed on a
+    test's last line only, they stayed in /tmp whenever a test stopped early:
+    gigabytes, over many runs.  CT_KEEP_TMP=1 keeps them (their names on
+    stderr) for a look at what a failed test left."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _scratch.append((os.getpid(), path))
+    return path
+
+
+def _mounts_under(path):
+    """The mount points at or below path, deepest first."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [re.sub(r"\\([0-7]{3})", lambda o: chr(int(o.group(1), 8)), l.split()[4])
+                      for l in f]
+    except OSError:   # no /proc: os.path.ismount finds most
+        points = [d for d, _, _ in os.walk(path) if os.path.ismount(d)]
+    return sorted((m for m in points if m == path or m.startswith(path + "/")),
+                  key=len, reverse=True)
+
+
+def remove_scratch():
+    """Removes scratch_dir()'s directories: at exit, and from Tap._stopped.
+    A file system a test left mounted in one (a tmpfs, cgroup2) is unmounted
+    first; one that stays mounted keeps its directory, as no rmtree may cross
+    a mount point.  Only the process that made a directory removes it (a
+    fork's exit does not)."""
+    mine = [p for pid, p in _scratch if pid == os.getpid()]
+    _scratch[:] = [(pid, p) for pid, p in _scratch if pid != os.getpid()]
+    if mine and os.environ.get("CT_KEEP_TMP"):
+        print("# CT_KEEP_TMP: kept %s" % " ".join(mine), file=sys.stderr)
+        return
+    for path in mine:
+        real = os.path.realpath(path)
+        for how in ([], ["-l"]):
+            for m in _mounts_under(real):
+                subprocess.run(["umount"] + how + [m], capture_output=True)
+        left = _mounts_under(real)
+        if left:
+            print("# kept %s: %s still mounted" % (path, " ".join(left)), file=sys.stderr)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+atexit.register(remove_scratch)   # the first registered, so run last
 
 
 def run(args, timeout=120, **kw):

@@ -8,12 +8,11 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible,  # noqa: E402
-                 run, start_tracer)
+                 run, scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -21,7 +20,7 @@ if why:
     t.skip("live BPF capture tests", why)
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-live-")
+tmp = scratch_dir("ct-live-")
 ctl = os.path.join(tmp, "nvidiactl")   # stand-ins, created by nvfake
 uvm = os.path.join(tmp, "nvidia-uvm")
 for f in (ctl, uvm):

@@ -5,31 +5,30 @@ import atexit
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible,  # noqa: E402
-                 mount_if_missing, mounted, run)
+                 mount_if_missing, mounted, run, scratch_dir)
 
 t = Tap()
 why = live_capture_possible()
 root = mounted("cgroup2")
 if not why and not root:
     # A fresh chroot has none mounted: the one hierarchy can be mounted anywhere.
-    root, ours, why = mount_if_missing("cgroup2", tempfile.mkdtemp(prefix="ct-cgroup2-"))
+    root, ours, why = mount_if_missing("cgroup2", scratch_dir("ct-cgroup2-"))
     if ours:
         atexit.register(subprocess.run, ["umount", root])
 if why or not root:
     t.skip("--cgroup tests", why or "no cgroup v2 hierarchy mounted")
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-cgroup-")
+tmp = scratch_dir("ct-cgroup-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 cg = os.path.join(root, "cudatrace-test-%d" % os.getpid())
 os.mkdir(cg)
+inner = os.path.join(cg, "inner")   # a container's own cgroup, below the pod's
 try:
-    inner = os.path.join(cg, "inner")   # a container's own cgroup, below the pod's
     os.mkdir(inner)
     tr = os.path.join(tmp, "cg.ctrace")
     tracer = subprocess.Popen([CUDATRACE, "--cgroup", cg, "--device", ctl, "-w", tr],
@@ -46,8 +45,9 @@ try:
     t.ok(inside.returncode == 0 and outside.returncode == 0 and len(calls) == 7,
          "--cgroup: the 7 calls of the process below the cgroup, not the 5 outside",
          (len(calls), inside.stderr))
-    os.rmdir(inner)
-finally:
+finally:   # after a failure too: the hierarchy outlives the test
+    if os.path.isdir(inner):
+        os.rmdir(inner)
     os.rmdir(cg)
 
 p = run([CUDATRACE, "--cgroup", tmp, "--device", ctl, "--", "true"])

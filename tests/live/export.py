@@ -8,10 +8,10 @@ tests/unit/test_decode.c and on the real two-GPU trace (tests/golden/gpus.py).""
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+                 scratch_dir)
 
 t = Tap()
 why = live_capture_possible()
@@ -19,7 +19,7 @@ if why:
     t.skip("export fd tests", why)
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-export-")
+tmp = scratch_dir("ct-export-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 tr = os.path.join(tmp, "export.ctrace")

@@ -10,12 +10,11 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, mount_if_missing, run,  # noqa: E402
-                 start_tracer)
+                 scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -23,7 +22,7 @@ if why:
     t.skip("live fault-injection tests", why)
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-faults-")
+tmp = scratch_dir("ct-faults-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 DEV = ["--device", ctl]

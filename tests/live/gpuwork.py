@@ -10,10 +10,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+                 scratch_dir)
 
 FAKE = os.path.join(BUILD, "gpfifo_fake")
 t = Tap()
@@ -22,7 +22,7 @@ if why:
     t.skip("live --gpu-work tests", why)
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-gpuwork-")
+tmp = scratch_dir("ct-gpuwork-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 

@@ -9,19 +9,18 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (BLOCKER, CUDATRACE, Tap, decode_json, live_capture_possible,  # noqa: E402
-                 run, start_tracer)
+                 run, scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
 if why:
     t.skip("process life-cycle tests", why)
     t.done()
-tmp = tempfile.mkdtemp(prefix="ct-life-")
+tmp = scratch_dir("ct-life-")
 
 # 1. Killed inside an ioctl.  blocker makes 5 FIONREAD calls on a FIFO that
 # return at once, then one whose output page is registered with
@@ -192,5 +191,4 @@ else:
          (rc, b_alive, b_done))
     t.ok(len(calls) == 3 and all(int(e["args"]["hClient"], 16) == 0xa0a0 for e in calls),
          "-p %d: A's 3 calls and none of B's" % p, [e["args"]["hClient"] for e in calls])
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

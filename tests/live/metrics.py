@@ -16,14 +16,13 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, mounted,  # noqa: E402
-                 run, start_tracer)
+                 run, scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible() or (None if shutil.which("prometheus") else
@@ -49,7 +48,7 @@ def http_get(url, timeout=5):
         return r.status, r.read().decode()
 
 
-tmp = tempfile.mkdtemp(prefix="ct-metrics-")
+tmp = scratch_dir("ct-metrics-")
 ctl = os.path.join(tmp, "nvidiactl")
 uvm = os.path.join(tmp, "nvidia-uvm")
 for f in (ctl, uvm):
@@ -274,5 +273,4 @@ for given, want in (("localhost:%d", "http://127.0.0.1:%d/metrics\n"),
          "--metrics %s: serves, announced as %s" % (given % port, (want % port).strip()), line)
 p = run([CUDATRACE, "-r", trace, "--metrics", "127.0.0.1:1"])
 t.ok(p.returncode != 0 and "live capture" in p.stderr, "--metrics with -r: refused", p.stderr)
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -16,12 +16,11 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, Tap, live_capture_possible, run, start_tracer  # noqa: E402
+from tap import CUDATRACE, Tap, live_capture_possible, run, scratch_dir, start_tracer  # noqa: E402
 
 t = Tap()
 why = live_capture_possible()
@@ -36,7 +35,7 @@ HEAD_DEADLINE = 5.0   # user/metrics.h, CT_METRICS_HEAD_DEADLINE_S
 PER_ADDRESS = 8       # user/metrics_http.c, MAX_PER_ADDRESS
 MAX_SERIES = 60
 
-tmp = tempfile.mkdtemp(prefix="ct-hostile-http-")
+tmp = scratch_dir("ct-hostile-http-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 trace = os.path.join(tmp, "hostile.ctrace")
@@ -240,5 +239,4 @@ t.ok(len(err) < 4096 and "0 lost" in err,
      "its stderr, never read during the attacks, holds %d bytes; 0 lost" % len(err), err[-2000:])
 ioctls = run([CUDATRACE, "-r", trace]).stdout.count(" ioctl(")
 t.ok(ioctls == 400, "the trace written meanwhile has the 400 calls (%d)" % ioctls)
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -16,10 +16,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+                 scratch_dir)
 
 t = Tap()
 why = live_capture_possible()
@@ -32,7 +32,7 @@ SRC = os.path.join(HERE, "..", "python", "callsites.py")
 PYTHON = "/usr/bin/python3"
 EMBED = os.path.join(BUILD, "python", "embed")
 
-tmp = tempfile.mkdtemp(prefix="ct-python-")
+tmp = scratch_dir("ct-python-")
 dev = os.path.join(tmp, "nvidiactl")
 open(dev, "w").close()
 
@@ -357,5 +357,4 @@ kinds = sqlite3.connect(db).execute(
 ).fetchone()[0] if rows else 0
 t.ok(kinds == 1, "--sqlite: the Python frames in frames (kind 'python')", kinds)
 
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

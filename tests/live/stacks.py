@@ -14,12 +14,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible,  # noqa: E402
-                 run, start_tracer)
+                 run, scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -28,7 +27,7 @@ if why:
     t.done()
 
 SRC = os.path.join(BUILD, "stacks")
-tmp = tempfile.mkdtemp(prefix="ct-stacks-")
+tmp = scratch_dir("ct-stacks-")
 dev = os.path.join(tmp, "nvidiactl")
 open(dev, "w").close()
 # Private copies: deleted after the capture.
@@ -221,5 +220,4 @@ for bad in ("-k=100", "--stack=0", "--stack=1048576", "-kx"):
     t.ok(p.returncode == 2 and "Invalid -k/--stack size" in p.stderr,
          "%s is refused: %s" % (bad, p.stderr.strip().splitlines()[0] if p.stderr else ""))
 
-shutil.rmtree(tmp)
 t.done()

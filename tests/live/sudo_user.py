@@ -9,10 +9,9 @@ import pwd
 import shutil
 import stat
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run  # noqa: E402
+from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
 
 t = Tap()
 why = live_capture_possible()
@@ -25,7 +24,7 @@ except KeyError:
     t.skip("-u and files under sudo", "no user nobody")
     t.done()
 
-tmp = tempfile.mkdtemp(prefix="ct-sudo-")
+tmp = scratch_dir("ct-sudo-")
 os.chmod(tmp, 0o711)   # nobody reaches the files it owns, lists nothing
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
@@ -88,5 +87,4 @@ p = run([CUDATRACE] + DEV + ["-u", "nobody", "-d", "1"], env=NOSUDO)
 t.ok(p.returncode == 2 and "goes with -- COMMAND" in p.stderr, "-u without a command: exit 2",
      p.stderr)
 
-shutil.rmtree(tmp)
 t.done()

@@ -10,16 +10,16 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from cdp import Cdp  # noqa: E402
-from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, run, scratch_dir  # noqa: E402
 
 DEADLINE = time.time() + 60
 TRACE = os.path.join(ROOT, "traces", "h100-torch_matmul-k.ctrace")
@@ -55,7 +55,8 @@ def start_browser(profile):
                           "--no-first-run", "--remote-debugging-port=0",
                           "--remote-allow-origins=*", "--user-data-dir=" + profile,
                           "--window-size=%d,%d" % (WIDTH, HEIGHT), "about:blank"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)   # its helpers killed with it
     port_file = os.path.join(profile, "DevToolsActivePort")
     port = wait_for("DevToolsActivePort", lambda: os.path.exists(port_file) and
                     open(port_file).read().split("\n")[0].strip())
@@ -165,7 +166,7 @@ def found(c, name):
         return 0
 
 
-tmp = tempfile.mkdtemp(prefix="ct-devtools-")
+tmp = scratch_dir("ct-devtools-")
 pf = os.path.join(tmp, "torch_matmul-k.json")
 p = run([CUDATRACE, "-r", TRACE, "--perfetto", pf, "-c"])
 t.ok(p.returncode == 0, "--perfetto of a real -k trace written", p.stderr)
@@ -188,8 +189,7 @@ try:
 except (TimeoutError, ConnectionError, RuntimeError, OSError, StopIteration) as e:
     t.ok(False, "DevTools shows the --perfetto file's slices", repr(e))
 finally:
-    if proc:
-        proc.kill()
+    if proc:   # the whole group: a helper left writing to the profile kept tmp
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    shutil.rmtree(tmp, ignore_errors=True)
 t.done()

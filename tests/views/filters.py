@@ -12,10 +12,10 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible,  # noqa: E402
+                 run, scratch_dir)
 
 CALLS = ("ioctl", "mmap", "munmap")
 SAXPY = os.path.join(ROOT, "traces", "h100-saxpy.ctrace")
@@ -23,7 +23,7 @@ TORCH = os.path.join(ROOT, "traces", "h100-torch_train.ctrace")
 CTX = os.path.join(ROOT, "traces", "h100-ctx_create.ctrace")
 
 t = Tap()
-tmp = tempfile.mkdtemp(prefix="ct-filters-")
+tmp = scratch_dir("ct-filters-")
 
 
 def calls(events):
@@ -294,5 +294,4 @@ else:
     t.ok(p.returncode == 2 and "--comm pattern" in p.stderr,
          "-w with a --comm pattern: exit 2 (only exact names go to the kernel)", p.stderr)
 
-shutil.rmtree(tmp, ignore_errors=True)
 t.done()

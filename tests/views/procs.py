@@ -10,11 +10,10 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible,  # noqa: E402
-                 run)
+                 run, scratch_dir)
 
 H200 = os.path.join(ROOT, "traces", "h200x2-nccl-allreduce.ctrace")
 SAXPY = os.path.join(ROOT, "traces", "h100-saxpy.ctrace")
@@ -97,7 +96,7 @@ LOADER = next((p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64
 if why or not LOADER:
     t.skip("live: a program started through the loader", why or "no glibc loader found")
     t.done()
-tmp = tempfile.mkdtemp(prefix="ct-procs-")
+tmp = scratch_dir("ct-procs-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()
 fake = os.path.join(tmp, "nvfake-prog")
@@ -114,5 +113,4 @@ calls = [json.loads(l) for l in p.stdout.splitlines() if '"ioctl"' in l]
 t.ok(p.returncode == 0 and len(calls) == 5,
      "live --comm nvfake-prog (checked in the kernel, then by program): its 5 calls",
      p.stderr)
-shutil.rmtree(tmp)
 t.done()

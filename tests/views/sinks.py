@@ -12,13 +12,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
-tmp = tempfile.mkdtemp(prefix="ct-sinks-")
+tmp = scratch_dir("ct-sinks-")
 SRC = os.path.join(ROOT, "traces", "h100-torch_matmul.ctrace")
 SMALL = os.path.join(ROOT, "traces", "h100-ctx_create.ctrace")
 

@@ -19,13 +19,12 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, decode_json, run  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, decode_json, run, scratch_dir  # noqa: E402
 
 t = Tap()
-tmp = tempfile.mkdtemp(prefix="ct-sqlite-")
+tmp = scratch_dir("ct-sqlite-")
 traces = sorted(glob.glob(os.path.join(ROOT, "traces", "*.ctrace")))
 t.ok(len(traces) >= 5, "real traces found (%d)" % len(traces))
 

@@ -7,10 +7,10 @@ import json
 import os
 import struct
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible, run  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible,  # noqa: E402
+                 run, scratch_dir)
 
 TRACES = ["h100-saxpy.ctrace", "h100-torch_train.ctrace"]
 EVENT_TYPES = ("ioctl", "mmap", "munmap")
@@ -239,7 +239,7 @@ def cut_exits(src, dst, drop):
 
 def main():
     t = Tap()
-    tmp = tempfile.mkdtemp(prefix="ct-views-")
+    tmp = scratch_dir("ct-views-")
     for name in TRACES:
         trace = os.path.join(ROOT, "traces", name)
         if not os.path.exists(trace):
