@@ -7,6 +7,7 @@ written at the same time (-w): 1,000 RM_CONTROLs of one command sum to
 with 0 lost; device memory and duration series are there; a port in use
 and a bad address are refused with a reason; process names that are not
 UTF-8 do not stop Prometheus from storing the page (promtool accepts it)."""
+import atexit
 import collections
 import json
 import os
@@ -63,6 +64,9 @@ prom = subprocess.Popen(["prometheus", "--config.file", conf, "--storage.tsdb.pa
                          os.path.join(tmp, "tsdb"), "--web.listen-address",
                          "127.0.0.1:%d" % pport], stdout=subprocess.DEVNULL,
                         stderr=open(os.path.join(tmp, "prometheus.log"), "w"))
+# Stopped at exit too: a check that stops the test before its finally
+# would leave it running (and writing to tmp).
+atexit.register(lambda: prom.poll() is None and (prom.kill(), prom.wait()))
 
 
 def query(expr):

@@ -58,8 +58,13 @@ def start_browser(profile):
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)   # its helpers killed with it
     port_file = os.path.join(profile, "DevToolsActivePort")
-    port = wait_for("DevToolsActivePort", lambda: os.path.exists(port_file) and
-                    open(port_file).read().split("\n")[0].strip())
+    try:
+        port = wait_for("DevToolsActivePort", lambda: os.path.exists(port_file) and
+                        open(port_file).read().split("\n")[0].strip())
+    except BaseException:   # no port, no caller to stop it: stop it here
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
     return p, int(port)
 
 
