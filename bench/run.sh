@@ -60,5 +60,8 @@ python3 bench/bench.py
 standin=$(mktemp /tmp/ct-bench-py-XXXXXX)
 trap 'rm -f "$standin"' EXIT   # also on an error or Ctrl-C
 trap 'exit 130' INT TERM
+# The loop on CPU 1 and cudatrace on CPU 0 where there are two: a loop
+# that moves between CPUs spreads one mode's figures between reps.
+pin=$([ "$(nproc)" -ge 2 ] && echo --pin 1,0)
 python3 bench/py_costs.py --ct ./cudatrace --python /usr/bin/python3 --device "$standin" \
-	--calls "${BENCH_N:-20000}" --reps "${BENCH_REPS:-3}" --pace 20000
+	--calls "${BENCH_N:-20000}" --reps "${BENCH_REPS:-3}" --pace 20000 $pin
