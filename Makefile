@@ -68,7 +68,7 @@ DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC) $(GWTABLES_
 FMT_SRCS  := $(wildcard format/*.c)
 # The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
 CAPTURE_SRCS := $(wildcard user/capture*.c) user/detach.c user/heap_prefault.c user/unwind.c
-CAPTURE_SRCS += user/symbolize.c
+CAPTURE_SRCS += user/symbolize.c user/cfi_rules.c
 CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.

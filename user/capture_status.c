@@ -46,9 +46,14 @@ static void report_stacks(const struct ct_capture *c)
 {
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
-	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms\n",
+	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms; "
+		"%llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
-		(double)us->busy_ns / 1e6);
+		(double)us->busy_ns / 1e6, (unsigned long long)us->fast);
+	if (us->checked)
+		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
+			"kept rules walked otherwise by libdw\n",
+			(unsigned long long)us->check_mismatches, (unsigned long long)us->checked);
 	if (us->holes)
 		fprintf(stderr, "cudatrace: %llu stacks held pages never touched, "
 			"read page by page (as zeros)\n", (unsigned long long)us->holes);

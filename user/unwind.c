@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cfi_rules.h"
 #include "clock.h"
 #include "codemaps.h"
 #include "idmap.h"
@@ -18,6 +20,7 @@ struct uw_proc {
 	uint32_t pid;
 	struct ct_codemaps maps;
 	Dwfl *dwfl;              /* NULL: no module could be reported */
+	struct ct_cfi_rules rules;   /* of dwfl's addresses: cleared when its modules change */
 	bool maps_failed;        /* /proc/PID/maps was gone at the first look */
 	const struct ct_stack *cur;   /* the stack being unwound */
 	/* The unwinder's last read, if it failed: what stopped the walk (a
@@ -41,6 +44,7 @@ struct ct_unwinder {
 	struct idmap procs;      /* pid -> struct uw_proc */
 	struct ct_frames_builder fb;
 	unsigned char *mapbuf;
+	bool check;              /* CT_UNWIND_CHECK: each fast walk checked against libdw's */
 	struct ct_unwind_stats st;
 };
 
@@ -74,21 +78,31 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* The word at addr of the copied stack; false if it is not in the copy. */
+static bool stack_word(const struct ct_stack *s, uint64_t addr, uint64_t *result)
+{
+	uint64_t sp = s->regs[CT_REG_RSP];
+
+	if (addr < sp || addr - sp > s->size || s->size - (addr - sp) < sizeof(*result))
+		return false;
+	memcpy(result, (const unsigned char *)(s + 1) + (addr - sp), sizeof(*result));
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct uw_proc *p = arg;
 	const struct ct_stack *s = p->cur;
-	uint64_t sp = s->regs[CT_REG_RSP];
+	uint64_t sp = s->regs[CT_REG_RSP], word;
 
 	(void)dwfl;
-	p->last_read_failed = addr < sp || addr - sp > s->size ||
-			      s->size - (addr - sp) < sizeof(*result);
+	p->last_read_failed = !stack_word(s, addr, &word);
 	if (p->last_read_failed) {
 		p->bad_read = addr < sp;
 		p->need = addr < sp ? 0 : addr - sp + sizeof(*result);
 		return false;
 	}
-	memcpy(result, (const unsigned char *)(s + 1) + (addr - sp), sizeof(*result));
+	*result = word;
 	return true;
 }
 
@@ -125,6 +139,7 @@ static int free_module_data(Dwfl_Module *mod, void **ud, const char *name, Dwarf
 
 static void drop_dwfl(struct uw_proc *p)
 {
+	ct_cfi_rules_clear(&p->rules);
 	if (!p->dwfl)
 		return;
 	dwfl_getmodules(p->dwfl, free_module_data, NULL, 0);
@@ -201,6 +216,7 @@ static void build_dwfl(struct ct_unwinder *u, struct uw_proc *p)
 /* A library loaded: report it alone; libdw keeps what it knows of the rest. */
 static void add_to_dwfl(struct ct_unwinder *u, struct uw_proc *p)
 {
+	ct_cfi_rules_clear(&p->rules);   /* an address without a module may have one now */
 	dwfl_report_begin_add(p->dwfl);
 	report_modules(u, p, true);
 	dwfl_report_end(p->dwfl, NULL, NULL);
@@ -380,11 +396,88 @@ static uint32_t frames_status(uint32_t kind, bool no_module)
 	return CT_UNWIND_ERROR;
 }
 
+/* libdw's walk over the copied stack: how it ended (end->need_bytes set). */
+static uint32_t walk_libdw(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+			   struct ct_stack_end *end, bool *no_module)
+{
+	struct walk w = { .u = u, .p = p };
+	uint32_t kind;
+	int rc;
+
+	p->cur = s;
+	p->last_read_failed = false;
+	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
+	p->cur = NULL;
+	kind = end_kind(p, s, rc, w.no_module, u->fb.nframes);
+	if (kind == CT_STACK_END_COPY_SHORT)
+		end->need_bytes = p->need > UINT32_MAX ? UINT32_MAX : (uint32_t)p->need;
+	*no_module = w.no_module;
+	return kind;
+}
+
+/*
+ * The walk libdw makes, from the rules kept (cfi_rules.h) alone: the same
+ * frames, each named as on_frame names it.  False where a frame has no
+ * rule or a read leaves the copy: then libdw walks the stack, and tells
+ * why such a stack ends.
+ */
+static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+		      uint32_t *kind)
+{
+	uint64_t pc = s->regs[CT_REG_RIP], sp = s->regs[CT_REG_RSP], bp = s->regs[CT_REG_RBP];
+	bool bp_known = true;
+
+	for (bool activation = true;; activation = false) {
+		const struct ct_cfi_rule *r = ct_cfi_rule_at(&p->rules, p->dwfl,
+							     activation ? pc : pc - 1);
+		const struct uw_mod *um;
+		uint64_t cfa;
+
+		if (!r)
+			return false;
+		um = r->module_data;
+		ct_frames_add(&u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
+		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
+			break;
+		if (r->cfa_reg == CT_REG_RBP && !bp_known)
+			return false;
+		cfa = (r->cfa_reg == CT_REG_RSP ? sp : bp) + (int64_t)r->cfa_off;
+		if (r->rbp == CT_CFI_RBP_SAVED && !stack_word(s, cfa + (int64_t)r->rbp_off, &bp))
+			return false;
+		bp_known = r->rbp == CT_CFI_RBP_SAVED || (bp_known && r->rbp == CT_CFI_RBP_SAME);
+		if (!stack_word(s, cfa + (int64_t)r->ra_off, &pc))
+			return false;
+		sp = cfa + (int64_t)r->rsp_off;
+	}
+	p->last_read_failed = false;
+	*kind = end_kind(p, s, 0, false, u->fb.nframes);
+	return true;
+}
+
+/* CT_UNWIND_CHECK: whether libdw's walk (in u->fb now) found the frames
+ * and the end the fast walk found (pcs[n], kind); says where it did not. */
+static void check_fast(struct ct_unwinder *u, const struct ct_stack *s, const uint64_t *pcs,
+		       uint32_t n, uint32_t kind, uint32_t libdw_kind)
+{
+	uint32_t i = 0;
+
+	while (i < n && i < u->fb.nframes && pcs[i] == u->fb.frames[i].pc)
+		i++;
+	u->st.checked++;
+	if (i == n && n == u->fb.nframes && kind == libdw_kind)
+		return;
+	if (u->st.check_mismatches++ < 5)
+		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: fast walk %u frames (end %u), "
+			"libdw %u (end %u), first difference at frame %u\n", s->h.tid, n, kind,
+			u->fb.nframes, libdw_kind, i);
+}
+
 static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		       struct ct_stack_end *end, uint32_t *status)
 {
-	struct walk w = { .u = u, .p = p };
-	int rc;
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	uint32_t n = 0, fast_kind = 0;
+	bool fast, no_module = false;
 
 	end->need_bytes = 0;
 	if (!p->dwfl) {
@@ -393,14 +486,20 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 		*status = CT_UNWIND_NO_MAPS;
 		return;
 	}
-	p->cur = s;
-	p->last_read_failed = false;
-	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->h.tid, on_frame, &w);
-	p->cur = NULL;
-	end->kind = end_kind(p, s, rc, w.no_module, u->fb.nframes);
-	if (end->kind == CT_STACK_END_COPY_SHORT)
-		end->need_bytes = p->need > UINT32_MAX ? UINT32_MAX : (uint32_t)p->need;
-	*status = frames_status(end->kind, w.no_module);
+	fast = walk_fast(u, p, s, &fast_kind);
+	u->st.fast += fast;
+	if (fast && !u->check) {
+		end->kind = fast_kind;
+		*status = frames_status(end->kind, false);
+		return;
+	}
+	for (; fast && n < u->fb.nframes && n < UNWIND_MAX_FRAMES; n++)
+		pcs[n] = u->fb.frames[n].pc;
+	ct_frames_begin(&u->fb);
+	end->kind = walk_libdw(u, p, s, end, &no_module);
+	if (fast)
+		check_fast(u, s, pcs, n, fast_kind, end->kind);
+	*status = frames_status(end->kind, no_module);
 }
 
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
@@ -439,6 +538,7 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->fb.buf = malloc(CT_FRAMES_BUF);
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
 	u->syms = ct_symbolizer_new();
+	u->check = getenv(CT_UNWIND_CHECK_ENV) && *getenv(CT_UNWIND_CHECK_ENV);
 	if (!u->fb.buf || !u->mapbuf || !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;

@@ -2,7 +2,9 @@
 /*
  * -k on the capture machine: keeps the executable mappings of each traced
  * process, unwinds each CT_REC_STACK the kernel sends by CFI with elfutils
- * libdw (our own memory and register callbacks, over the copied stack), and
+ * libdw (our own memory and register callbacks, over the copied stack;
+ * most stacks from the rules libdw gave for each address before, which is
+ * the same walk without libdw's work per frame: cfi_rules.h), and
  * hands the named frames (CT_REC_FRAMES) and the mappings (CT_REC_MAPPING)
  * to the sink.
  */
@@ -12,6 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cudatrace.h"
+
+/* Set in the environment, each stack walked from kept rules is walked by
+ * libdw too, and any difference said (the tests set it). */
+#define CT_UNWIND_CHECK_ENV "CT_UNWIND_CHECK"
 
 struct ct_unwinder;
 
@@ -41,6 +47,9 @@ struct ct_unwind_stats {
 	                         * CPU clock is a system call, twice a stack) */
 	uint64_t maps_reads;    /* /proc/PID/maps reads */
 	uint64_t holes;         /* stacks with pages never touched (read as zeros) */
+	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
+	uint64_t checked;       /* CT_UNWIND_CHECK: fast walks walked again by libdw */
+	uint64_t check_mismatches;   /* ... that libdw walked otherwise */
 };
 const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u);
 

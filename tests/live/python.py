@@ -63,6 +63,18 @@ def trace(args, python, script, extra=()):
     return out, p.stderr
 
 
+# Every stack walked from the CFI rules kept is walked by libdw too
+# (user/unwind.h): each -k capture below must find them the same.
+os.environ["CT_UNWIND_CHECK"] = "1"
+
+
+def unwind_agrees(err, tag):
+    m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) walks", err)
+    t.ok(m and m.group(1) == "0" and int(m.group(2)) > 0,
+         "%s -k: stacks walked from the CFI rules kept, as libdw walks them (%s)"
+         % (tag, m.group(0) if m else "no check line"), err)
+
+
 def calls(path):
     return [e for e in decode_json(path) if e["type"] == "ioctl"]
 
@@ -112,6 +124,7 @@ check_py(calls(path), "deleted script", "gone.py")
 # 3. -k: Python frames in the native stack, in place of the interpreter's.
 script = copy_script("native.py")
 path, err = trace(["-k"], PYTHON, script)
+unwind_agrees(err, "python3")
 evs = calls(path)
 check_py(evs, "-k python3", "native.py")
 e = next(x for x in evs if x["request"] == "0x102")
@@ -182,6 +195,7 @@ for minor in (10, 12, 13, 14):
     path, err = trace(["--py-stack"], exe, script)
     check_py(calls(path), "CPython %s" % found[-1], "v3%d.py" % minor, qualnames=minor >= 11)
     path, err = trace(["-k"], exe, script)
+    unwind_agrees(err, "CPython %s" % found[-1])
     evs = calls(path)
     merged = [e for e in evs if e.get("py_merge") != "appended" and
               any(f.get("kind") == "python" for f in e.get("stack", [])) and
@@ -272,6 +286,7 @@ def check_container(root, python, tag, minor):
          sorted({str(e.get("py", {}).get("file")) for e in evs}))
     pyframes = [[f.get("func", "?") for f in e["stack"]] for e in evs]
     path, err = in_container(root, python, ["-k"], "ctr3%d.py" % minor)
+    unwind_agrees(err, tag)
     kevs = calls(path)
     merged = [e for e in kevs if e.get("py_merge") != "appended" and
               any(f.get("kind") == "python" for f in e.get("stack", [])) and

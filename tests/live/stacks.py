@@ -26,6 +26,9 @@ if why:
     t.skip("live -k tests", why)
     t.done()
 
+# Every stack walked from the CFI rules kept is walked by libdw as well,
+# and the capture says where the two differ (user/unwind.h).
+os.environ["CT_UNWIND_CHECK"] = "1"
 SRC = os.path.join(BUILD, "stacks")
 tmp = scratch_dir("ct-stacks-")
 dev = os.path.join(tmp, "nvidiactl")
@@ -92,6 +95,10 @@ def text_of(trace, *extra):
 tr = os.path.join(tmp, "cmd.ctrace")
 p = run([CUDATRACE, "-k", "--device", dev, "-w", tr, "--", PROG, LIB, dev])
 t.ok(p.returncode == 0 and "0 lost" in p.stderr, "-k capture ran, 0 lost", p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) walks", p.stderr)
+t.ok(m and m.group(1) == "0" and int(m.group(2)) >= 6,
+     "every stack walked from the CFI rules kept, as libdw walks it (%s)"
+     % (m.group(0) if m else "no check line"), p.stderr)
 ev = decode_json(tr)
 check_calls(ev, "cmd")
 t.ok(all(e["stack_bytes"] > 20000 for e in ev if e["type"] == "ioctl" and
