@@ -41,6 +41,31 @@ void ct_status_line(struct ct_capture *c, bool last)
 	c->status_events = c->events;
 }
 
+/* -k: why stacks were walked by libdw, not from the rules kept (one
+ * reason a stack: the first frame that had none). */
+static void report_left_to_libdw(const struct ct_unwind_stats *us)
+{
+	static const char *const why[CT_CFI_NONE_KINDS] = {
+		[CT_CFI_USABLE] = "a read out of the copy (the stack's end)",
+		[CT_CFI_NO_MODULE] = "no module", [CT_CFI_NO_FDE] = "no FDE",
+		[CT_CFI_SIGNAL] = "a signal frame",
+		[CT_CFI_RA_SHAPE] = "a return address rule", [CT_CFI_CFA_SHAPE] = "a CFA rule",
+		[CT_CFI_RSP_SHAPE] = "an rsp rule", [CT_CFI_RBP_SHAPE] = "an rbp rule",
+	};
+	const char *sep = "";
+
+	if (us->stacks == us->fast)
+		return;
+	fprintf(stderr, "cudatrace: walked by libdw:");
+	for (int i = 0; i < CT_CFI_NONE_KINDS; i++) {
+		if (!us->left_to_libdw[i])
+			continue;
+		fprintf(stderr, "%s %llu for %s", sep, (unsigned long long)us->left_to_libdw[i], why[i]);
+		sep = ",";
+	}
+	fputc('\n', stderr);
+}
+
 /* -k: the unwinder's work and why the stacks end. */
 static void report_stacks(const struct ct_capture *c)
 {
@@ -50,6 +75,7 @@ static void report_stacks(const struct ct_capture *c)
 		"%llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
 		(double)us->busy_ns / 1e6, (unsigned long long)us->fast);
+	report_left_to_libdw(us);
 	if (us->checked)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
 			"kept rules walked otherwise by libdw\n",

@@ -80,27 +80,30 @@ static bool rbp_rule(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 	return cfa_plus(ops, nops, false, &r->rbp_off);
 }
 
-/* The rule of the frame state fr, if it has one of the shapes kept. */
-static bool from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
+/* The rule of the frame state fr, if it has one of the shapes kept; else
+ * CT_CFI_USABLE, or why not. */
+static enum ct_cfi_none from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
 	bool signal = false;
 	int ra = dwarf_frame_info(fr, NULL, NULL, &signal);
 
-	if (ra < 0 || signal || reg_rule(fr, ra, mem, &ops, &nops))
-		return false;
+	if (ra < 0 || signal)
+		return CT_CFI_SIGNAL;
+	if (reg_rule(fr, ra, mem, &ops, &nops))
+		return CT_CFI_RA_SHAPE;
 	if (nops == 0 && ops) {          /* undefined: libdw ends the walk here */
 		r->outermost = true;
-		return true;
+		return CT_CFI_USABLE;
 	}
 	if (!cfa_plus(ops, nops, false, &r->ra_off))
-		return false;
+		return CT_CFI_RA_SHAPE;
 	if (dwarf_frame_cfa(fr, &ops, &nops) || !cfa_rule(ops, nops, r))
-		return false;
+		return CT_CFI_CFA_SHAPE;
 	if (reg_rule(fr, CT_REG_RSP, mem, &ops, &nops) || !cfa_plus(ops, nops, true, &r->rsp_off))
-		return false;
-	return rbp_rule(fr, r);
+		return CT_CFI_RSP_SHAPE;
+	return rbp_rule(fr, r) ? CT_CFI_USABLE : CT_CFI_RBP_SHAPE;
 }
 
 /* What libdw would use at pc: the module's .eh_frame (its first choice). */
@@ -112,14 +115,17 @@ static void compile(Dwfl *dwfl, uint64_t pc, struct ct_cfi_rule *r)
 	Dwarf_Addr bias;
 	void **ud = NULL;
 
+	r->none = CT_CFI_NO_MODULE;
 	if (!mod)
 		return;
 	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	r->module_data = ud ? *ud : NULL;
+	r->none = CT_CFI_NO_FDE;
 	cfi = dwfl_module_eh_cfi(mod, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
 		return;
-	r->usable = from_frame(fr, r);
+	r->none = from_frame(fr, r);
+	r->usable = r->none == CT_CFI_USABLE;
 	free(fr);
 }
 
@@ -137,7 +143,7 @@ const struct ct_cfi_rule *ct_cfi_rule_at(struct ct_cfi_rules *rules, Dwfl *dwfl,
 		idmap_put(&rules->by_pc, pc, r);
 		rules->compiled++;
 	}
-	return r->usable ? r : NULL;
+	return r;
 }
 
 void ct_cfi_rules_clear(struct ct_cfi_rules *rules)

@@ -24,8 +24,22 @@ enum ct_cfi_rbp {
 	CT_CFI_RBP_LOST,      /* undefined: a caller's rule that needs it has none */
 };
 
+/* Why an address has no rule. */
+enum ct_cfi_none {
+	CT_CFI_USABLE,
+	CT_CFI_NO_MODULE,     /* no module maps the address */
+	CT_CFI_NO_FDE,        /* no .eh_frame, or none of its FDEs covers it */
+	CT_CFI_SIGNAL,        /* a signal frame */
+	CT_CFI_RA_SHAPE,      /* the return address's rule is of another shape */
+	CT_CFI_CFA_SHAPE,     /* the CFA's (an expression, another register) */
+	CT_CFI_RSP_SHAPE,
+	CT_CFI_RBP_SHAPE,
+	CT_CFI_NONE_KINDS
+};
+
 struct ct_cfi_rule {
 	bool usable;          /* false: this address has none of the shapes above */
+	uint8_t none;         /* enum ct_cfi_none: why not */
 	bool outermost;       /* the return address is undefined: the stack ends here */
 	uint8_t cfa_reg;      /* CT_REG_RSP or CT_REG_RBP */
 	uint8_t rbp;          /* enum ct_cfi_rbp */
@@ -40,7 +54,8 @@ struct ct_cfi_rules {
 };
 
 /* The rule at pc, an exact address (the return address minus 1 for a
- * caller's frame), compiled on first use; NULL: none usable. */
+ * caller's frame), compiled on first use (its usable says whether it is
+ * one); NULL: out of memory. */
 const struct ct_cfi_rule *ct_cfi_rule_at(struct ct_cfi_rules *rules, Dwfl *dwfl, uint64_t pc);
 void ct_cfi_rules_clear(struct ct_cfi_rules *rules);
 

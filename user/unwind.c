@@ -433,20 +433,25 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		const struct uw_mod *um;
 		uint64_t cfa;
 
-		if (!r)
+		if (!r || !r->usable) {
+			u->st.left_to_libdw[r ? r->none : CT_CFI_NO_MODULE]++;
 			return false;
+		}
 		um = r->module_data;
 		ct_frames_add(&u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
 		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
 			break;
-		if (r->cfa_reg == CT_REG_RBP && !bp_known)
+		if (r->cfa_reg == CT_REG_RBP && !bp_known) {
+			u->st.left_to_libdw[CT_CFI_RBP_SHAPE]++;
 			return false;
+		}
 		cfa = (r->cfa_reg == CT_REG_RSP ? sp : bp) + (int64_t)r->cfa_off;
-		if (r->rbp == CT_CFI_RBP_SAVED && !stack_word(s, cfa + (int64_t)r->rbp_off, &bp))
+		if ((r->rbp == CT_CFI_RBP_SAVED && !stack_word(s, cfa + (int64_t)r->rbp_off, &bp)) ||
+		    !stack_word(s, cfa + (int64_t)r->ra_off, &pc)) {
+			u->st.left_to_libdw[CT_CFI_USABLE]++;   /* a read out of the copy */
 			return false;
+		}
 		bp_known = r->rbp == CT_CFI_RBP_SAVED || (bp_known && r->rbp == CT_CFI_RBP_SAME);
-		if (!stack_word(s, cfa + (int64_t)r->ra_off, &pc))
-			return false;
 		sp = cfa + (int64_t)r->rsp_off;
 	}
 	p->last_read_failed = false;

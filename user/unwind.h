@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "cfi_rules.h"
 #include "cudatrace.h"
 
 /* Set in the environment, each stack walked from kept rules is walked by
@@ -48,6 +49,8 @@ struct ct_unwind_stats {
 	uint64_t maps_reads;    /* /proc/PID/maps reads */
 	uint64_t holes;         /* stacks with pages never touched (read as zeros) */
 	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
+	/* The others, by why (enum ct_cfi_none; CT_CFI_USABLE: a read left the copy) */
+	uint64_t left_to_libdw[CT_CFI_NONE_KINDS];
 	uint64_t checked;       /* CT_UNWIND_CHECK: fast walks walked again by libdw */
 	uint64_t check_mismatches;   /* ... that libdw walked otherwise */
 };
