@@ -106,7 +106,9 @@ static enum ct_cfi_none from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 	return rbp_rule(fr, r) ? CT_CFI_USABLE : CT_CFI_RBP_SHAPE;
 }
 
-/* What libdw would use at pc: the module's .eh_frame (its first choice). */
+/* What libdw would use at pc: the module's .eh_frame, else its
+ * .debug_frame (libdw's order; past them it guesses from rbp, which is
+ * left to it). */
 static void compile(Dwfl *dwfl, uint64_t pc, struct ct_cfi_rule *r)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
@@ -122,8 +124,11 @@ static void compile(Dwfl *dwfl, uint64_t pc, struct ct_cfi_rule *r)
 	r->module_data = ud ? *ud : NULL;
 	r->none = CT_CFI_NO_FDE;
 	cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
-		return;
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) {
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			return;
+	}
 	r->none = from_frame(fr, r);
 	r->usable = r->none == CT_CFI_USABLE;
 	free(fr);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The unwinding rule of each code address, compiled once from its module's
- * .eh_frame by libdw and kept, so that most stacks are walked without
+ * .eh_frame (or .debug_frame) by libdw and kept, so that most stacks are walked without
  * libdw's per-frame work (an FDE's CFA program run again and a frame state
  * allocated, for every frame of every stack).  Only the shapes x86-64 code
  * has almost everywhere: the CFA is rsp or rbp plus a constant; the return
  * address saved at CFA plus a constant (or undefined: the outermost frame);
  * rbp unchanged, saved at CFA plus a constant, or lost; rsp the CFA plus a
- * constant.  Any other shape (a CFA expression, a signal frame, a module
- * without .eh_frame) has no rule here, and that stack is left to libdw.
+ * constant.  Any other shape (a CFA expression, a signal frame, code no
+ * FDE covers) has no rule here, and that stack is left to libdw.
  */
 #ifndef CT_CFI_RULES_H
 #define CT_CFI_RULES_H
@@ -28,7 +28,7 @@ enum ct_cfi_rbp {
 enum ct_cfi_none {
 	CT_CFI_USABLE,
 	CT_CFI_NO_MODULE,     /* no module maps the address */
-	CT_CFI_NO_FDE,        /* no .eh_frame, or none of its FDEs covers it */
+	CT_CFI_NO_FDE,        /* no FDE covers it, in .eh_frame or .debug_frame */
 	CT_CFI_SIGNAL,        /* a signal frame */
 	CT_CFI_RA_SHAPE,      /* the return address's rule is of another shape */
 	CT_CFI_CFA_SHAPE,     /* the CFA's (an expression, another register) */
