@@ -875,6 +875,8 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 	__u64 *word, bit;
 	struct ct_fork r = {};
 
+	if (py_frames && ptgid != ctgid)
+		py_proc_forked(ptgid, ctgid);
 	if (!filter_pids || !follow_forks || ptgid == ctgid)
 		return 0;   /* a new thread, or nothing to follow */
 	word = pid_word(ptgid, &bit);

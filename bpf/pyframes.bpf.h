@@ -86,6 +86,30 @@ struct {
 	__type(value, struct py_code_bucket);
 } py_code_cache SEC(".maps");
 
+/* Numbers for the processes a fork makes (top bit set: apart from the
+ * capture's own, ct_py_proc.proc_id). */
+static __u64 forked_procs;
+
+/*
+ * A fork of a process running CPython: the child has its parent's
+ * interpreter at the same addresses, so it gets its parent's entry at
+ * once, under a number of its own (code objects made after the fork
+ * differ between the two), and its first calls are walked before the
+ * capture hears of it (which then gives it an entry of its own).
+ */
+static __always_inline void py_proc_forked(__u32 parent, __u32 child)
+{
+	const struct ct_py_proc *pp = bpf_map_lookup_elem(&py_procs, &parent);
+	struct ct_py_proc v;
+
+	if (!pp)
+		return;
+	v = *pp;
+	v.proc_id = 1ULL << 63 | __sync_fetch_and_add(&forked_procs, 1);
+	v.forked_from = parent;
+	bpf_map_update_elem(&py_procs, &child, &v, BPF_ANY);
+}
+
 static __always_inline __u64 read_ptr(__u64 addr)
 {
 	__u64 v = 0;

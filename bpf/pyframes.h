@@ -61,6 +61,8 @@ struct ct_py_proc {
 	__u32 code_firstlineno;
 	__u32 code_version;              /* 3.12+: co_version; NO_FIELD: none */
 	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
+	__u32 forked_from;               /* copied by the kernel at a fork: the parent; else 0 */
+	__u32 _pad;
 };
 
 /*

@@ -278,6 +278,49 @@ static void forget(struct ct_python *p, uint32_t pid)
 	free(pr);
 }
 
+/*
+ * A fork of a process running CPython (a -p or -- COMMAND capture hears of
+ * each): the child has its parent's interpreter at the same addresses.
+ * The kernel gave it its parent's entry at the fork; here it gets a number
+ * of the capture's and a code cache of its own, read from its own memory
+ * (code objects made after the fork differ between the two).
+ */
+static void forked(struct ct_python *p, uint32_t parent, uint32_t child)
+{
+	struct py_proc *pp = idmap_get(&p->procs, parent), *pr = idmap_get(&p->procs, child);
+	struct ct_py_proc v;
+
+	/* Found already: from its first stack (proc_of), before the fork's
+	 * record came; an earlier process of that pid was forgotten at its exit. */
+	if ((pr && pr->found) || !pp || !pp->found || bpf_map_lookup_elem(p->map_fd, &parent, &v))
+		return;
+	pr = get_proc(p, child);
+	v.proc_id = ++p->procs_seen;
+	v.forked_from = 0;
+	if (!pr || bpf_map_update_elem(p->map_fd, &child, &v, BPF_ANY))
+		return;
+	ct_pycode_init(&pr->code, (pid_t)child, &pp->code.abi, &pp->code.types);
+	pr->found = true;
+	p->st.procs++;
+}
+
+/*
+ * The process of a stack: known, or a fork the kernel walked before the
+ * capture heard of it (its entry copied from its parent's at the fork;
+ * the prefetch thread can see the child's first stack before the main
+ * loop sees the fork, and a short-lived child is gone by then).
+ */
+static struct py_proc *proc_of(struct ct_python *p, uint32_t pid)
+{
+	struct py_proc *pr = idmap_get(&p->procs, pid);
+	struct ct_py_proc v;
+
+	if ((pr && pr->found) || bpf_map_lookup_elem(p->map_fd, &pid, &v) || !v.forked_from)
+		return pr;
+	forked(p, v.forked_from, pid);
+	return idmap_get(&p->procs, pid);
+}
+
 /* --- naming frames ------------------------------------------------------- */
 
 /*
@@ -401,7 +444,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
 	struct ct_pyframes *r = (struct ct_pyframes *)p->b.buf;
 	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
-	struct py_proc *pr = idmap_get(&p->procs, s->h.pid);
+	struct py_proc *pr = proc_of(p, s->h.pid);
 	char *strings = (char *)(fr + s->nframes);   /* the table follows the frames */
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct ct_pyframes *same = repeat(p, s);
@@ -450,6 +493,9 @@ static bool take_locked(struct ct_python *p, const struct ct_rec *r)
 			ct_python_scan(p, r->pid);
 		return false;
 	}
+	case CT_REC_FORK:
+		forked(p, r->pid, ((const struct ct_fork *)r)->child_pid);
+		return false;
 	case CT_REC_PROC_EXIT:
 		forget(p, r->pid);
 		return false;
@@ -478,7 +524,7 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 		return 0;
 	pthread_mutex_lock(&p->lock);
 	p->st.prefetched++;
-	pr = idmap_get(&p->procs, s->h.pid);
+	pr = proc_of(p, s->h.pid);
 	for (uint32_t i = 0; pr && pr->found && i < s->nframes; i++)
 		ct_pycode_prefetch(&pr->code, &raw[i]);
 	pthread_mutex_unlock(&p->lock);

@@ -372,4 +372,18 @@ kinds = sqlite3.connect(db).execute(
 ).fetchone()[0] if rows else 0
 t.ok(kinds == 1, "--sqlite: the Python frames in frames (kind 'python')", kinds)
 
+# 8. Child processes: os.fork and multiprocessing's fork, spawn and
+# forkserver; a forked child has its parent's interpreter at the same
+# addresses (the kernel copies its parent's entry at the fork).
+forks = os.path.join(tmp, "forks.py")
+shutil.copy(os.path.join(HERE, "..", "python", "forks.py"), forks)
+for args in (["--py-stack"], ["-k"]):
+    path, err = trace(args, PYTHON, forks)
+    got = {e["request"]: (e.get("py") or {}).get("func") for e in calls(path)}
+    want = {"0x501": "in_parent", "0x502": "in_forked_child", "0x503": "in_worker",
+            "0x504": "in_worker", "0x505": "in_worker"}
+    t.ok(got == want and len({e["pid"] for e in calls(path)}) == 5,
+         "%s: calls of os.fork and multiprocessing fork/spawn/forkserver children named"
+         % args[0], (got, err[-600:]))
+
 t.done()
