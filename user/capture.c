@@ -277,7 +277,11 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 		return -1;
 	if (start_readers(c))
 		return -1;
+	/* -p: each process's code and Python found before its first call is
+	 * traced (a call made before its Python was found had no frames). */
 	emit_attach_records(c);
+	if (ct_bpf_attach(c->skel))
+		return -1;
 	/* Before the drop: the thread raises its priority, then drops its own. */
 	if (c->python && (err = ct_python_start(c->python))) {
 		fprintf(stderr, "cudatrace: cannot start the Python frames thread: %s\n",

@@ -322,7 +322,13 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 	}
 	if (fill_maps(s, o, devs, child) || (o->cgroup && fill_cgroup(s, o->cgroup)))
 		return -1;
-	err = cudatrace_bpf__attach(s);
+	return 0;
+}
+
+int ct_bpf_attach(struct cudatrace_bpf *s)
+{
+	int err = cudatrace_bpf__attach(s);
+
 	if (err) {
 		fprintf(stderr, "cudatrace: cannot attach to the syscall tracepoints: %s\n",
 			strerror(-err));

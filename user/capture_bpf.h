@@ -20,12 +20,14 @@ struct ct_options;
 int ct_bpf_check_kernel(const struct ct_options *o);
 
 /*
- * Opens, sets up, loads, fills (devices, sizes, pids, the command's pid
- * child if > 0, comms, --cgroup) and attaches the programs.  *skel is set
- * as soon as there is one, for ct_bpf_unload.  0, or -1 after saying why.
+ * Opens, sets up, loads and fills (devices, sizes, pids, the command's pid
+ * child if > 0, comms, --cgroup) the programs.  *skel is set as soon as
+ * there is one, for ct_bpf_unload.  0, or -1 after saying why.
  */
 int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 		const struct ct_devices *devs, pid_t child);
+/* Attaches them: calls are traced from here on.  0, or -1 after saying why. */
+int ct_bpf_attach(struct cudatrace_bpf *s);
 
 /* The maps user space reads: the record ring, and for --py-stack the
  * processes to watch and the ring of their new code objects. */

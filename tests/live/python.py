@@ -9,17 +9,20 @@ chroot with its own pid namespace), with Debian's python3 and with Debian
 sid's CPython 3.14; with -k the Python frames take
 the place of the interpreter's frames in the native stack; code objects
 freed and reused never give a wrong name; -e py= and --summary-by=py."""
+import collections
 import glob
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
-                 scratch_dir)
+                 scratch_dir, start_tracer)
 
 t = Tap()
 why = live_capture_possible()
@@ -385,5 +388,21 @@ for args in (["--py-stack"], ["-k"]):
     t.ok(got == want and len({e["pid"] for e in calls(path)}) == 5,
          "%s: calls of os.fork and multiprocessing fork/spawn/forkserver children named"
          % args[0], (got, err[-600:]))
+
+# 9. -p: a program already running, a thread of it started before the attach.
+prog = subprocess.Popen([PYTHON, os.path.join(HERE, "..", "python", "running.py"), dev],
+                        stdin=subprocess.PIPE)
+time.sleep(0.5)
+tr = os.path.join(tmp, "attach.ctrace")
+tracer = start_tracer(["--py-stack", "--device", dev, "-w", tr, "-p", str(prog.pid)])
+time.sleep(1)
+prog.stdin.close()
+prog.wait(timeout=30)
+tracer.send_signal(signal.SIGINT)
+tracer.communicate(timeout=30)
+got = collections.Counter((e["request"], (e.get("py") or {}).get("func")) for e in calls(tr))
+t.ok(set(got) == {("0x601", "in_thread"), ("0x602", "main_loop")} and min(got.values()) >= 10,
+     "-p --py-stack: a running program's calls named, a thread started before the attach too",
+     dict(got))
 
 t.done()
