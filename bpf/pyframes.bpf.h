@@ -107,6 +107,7 @@ static __always_inline void py_proc_forked(__u32 parent, __u32 child)
 	v = *pp;
 	v.proc_id = 1ULL << 63 | __sync_fetch_and_add(&forked_procs, 1);
 	v.forked_from = parent;
+	v.forked_at = bpf_ktime_get_ns();
 	bpf_map_update_elem(&py_procs, &child, &v, BPF_ANY);
 }
 

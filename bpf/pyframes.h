@@ -63,6 +63,7 @@ struct ct_py_proc {
 	__u32 unicode_hash;              /* PyASCIIObject.hash of co_filename, co_qualname */
 	__u32 forked_from;               /* copied by the kernel at a fork: the parent; else 0 */
 	__u32 _pad;
+	__u64 forked_at;                 /* and when (CLOCK_MONOTONIC ns) */
 };
 
 /*

@@ -175,6 +175,13 @@ static void sort_pairs(uint64_t *k, void **v, size_t n)
 	}
 }
 
+void idmap_each(const struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			fn(m->keys[i], m->vals[i], ctx);
+}
+
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
 {
 	struct idmap old = *m;

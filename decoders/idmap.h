@@ -22,6 +22,8 @@ void *idmap_get(const struct idmap *m, uint64_t key);
 /* Replaces any old value and returns it (or NULL).  Aborts on ENOMEM. */
 void *idmap_put(struct idmap *m, uint64_t key, void *val);
 void *idmap_del(struct idmap *m, uint64_t key);
+/* Calls fn on every entry, in no particular order; fn must not change the map. */
+void idmap_each(const struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
 /* Empties the map, then calls fn on every entry in ascending key order
  * (the map is already empty while fn runs) and frees its storage. */
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "clock.h"
 #include "pycode.h"
 #include "pyframes.h"
 
@@ -22,6 +23,7 @@ struct py_code {
 	uint8_t *linetable;
 	uint32_t linetable_len;
 	uint64_t bytecode;          /* 3.11+: address of the first instruction */
+	uint64_t read_ns;           /* when it was read (CLOCK_MONOTONIC) */
 };
 
 int ct_pymem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -257,6 +259,7 @@ static struct py_code *read_code(struct ct_pycode *c, uint64_t addr)
 		/* names read from other objects than the check's are not its names */
 		if (memcmp(&first, &id, sizeof(id)) == 0) {
 			pc->check = ct_py_check(&id);
+			pc->read_ns = ct_now_ns(CLOCK_MONOTONIC);
 			return pc;
 		}
 	}
@@ -348,6 +351,48 @@ void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi,
 	c->pid = pid;
 	c->abi = *abi;
 	c->types = *types;
+}
+
+static struct py_code *copy_code(const struct py_code *pc)
+{
+	struct py_code *n = malloc(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*n = *pc;
+	n->file = strdup(pc->file);
+	n->qualname = strdup(pc->qualname);
+	n->linetable = pc->linetable ? malloc(pc->linetable_len ? pc->linetable_len : 1) : NULL;
+	if (!n->file || !n->qualname || (pc->linetable && !n->linetable)) {
+		free_code(n);
+		return NULL;
+	}
+	if (n->linetable)
+		memcpy(n->linetable, pc->linetable, pc->linetable_len);
+	return n;
+}
+
+struct inherit {
+	struct ct_pycode *c;
+	uint64_t before_ns;
+};
+
+static void inherit_one(uint64_t key, void *val, void *ctx)
+{
+	const struct inherit *in = ctx;
+	const struct py_code *pc = val;
+	struct py_code *n;
+
+	if (pc->read_ns >= in->before_ns || in->c->codes.used >= CODES_MAX || !(n = copy_code(pc)))
+		return;
+	free_code(idmap_put(&in->c->codes, key, n));
+}
+
+void ct_pycode_inherit(struct ct_pycode *c, const struct ct_pycode *from, uint64_t before_ns)
+{
+	struct inherit in = { .c = c, .before_ns = before_ns };
+
+	idmap_each(&from->codes, inherit_one, &in);
 }
 
 void ct_pycode_free(struct ct_pycode *c)

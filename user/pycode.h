@@ -38,6 +38,15 @@ struct ct_pyname {
 void ct_pycode_init(struct ct_pycode *c, pid_t pid, const struct ct_pyabi *abi,
 		    const struct ct_pytypes *types);
 void ct_pycode_free(struct ct_pycode *c);
+/*
+ * A fork's child: the code objects its parent read before before_ns (the
+ * fork) are the child's too, at the same addresses, and a frame is named
+ * from one only where the kernel's check matches, as for any cached one
+ * (code objects made after the fork get co_version numbers of their own
+ * in each process, so one read by the parent after it is not copied): so
+ * a child that exits right after its call is named without its memory.
+ */
+void ct_pycode_inherit(struct ct_pycode *c, const struct ct_pycode *from, uint64_t before_ns);
 /* Names one frame the kernel sent; returns 0, or -1 (unnamed). */
 int ct_pycode_name(struct ct_pycode *c, const struct ct_pyframe_raw *f, struct ct_pyname *out);
 

@@ -285,7 +285,7 @@ static void forget(struct ct_python *p, uint32_t pid)
  * of the capture's and a code cache of its own, read from its own memory
  * (code objects made after the fork differ between the two).
  */
-static void forked(struct ct_python *p, uint32_t parent, uint32_t child)
+static void forked(struct ct_python *p, uint32_t parent, uint32_t child, uint64_t fork_ns)
 {
 	struct py_proc *pp = idmap_get(&p->procs, parent), *pr = idmap_get(&p->procs, child);
 	struct ct_py_proc v;
@@ -297,9 +297,11 @@ static void forked(struct ct_python *p, uint32_t parent, uint32_t child)
 	pr = get_proc(p, child);
 	v.proc_id = ++p->procs_seen;
 	v.forked_from = 0;
+	v.forked_at = 0;
 	if (!pr || bpf_map_update_elem(p->map_fd, &child, &v, BPF_ANY))
 		return;
 	ct_pycode_init(&pr->code, (pid_t)child, &pp->code.abi, &pp->code.types);
+	ct_pycode_inherit(&pr->code, &pp->code, fork_ns);
 	pr->found = true;
 	p->st.procs++;
 }
@@ -317,7 +319,7 @@ static struct py_proc *proc_of(struct ct_python *p, uint32_t pid)
 
 	if ((pr && pr->found) || bpf_map_lookup_elem(p->map_fd, &pid, &v) || !v.forked_from)
 		return pr;
-	forked(p, v.forked_from, pid);
+	forked(p, v.forked_from, pid, v.forked_at);
 	return idmap_get(&p->procs, pid);
 }
 
@@ -494,7 +496,7 @@ static bool take_locked(struct ct_python *p, const struct ct_rec *r)
 		return false;
 	}
 	case CT_REC_FORK:
-		forked(p, r->pid, ((const struct ct_fork *)r)->child_pid);
+		forked(p, r->pid, ((const struct ct_fork *)r)->child_pid, r->ts_ns);
 		return false;
 	case CT_REC_PROC_EXIT:
 		forget(p, r->pid);

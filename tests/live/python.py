@@ -382,12 +382,17 @@ forks = os.path.join(tmp, "forks.py")
 shutil.copy(os.path.join(HERE, "..", "python", "forks.py"), forks)
 for args in (["--py-stack"], ["-k"]):
     path, err = trace(args, PYTHON, forks)
-    got = {e["request"]: (e.get("py") or {}).get("func") for e in calls(path)}
+    evs = calls(path)
+    got = {e["request"]: (e.get("py") or {}).get("func") for e in evs}
     want = {"0x501": "in_parent", "0x502": "in_forked_child", "0x503": "in_worker",
-            "0x504": "in_worker", "0x505": "in_worker"}
-    t.ok(got == want and len({e["pid"] for e in calls(path)}) == 5,
+            "0x504": "in_worker", "0x505": "in_worker", "0x506": "shared", "0x507": "shared"}
+    fast = [(e.get("py") or {}).get("func") for e in evs if e["request"] == "0x507"]
+    t.ok(got == want and len({e["pid"] for e in evs}) == 10,
          "%s: calls of os.fork and multiprocessing fork/spawn/forkserver children named"
          % args[0], (got, err[-600:]))
+    t.ok(fast == ["shared"] * 5,
+         "%s: five forked children that exit at once, named from what their parent read"
+         % args[0], fast)
 
 # 9. -p: a program already running, a thread of it started before the attach.
 prog = subprocess.Popen([PYTHON, os.path.join(HERE, "..", "python", "running.py"), dev],

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """Driver calls from child processes: os.fork, and multiprocessing's fork,
 spawn and forkserver starts (tests/live/python.py).  Each call's request
-says which function makes it; each child lives on a moment after its call
-(a child that exits at once can be gone before the capture reads its code
-objects: docs/RELIABILITY.md).  Usage: forks.py DEVICE"""
+says which function makes it; each of these children lives on a moment
+after its call (a child that exits at once can be gone before the capture
+reads its code objects: docs/RELIABILITY.md).  Then five forked children
+that exit at once, calling a function their parent called before.
+Usage: forks.py DEVICE"""
 import ctypes
 import multiprocessing as mp
 import os
@@ -25,6 +27,11 @@ def in_forked_child():
     time.sleep(0.2)
 
 
+def shared(request):
+    fd = os.open(sys.argv[1], os.O_RDONLY)
+    libc.ioctl(fd, request, None)
+
+
 def in_worker(request):
     fd = os.open(sys.argv[1], os.O_RDONLY)
     libc.ioctl(fd, request, None)
@@ -42,3 +49,12 @@ if __name__ == "__main__":
         p = mp.get_context(start).Process(target=in_worker, args=(request,))
         p.start()
         p.join()
+    # Children that exit at once: their code objects are their parent's,
+    # read by the capture before the fork (user/pycode.h, inherit).
+    shared(0x506)
+    for _ in range(5):
+        pid = os.fork()
+        if pid == 0:
+            shared(0x507)
+            os._exit(0)
+        os.waitpid(pid, 0)

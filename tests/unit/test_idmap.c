@@ -100,6 +100,15 @@ static void check_drain(uint64_t key, void *val, void *ctx)
 	drained++;
 }
 
+static uint64_t each_sum, each_n;
+
+static void sum_each(uint64_t key, void *val, void *ctx)
+{
+	(void)ctx;
+	each_n++;
+	each_sum += (uintptr_t)val == (key ^ 0x5a5a) ? key : 1u << 30;
+}
+
 int main(void)
 {
 	uint64_t inv = inverse(OLD_MUL), *keys = malloc(NKEYS * sizeof(*keys));
@@ -169,6 +178,10 @@ int main(void)
 	/* Small keys in order (tids): drain order is the key order too. */
 	for (i = 300; i > 0; i--)
 		idmap_put(&m2, i, (void *)(uintptr_t)(i ^ 0x5a5a));
+	each_sum = each_n = 0;
+	idmap_each(&m2, sum_each, NULL);
+	ok(each_n == 300 && each_sum == 300 * 301 / 2 && m2.used == 300,
+	   "each visits the 300 entries once and leaves the map as it was");
 	drained = out_of_order = wrong_val = 0;
 	idmap_drain(&m2, check_drain, NULL);
 	ok(drained == 300 && !out_of_order && !wrong_val && last_key == 300,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "pyabi.h"
 #include "pycode.h"
 #include "pyframes.h"
@@ -129,9 +130,49 @@ static void one_version(unsigned minor)
 	free(f);
 }
 
+/* A fork's child inherits what its parent read before the fork: named
+ * without its own memory (gone: an impossible pid), with the check. */
+static void inherit(unsigned minor)
+{
+	const struct ct_pyabi *a = ct_pyabi_builtin(minor);
+	struct ct_pytypes types = { 0 };
+	struct fake *f = calloc(1, sizeof(*f));
+	struct ct_pycode parent, child;
+	struct ct_pyframe_raw raw;
+	struct ct_pyname nm;
+	uint64_t after;
+
+	if (!ok(a && f, "3.%u: a table", minor))
+		return;
+	make_code(a, f);
+	raw = (struct ct_pyframe_raw){ .code = (uintptr_t)f->code, .check = kernel_check(a, f) };
+	ok(name(a, f, raw.check, &nm, &parent) == 0, "3.%u: the parent names it", minor);
+	after = ct_now_ns(CLOCK_MONOTONIC) + 1;
+
+	ct_pycode_init(&child, 0x3fffffff, a, &types);
+	ct_pycode_inherit(&child, &parent, after);
+	ok(ct_pycode_name(&child, &raw, &nm) == 0 && !strcmp(nm.qualname, "Net.forward"),
+	   "3.%u: a child forked after the parent read it names it, its memory gone", minor);
+	raw.check ^= 1;
+	ok(ct_pycode_name(&child, &raw, &nm) == -1,
+	   "3.%u: ... but not a code object of another check at that address", minor);
+	ct_pycode_free(&child);
+
+	raw.check ^= 1;
+	ct_pycode_init(&child, 0x3fffffff, a, &types);
+	ct_pycode_inherit(&child, &parent, 1);
+	ok(ct_pycode_name(&child, &raw, &nm) == -1,
+	   "3.%u: a child forked before the parent read it inherits nothing of it", minor);
+	ct_pycode_free(&child);
+	ct_pycode_free(&parent);
+	free(f);
+}
+
 int main(void)
 {
 	for (unsigned minor = 10; minor <= 14; minor++)
 		one_version(minor);
+	inherit(12);
+	inherit(11);
 	return tap_done();
 }
