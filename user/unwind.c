@@ -15,6 +15,8 @@
 #include "unwind.h"
 
 #define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
+/* walk_fast ends at UNWIND_MAX_FRAMES frames added: each must be added */
+_Static_assert(UNWIND_MAX_FRAMES <= CT_FRAMES_MAX, "the frame bound must fit the record");
 
 struct uw_proc {
 	uint32_t pid;
