@@ -289,7 +289,6 @@ static __always_inline __u64 top_frame(const struct ct_py_proc *pp, const struct
 	return f;
 }
 
-
 struct py_walk {
 	const struct ct_py_proc *pp;
 	struct py_scratch *ps;
@@ -305,7 +304,6 @@ struct py_walk {
 	__u32 fbase;                         /* where in ps->stack the frame being read is */
 	__u32 n;
 };
-
 
 static __always_inline __u64 frame_field(struct py_walk *w, __u32 off)
 {
@@ -347,7 +345,6 @@ static __always_inline void mark_entry(struct py_walk *w)
 	if (w->n && last < CT_PY_FRAMES_MAX)
 		w->ps->frames[last].marks |= CT_PYF_ENTRY;
 }
-
 
 /* A frame the interpreter pushes where C calls into it: no code of its own. */
 static __always_inline bool is_shim(const struct ct_py_proc *pp, __u8 owner)

@@ -53,8 +53,11 @@ static void report_left_to_libdw(const struct ct_unwind_stats *us)
 		[CT_CFI_RSP_SHAPE] = "an rsp rule", [CT_CFI_RBP_SHAPE] = "an rbp rule",
 	};
 	const char *sep = "";
+	uint64_t left = 0;
 
-	if (us->stacks == us->fast)
+	for (int i = 0; i < CT_CFI_NONE_KINDS; i++)
+		left += us->left_to_libdw[i];
+	if (!left)   /* stacks of a process without mappings were walked by neither */
 		return;
 	fprintf(stderr, "cudatrace: walked by libdw:");
 	for (int i = 0; i < CT_CFI_NONE_KINDS; i++) {

@@ -58,19 +58,14 @@ static bool cfa_plus(const Dwarf_Op *ops, size_t nops, bool value, int32_t *off)
 	return n == nops;
 }
 
-/* The register's rule in fr: *nops 0 with *ops NULL is "same value", with
- * *ops ops_mem "undefined" (libdw.h, dwarf_frame_register). */
-static int reg_rule(Dwarf_Frame *fr, int regno, Dwarf_Op *ops_mem, Dwarf_Op **ops, size_t *nops)
-{
-	return dwarf_frame_register(fr, regno, ops_mem, ops, nops);
-}
-
+/* dwarf_frame_register's *nops 0 means, with *ops NULL, "same value", with
+ * *ops its ops_mem, "undefined" (libdw.h). */
 static bool rbp_rule(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
 
-	if (reg_rule(fr, CT_REG_RBP, mem, &ops, &nops))
+	if (dwarf_frame_register(fr, CT_REG_RBP, mem, &ops, &nops))
 		return false;
 	if (nops == 0) {
 		r->rbp = ops ? CT_CFI_RBP_LOST : CT_CFI_RBP_SAME;
@@ -91,7 +86,7 @@ static enum ct_cfi_none from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 
 	if (ra < 0 || signal)
 		return CT_CFI_SIGNAL;
-	if (reg_rule(fr, ra, mem, &ops, &nops))
+	if (dwarf_frame_register(fr, ra, mem, &ops, &nops))
 		return CT_CFI_RA_SHAPE;
 	if (nops == 0 && ops) {          /* undefined: libdw ends the walk here */
 		r->outermost = true;
@@ -101,7 +96,8 @@ static enum ct_cfi_none from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 		return CT_CFI_RA_SHAPE;
 	if (dwarf_frame_cfa(fr, &ops, &nops) || !cfa_rule(ops, nops, r))
 		return CT_CFI_CFA_SHAPE;
-	if (reg_rule(fr, CT_REG_RSP, mem, &ops, &nops) || !cfa_plus(ops, nops, true, &r->rsp_off))
+	if (dwarf_frame_register(fr, CT_REG_RSP, mem, &ops, &nops) ||
+	    !cfa_plus(ops, nops, true, &r->rsp_off))
 		return CT_CFI_RSP_SHAPE;
 	return rbp_rule(fr, r) ? CT_CFI_USABLE : CT_CFI_RBP_SHAPE;
 }

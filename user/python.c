@@ -283,7 +283,8 @@ static void forget(struct ct_python *p, uint32_t pid)
  * each): the child has its parent's interpreter at the same addresses.
  * The kernel gave it its parent's entry at the fork; here it gets a number
  * of the capture's and a code cache of its own, read from its own memory
- * (code objects made after the fork differ between the two).
+ * (code objects made after the fork differ between the two) and begun with
+ * what was read of the parent before the fork (ct_pycode_inherit).
  */
 static void forked(struct ct_python *p, uint32_t parent, uint32_t child, uint64_t fork_ns)
 {
