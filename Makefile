@@ -30,12 +30,24 @@ endif
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
-# Layers point down: user/ -> compat/ -> decoders/ -> format/ (+ bpf/cudatrace.h, the
-# record format).  Each layer's objects see only the headers below them, so
-# an include that climbs up fails the build.
-FORMAT_INCLUDES  := -Ibpf -Iformat
-DECODER_INCLUDES := -I$(OUTPUT) -Idecoders $(FORMAT_INCLUDES)
-INCLUDES         := -Iuser -Icompat $(DECODER_INCLUDES)
+# Layers point down (docs/ARCHITECTURE.md):
+#   user/ -> capture/ -> views/ -> decoders/ -> format/ (+ bpf/cudatrace.h) -> lib/
+# Each layer's objects see only the headers of their own folders and of the
+# layers below, so an include that climbs up fails the build.
+LIB_DIRS     := lib
+FORMAT_DIRS  := bpf format
+DECODER_DIRS := decoders decoders/tables decoders/layouts decoders/gputables \
+		decoders/gpuwork decoders/stacks
+VIEW_DIRS    := views views/sqlite views/metrics views/compat
+CAPTURE_DIRS := capture capture/stacks capture/python capture/gpuwork
+USER_DIRS    := user
+inc_of = $(addprefix -I,$(1))
+LIB_INCLUDES     := $(call inc_of,$(LIB_DIRS))
+FORMAT_INCLUDES  := $(call inc_of,$(FORMAT_DIRS)) $(LIB_INCLUDES)
+DECODER_INCLUDES := -I$(OUTPUT) $(call inc_of,$(DECODER_DIRS)) $(FORMAT_INCLUDES)
+VIEW_INCLUDES    := $(call inc_of,$(VIEW_DIRS)) $(DECODER_INCLUDES)
+CAPTURE_INCLUDES := $(call inc_of,$(CAPTURE_DIRS)) $(VIEW_INCLUDES)
+INCLUDES         := $(call inc_of,$(USER_DIRS)) $(CAPTURE_INCLUDES)
 # sqlite3 for --sqlite, libmicrohttpd for --metrics.  Debian's static
 # libmicrohttpd needs GnuTLS, and GnuTLS p11-kit, which Debian ships no
 # static archive of: the static build makes its own, without TLS, from
@@ -57,28 +69,33 @@ endif
 
 .DEFAULT_GOAL := all
 
-include decoders/tables.mk
-include decoders/layouts.mk
-include user/pyabi.mk
-include compat/compat.mk
-include decoders/gpuwork.mk
+include decoders/tables/tables.mk
+include decoders/layouts/layouts.mk
+include capture/python/pyabi.mk
+include views/compat/compat.mk
+include decoders/gpuwork/gpuwork.mk
 
-USER_SRCS := $(wildcard user/*.c) $(PYABI_SRC)
-DEC_SRCS  := $(wildcard decoders/*.c) $(NVTABLES_SRC) $(LAYOUTS_SRC) $(GWTABLES_SRC)
-FMT_SRCS  := $(wildcard format/*.c)
-# The capture side: BPF skeleton, libdw unwinder (not in the tests' library).
-CAPTURE_SRCS := $(wildcard user/capture*.c) user/detach.c user/heap_prefault.c user/unwind.c
-CAPTURE_SRCS += user/symbolize.c user/cfi_rules.c
-CAPTURE_SRCS += user/codemaps.c user/python.c user/pyelf.c
+srcs_in = $(foreach d,$(1),$(wildcard $(d)/*.c))
+LIB_C_SRCS   := $(call srcs_in,$(LIB_DIRS))
+FMT_SRCS     := $(call srcs_in,format)
+DEC_SRCS     := $(call srcs_in,$(DECODER_DIRS)) $(NVTABLES_SRC) $(LAYOUTS_SRC) $(GWTABLES_SRC)
+VIEW_SRCS    := $(call srcs_in,$(VIEW_DIRS)) $(COMPAT_DATA_SRC)
+CAPTURE_ALL  := $(call srcs_in,$(CAPTURE_DIRS)) $(PYABI_SRC)
+USER_SRCS    := $(call srcs_in,$(USER_DIRS))
+# What needs the BPF skeleton or libdw stays out of the tests' library.
+CAPTURE_SRCS := $(wildcard capture/capture*.c) capture/detach.c capture/heap_prefault.c
+CAPTURE_SRCS += capture/stacks/unwind.c capture/stacks/symbolize.c capture/stacks/cfi_rules.c
+CAPTURE_SRCS += capture/stacks/codemaps.c capture/python/python.c capture/python/pyelf.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
-LIB_SRCS  := $(filter-out user/main.c $(CAPTURE_SRCS),$(USER_SRCS)) $(DEC_SRCS) $(COMPAT_SRCS) \
-	     $(FMT_SRCS)
+LIB_SRCS  := $(filter-out user/main.c,$(USER_SRCS)) $(filter-out $(CAPTURE_SRCS),$(CAPTURE_ALL)) \
+	     $(VIEW_SRCS) $(DEC_SRCS) $(FMT_SRCS) $(LIB_C_SRCS)
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(LIB_SRCS)))
-HEADERS   := $(wildcard bpf/*.h user/*.h decoders/*.h compat/*.h format/*.h) $(NVFACTS_H)
+ALL_DIRS  := $(USER_DIRS) $(CAPTURE_DIRS) $(VIEW_DIRS) $(DECODER_DIRS) $(FORMAT_DIRS) $(LIB_DIRS)
+HEADERS   := $(foreach d,$(ALL_DIRS),$(wildcard $(d)/*.h)) $(NVFACTS_H)
 obj_of     = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(1)))
 
-vpath %.c user decoders compat format $(OUTPUT)
+vpath %.c $(ALL_DIRS) $(OUTPUT)
 
 .PHONY: all deps test-deps test demo clean install fuzz bench soak docs
 all: $(BIN)
@@ -99,9 +116,11 @@ $(OUTPUT)/obj/%.o: %.c $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
 
+$(call obj_of,$(CAPTURE_ALL)): INCLUDES := $(CAPTURE_INCLUDES)
+$(call obj_of,$(VIEW_SRCS)): INCLUDES := $(VIEW_INCLUDES)
 $(call obj_of,$(DEC_SRCS)): INCLUDES := $(DECODER_INCLUDES)
 $(call obj_of,$(FMT_SRCS)): INCLUDES := $(FORMAT_INCLUDES)
-$(call obj_of,$(COMPAT_SRCS)): INCLUDES := $(COMPAT_INCLUDES)
+$(call obj_of,$(LIB_C_SRCS)): INCLUDES := $(LIB_INCLUDES)
 
 # capture_bpf.c embeds the BPF object through the skeleton: rebuild it with it.
 $(OUTPUT)/obj/capture_bpf.o: $(OUTPUT)/cudatrace.skel.h

@@ -11,17 +11,15 @@
 #include "cudatrace.h"
 #include "nvlayout.h"
 #include "current_task.bpf.h"
+#include "emit.bpf.h"
+#include "targets.bpf.h"
+#include "stacks.bpf.h"
+#include "pyframes.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by user space before load. */
-const volatile __u32 self_tgid = 0;      /* never trace ourselves */
-const volatile bool filter_pids = false; /* false: system-wide */
-const volatile bool follow_forks = true;
-const volatile bool filter_cgroup = false; /* --cgroup: only tasks under cgroup_map[0] */
-const volatile bool filter_comm = false; /* --comm: only threads named in traced_comms */
 const volatile __u32 nest_max = CT_NEST_DEFAULT; /* -s, <= CT_NEST_MAX */
-const volatile __u64 wakeup_bytes = 0;   /* wake the reader each time this much more is queued */
 const volatile __u64 file_id_key = 0;    /* random per capture: file ids are not addresses */
 /* The running driver's struct offsets (bpf/nvlayout.h); all slots unused until filled. */
 const volatile struct ct_bpf_layout nvl = {};
@@ -29,10 +27,6 @@ const volatile struct ct_bpf_layout nvl = {};
  * where none was named, the ioctls of other files skip that lookup. */
 const volatile bool user_chr_files = true;
 const volatile bool user_reg_files = true;
-
-/* Stops clang from re-reading a bounded value from memory, which would
- * lose the bound the verifier needs. */
-#define keep_in_register(x) asm volatile("" : "+r"(x))
 
 /* Device kinds, values of nv_majors / extra_files. */
 #define DEV_NVIDIA 1
@@ -47,26 +41,6 @@ struct file_key {
 	__u32 regfile;
 	__u64 ino;   /* 0 for char devices: any node of that rdev matches */
 };
-
-/* --cgroup: the cgroup v2 directory; tasks in it or below it are traced. */
-struct {
-	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} cgroup_map SEC(".maps");
-
-/* --comm NAME: thread names (task->comm, zero-padded) to trace. */
-struct comm_key {
-	char comm[CT_COMM_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);     /* CT_FILTER_MAX_COMMS */
-	__type(key, struct comm_key);
-	__type(value, __u8);
-} traced_comms SEC(".maps");
 
 /* An array, not a hash: every ioctl and mmap on a character device looks
  * here, and an array lookup is a bounds check and a load. */
@@ -83,28 +57,6 @@ struct {
 	__type(key, struct file_key);
 	__type(value, __u8);
 } extra_files SEC(".maps");
-
-/*
- * The traced processes (-p, --, and their children) as a bitmap over all
- * possible pids: every traced call asks, and an array lookup is inlined
- * to an address and a load, where a hash costs ~100 ns on a machine that
- * flushes its TLB at each system call.  512 KiB.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CT_PID_LIMIT / 64);
-	__type(key, __u32);      /* tgid / 64 */
-	__type(value, __u64);    /* bit tgid % 64 */
-} traced_pids SEC(".maps");
-
-/* System-wide: processes already described by a CT_REC_PROC (capture_bpf.c
- * shrinks it to one entry otherwise). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);      /* tgid */
-	__type(value, __u8);
-} described SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -181,117 +133,6 @@ struct {
 	__type(value, __u64);    /* length */
 } nv_mappings SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CT_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-/*
- * Records are built here and copied into the ring buffer with
- * bpf_ringbuf_output, since bpf_ringbuf_reserve needs a constant size.
- * One slot per CPU (user space sets max_entries); the programs run with
- * preemption disabled, so a slot is never shared by two events.
- */
-struct scratch {
-	struct ct_ioctl rec;
-	__u8 data[CT_ARG_MAX + CT_NEST_MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);  /* resized to the CPU count */
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch_map SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 24);  /* resized by -b */
-} rb SEC(".maps");
-
-static __always_inline void count_n(__u32 which, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
-
-	if (c)
-		*c += n;
-}
-
-static __always_inline void count(__u32 which)
-{
-	count_n(which, 1);
-}
-
-/*
- * Whether a record of size bytes wakes the reader (wakeup_bytes is a
- * quarter of the ring):
- * - when it carries the data queued past a multiple of wakeup_bytes: once
- *   for every quarter queued, not at every record.  A reader a little
- *   behind is awake and gains nothing from more, and each wakeup is an
- *   interrupt that the traced thread pays for (1-5 us: with a reader
- *   behind on -k's stacks, it was most of what -k cost).  Two CPUs may
- *   cross a mark together unseen; the next mark, or the reader's own poll
- *   (100 ms), wakes it then;
- * - at every record once half the ring is queued: the reader is far
- *   behind, and what the wakeups cost the traced threads slows them
- *   towards its pace (the one brake BPF has), before the ring overflows.
- */
-static __always_inline __u64 wake_flags(__u64 size)
-{
-	__u64 queued = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-
-	if (!wakeup_bytes || queued >= 2 * wakeup_bytes)
-		return BPF_RB_FORCE_WAKEUP;
-	size += BPF_RINGBUF_HDR_SZ;
-	return queued / wakeup_bytes != (queued + size) / wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-								       : BPF_RB_NO_WAKEUP;
-}
-
-static __always_inline void emit(void *data, __u64 size)
-{
-	if (bpf_ringbuf_output(&rb, data, size, wake_flags(size)))
-		count(CT_CNT_LOST);
-}
-
-static __always_inline struct scratch *get_scratch(void)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-
-	return bpf_map_lookup_elem(&scratch_map, &cpu);
-}
-
-/* The word of traced_pids that holds tgid, and its bit there. */
-static __always_inline __u64 *pid_word(__u32 tgid, __u64 *bit)
-{
-	__u32 i = tgid / 64;
-
-	*bit = 1ULL << (tgid % 64);
-	return bpf_map_lookup_elem(&traced_pids, &i);
-}
-
-static __always_inline bool pid_traced(__u32 tgid)
-{
-	__u64 *word, bit;
-
-	if (tgid == self_tgid)
-		return false;
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_map, 0) != 1)
-		return false;
-	if (filter_comm) {
-		struct comm_key k = {};
-
-		bpf_get_current_comm(k.comm, sizeof(k.comm));
-		if (!bpf_map_lookup_elem(&traced_comms, &k))
-			return false;
-	}
-	if (!filter_pids)
-		return true;
-	word = pid_word(tgid, &bit);
-	return word && (*word & bit);
-}
-
 struct fd_info {
 	__u32 dev;
 	__u32 flags;   /* CT_F_REGFILE */
@@ -356,20 +197,6 @@ static __always_inline __u32 arg_size(__u32 cmd, __u32 *src)
 	}
 	*src = CT_SIZE_NONE;
 	return 0;
-}
-
-/* A field of the argument copy at a table offset, bounded for the verifier
- * (the capture only gives offsets inside the struct, whose size len has). */
-static __always_inline __u64 field_u64(const __u8 *arg, __u32 len, __u32 off)
-{
-	off &= CT_ARG_MAX - 1;
-	return off + 8 <= len ? *(__u64 *)(arg + off) : 0;
-}
-
-static __always_inline __u32 field_u32(const __u8 *arg, __u32 len, __u32 off)
-{
-	off &= CT_ARG_MAX - 1;
-	return off + 4 <= len ? *(__u32 *)(arg + off) : 0;
 }
 
 /*
@@ -569,9 +396,6 @@ static __always_inline void emit_proc(__u32 source)
 	p->h.size = size;
 	emit(p, size);
 }
-
-#include "stacks.bpf.h"
-#include "pyframes.bpf.h"
 
 static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 {

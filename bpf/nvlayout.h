@@ -6,7 +6,7 @@
  * control's params name.  Offsets and sizes differ between driver
  * releases (NVOS64 is 40 bytes at 515/525, 48 from 535), so none is
  * compiled in: the capture fills this from the layout tables for the
- * running driver (user/bpf_layout.c) into the program's read-only data
+ * running driver (capture/bpf_layout.c) into the program's read-only data
  * before loading it.  Not a record: it never reaches a trace file.
  */
 #ifndef CT_NVLAYOUT_H

@@ -7,10 +7,12 @@
  * around most of their driver calls.  Found once, it is kept in py_threads
  * and checked at each call (the tid matches), so a thread state freed and
  * a tid reused lead to a new walk, never to another thread's frames.
- * Included by cudatrace.bpf.c after emit(), count_n() and get_scratch().
+ * Included by cudatrace.bpf.c.
  */
 #ifndef CT_PYFRAMES_BPF_H
 #define CT_PYFRAMES_BPF_H
+
+#include "emit.bpf.h"
 
 #include "pyframes.h"
 

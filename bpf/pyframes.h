@@ -2,7 +2,7 @@
 /*
  * What the BPF program needs to walk one process's Python frames: where
  * _PyRuntime is, and CPython's offsets for that process's minor version
- * (user/pyabi.h, filled by the capture: user/pyprocs.c).  Not a record: it
+ * (capture/python/pyabi.h, filled by the capture: capture/python/python.c).  Not a record: it
  * lives in the py_procs map and never reaches a trace file.
  */
 #ifndef CT_PYFRAMES_H

@@ -2,12 +2,14 @@
 /*
  * -k: the user registers and the top of the user stack at the entry of each
  * traced call, and the executable mappings that traced processes add, for
- * the capture to unwind in user space.  Included by cudatrace.bpf.c after
- * emit(), count(), get_scratch() and pid_traced(); every entry point here
+ * the capture to unwind in user space.  Included by cudatrace.bpf.c; every entry point here
  * returns at once unless stack_bytes is set, so without -k nothing changes.
  */
 #ifndef CT_STACKS_BPF_H
 #define CT_STACKS_BPF_H
+
+#include "emit.bpf.h"
+#include "targets.bpf.h"
 
 const volatile __u32 stack_bytes = 0;    /* -k[=BYTES]; 0: no stacks */
 

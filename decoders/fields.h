@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The layout-driven field printer: every field of a struct whose layout
- * (decoders/layouts.h) is known, by name and kind, through emit.c, so one
+ * (decoders/layouts/layouts.h) is known, by name and kind, through emit.c, so one
  * walk serves text and JSON.
  */
 #ifndef CT_FIELDS_H

@@ -2,7 +2,7 @@
 /*
  * The CT_REC_META record: key=value lines that say what produced a trace
  * (driver, kernel, host, GPUs, options, device paths).  Built by the
- * capture (user/meta_build.c); parsed here, for the decoder, live and
+ * capture (capture/meta_build.c); parsed here, for the decoder, live and
  * offline alike.
  */
 #ifndef CT_META_H

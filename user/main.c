@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_run.h"
 #include "cli.h"
 #include "cudatrace.h"
 #include "decode.h"
@@ -39,7 +40,7 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-int ct_decode_file(const struct ct_options *o)
+static int ct_decode_file(const struct ct_options *o)
 {
 	const struct ct_decode_stats *st;
 	struct ct_decoder *d;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# {methods,fields,values}.tsv -> C arrays for decoders/gwtables.c.
+# {methods,fields,values}.tsv -> C arrays for decoders/gputables/gwtables.c.
 # Usage: awk -f gen-gpuwork.awk gw_methods.tsv gw_fields.tsv gw_values.tsv
 function hex(s,   i, d, v) {
 	v = 0; s = tolower(s); sub(/^0x/, "", s)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The gVisor import (compat/tables/import-gvisor.py), checked:
+"""The gVisor import (views/compat/tables/import-gvisor.py), checked:
 
 - root counts: the root node of every snapshot with a tree has, per kind,
   as many entries as its version.go writes out in the map literals,
@@ -8,7 +8,7 @@
   $GVISOR_GIT or /work/.mirror/google+gvisor/repo; skipped without one);
 - name parity: every name the import took for a number is the name
   cudatrace's own tables (decoders/tables/*.tsv) give that number, except the
-  differences listed, with why, in compat/tables/gvisor_name_differences.tsv.
+  differences listed, with why, in views/compat/tables/gvisor_name_differences.tsv.
   A new difference fails, and so does a listed one that is gone.
 """
 import os
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import tap  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TABLES = os.path.join(ROOT, "compat", "tables")
+TABLES = os.path.join(ROOT, "views", "compat", "tables")
 OURS = {"frontend": "nv_esc.tsv", "uvm": "uvm_ioctl.tsv", "control": "nv_ctrl.tsv",
         "class": "nv_class.tsv"}
 MAPS = {"frontendIoctl": "frontend", "uvmIoctl": "uvm", "controlCmd": "control",

@@ -14,7 +14,7 @@
  *       --json -C.  All output goes to /dev/null.  Covers: cudatrace -r.
  *
  *   anything else: the input is one raw record, as the ring buffer would
- *       hand it to on_record() in user/capture.c: ct_record_check(), the
+ *       hand it to on_record() in capture/capture.c: ct_record_check(), the
  *       environment filter for process records, then ct_decoder_feed()
  *       after a fixed META record (driver 580.159.04, a few device paths),
  *       with the views (-C, --perfetto) as live capture sets them up.

@@ -18,6 +18,26 @@ NVFAKE = os.path.join(BUILD, "nvfake")
 BLOCKER = os.path.join(BUILD, "blocker")
 
 
+# The folders of the program's own C (docs/ARCHITECTURE.md); tests, benches
+# and build output are not the program.
+NOT_PROGRAM = ("tests", "bench", "build", ".git", "static", "deploy", "traces", "docs")
+
+
+def source_folders():
+    """Every folder under ROOT that holds the program's .c or .h files,
+    relative to ROOT: the source checks compare it with what they scan,
+    so a new folder cannot slip past them."""
+    found = set()
+    for d, subdirs, files in os.walk(ROOT):
+        rel = os.path.relpath(d, ROOT)
+        if rel.split(os.sep)[0] in NOT_PROGRAM or rel.startswith("build"):
+            subdirs[:] = []
+            continue
+        if any(f.endswith((".c", ".h")) for f in files):
+            found.add("" if rel == "." else rel)
+    return sorted(found)
+
+
 class Tap:
     def __init__(self):
         self.n = 0

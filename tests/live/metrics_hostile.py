@@ -31,8 +31,8 @@ signal.alarm(150)   # a bound on the whole test, whatever hangs
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
 
-HEAD_DEADLINE = 5.0   # user/metrics.h, CT_METRICS_HEAD_DEADLINE_S
-PER_ADDRESS = 8       # user/metrics_http.c, MAX_PER_ADDRESS
+HEAD_DEADLINE = 5.0   # views/metrics/metrics.h, CT_METRICS_HEAD_DEADLINE_S
+PER_ADDRESS = 8       # views/metrics/metrics_http.c, MAX_PER_ADDRESS
 MAX_SERIES = 60
 
 tmp = scratch_dir("ct-hostile-http-")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The CPython tables against running interpreters, read from outside:
-user/pyabi/check-live.py walks every thread's frames of a live python
+capture/python/pyabi/check-live.py walks every thread's frames of a live python
 (plain calls, recursion, a generator, a coroutine) with nothing but the
 built-in table of its minor and ct_pyline, and compares names, files and
 lines with what the interpreter says; from 3.13 it also checks that the
@@ -34,7 +34,7 @@ for py in pythons:
     if not re.search(r"python3\.1[0-4]$", py):
         t.skip(py, "not a 3.10-3.14 interpreter")
         continue
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "user", "pyabi", "check-live.py"), py],
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "capture", "python", "pyabi", "check-live.py"), py],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     frames = len(re.findall(r": match$", out, re.M))

@@ -67,7 +67,7 @@ def trace(args, python, script, extra=()):
 
 
 # Every stack walked from the CFI rules kept is walked by libdw too
-# (user/unwind.h): each -k capture below must find them the same.
+# (capture/stacks/unwind.h): each -k capture below must find them the same.
 os.environ["CT_UNWIND_CHECK"] = "1"
 
 

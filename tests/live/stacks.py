@@ -27,7 +27,7 @@ if why:
     t.done()
 
 # Every stack walked from the CFI rules kept is walked by libdw as well,
-# and the capture says where the two differ (user/unwind.h).
+# and the capture says where the two differ (capture/stacks/unwind.h).
 os.environ["CT_UNWIND_CHECK"] = "1"
 SRC = os.path.join(BUILD, "stacks")
 tmp = scratch_dir("ct-stacks-")

@@ -50,7 +50,7 @@ if __name__ == "__main__":
         p.start()
         p.join()
     # Children that exit at once: their code objects are their parent's,
-    # read by the capture before the fork (user/pycode.h, inherit); one
+    # read by the capture before the fork (capture/python/pycode.h, inherit); one
     # read after a fork is not inherited (its number may be the child's).
     shared(0x506)
     time.sleep(0.2)    # the capture reads shared's code object (before any fork)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""user/pyabi/gen-pyabi.awk, the generator of the CPython tables: the
+"""capture/python/pyabi/gen-pyabi.awk, the generator of the CPython tables: the
 committed TSV files go through; a broken one fails (exit status 1, a
 message naming the file and what is wrong, nothing on stdout), so that a
 bad table stops the build instead of becoming wrong offsets."""
@@ -12,13 +12,13 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import ROOT, Tap  # noqa: E402
 
-GEN = os.path.join(ROOT, "user", "pyabi", "gen-pyabi.awk")
-SRC = os.path.join(ROOT, "user", "pyabi")
+GEN = os.path.join(ROOT, "capture", "python", "pyabi", "gen-pyabi.awk")
+SRC = os.path.join(ROOT, "capture", "python", "pyabi")
 AWK = os.environ.get("AWK", "awk")
 
 
 def run(folder):
-    files = [os.path.join(ROOT, "user", "pyabi.h")] + \
+    files = [os.path.join(ROOT, "capture", "python", "pyabi.h")] + \
         sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".tsv"))
     r = subprocess.run([AWK, "-f", GEN] + files, capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr

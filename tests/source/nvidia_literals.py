@@ -2,7 +2,8 @@
 """No NVIDIA fact written as a literal in hand-written C: escape numbers,
 RM control commands and class ids come by name from the generated
 nvfacts.h, struct fields by name through the layouts (docs/TABLES.md,
-docs/LAYOUTS.md).  Scans the .c files of decoders/, compat/, format/, user/ and bpf/, with
+docs/LAYOUTS.md).  Scans the .c files of every program folder (lib/, format/,
+decoders/, views/, capture/, user/, bpf/ and their subfolders), with
 comments and strings removed, for
 
   - a hex literal whose value is a known RM control command (from
@@ -20,13 +21,14 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import ROOT, Tap  # noqa: E402
+from tap import ROOT, Tap, source_folders  # noqa: E402
 
 # Files allowed their literals (decode.c's went with issue 11).  utf8.c's
 # are the byte ranges of RFC 3629 (0x80, 0xc2, 0xe0, ...), which some class
 # ids happen to equal: no NVIDIA fact.
-EXEMPT = {"decoders/utf8.c"}
-DIRS = ["decoders", "compat", "format", "user", "bpf"]
+EXEMPT = {"lib/utf8.c"}
+# Every program folder must be scanned: a folder this list misses fails.
+DIRS = ["lib", "format", "bpf", "decoders", "views", "capture", "user"]
 
 
 def table_keys(name, min_value=0):
@@ -92,7 +94,10 @@ def scan_text(text):
 
 def main():
     t = Tap()
-    files = sorted(os.path.join(d, f) for d in DIRS
+    folders = source_folders()
+    unscanned = [d for d in folders if d.split(os.sep)[0] not in DIRS]
+    t.ok(not unscanned, "every folder of the program's C is scanned", "not scanned: %s" % unscanned)
+    files = sorted(os.path.join(d, f) for d in folders if d.split(os.sep)[0] in DIRS
                    for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c"))
     t.ok(len(files) > 10, "found the hand-written C files (%d)" % len(files))
     # The scanner itself: what it must catch, and what it must let pass.

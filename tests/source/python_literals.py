@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
 """No CPython fact written as a number in hand-written C: offsets, sizes,
 bit positions and owner values come by name from struct ct_pyabi, whose
-values are generated from user/pyabi/*.tsv (each with its header and tag).
-Scans user/py*.c, comments and strings removed:
+values are generated from capture/python/pyabi/*.tsv (each with its header and tag).
+Scans every .c file of capture/python/ (and fails on a py*.c file of the
+program outside it), comments and strings removed:
 
-  - user/pyabi.c, which reads the tables, has no number but 0 and 1;
-  - user/pyline.c, CPython's line-table algorithm, has numbers other than 0
+  - capture/python/pyabi.c, which reads the tables, has no number but 0 and 1;
+  - capture/python/pyline.c, CPython's line-table algorithm, has numbers other than 0
     and 1 only on #define lines: named constants whose comment cites the
     format they come from (Objects/locations.md ...);
-  - every other user/py*.c (the frame walker and its helpers, whose other
+  - every other capture/python/*.c (the frame walker and its helpers, whose other
     numbers are their own: UTF-8, hashes, buffer sizes) has none but 0 and
     1 on a line that reads the CPython facts: one that names the minor
     version or a struct ct_pyabi field through -> or . (a->minor < 11,
@@ -22,10 +23,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import ROOT, Tap  # noqa: E402
+from tap import ROOT, Tap, source_folders  # noqa: E402
 
-STRICT = {"user/pyabi.c"}
-DEFINES_ONLY = {"user/pyline.c"}
+STRICT = {"capture/python/pyabi.c"}
+DEFINES_ONLY = {"capture/python/pyline.c"}
 # Files allowed their literals (none).
 EXEMPT = set()
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -37,7 +38,7 @@ SUBSCRIPT = re.compile(r"\[\s*[0-9]+\s*\]")
 
 
 def abi_fields():
-    with open(os.path.join(ROOT, "user", "pyabi.h")) as f:
+    with open(os.path.join(ROOT, "capture", "python", "pyabi.h")) as f:
         text = f.read()
     body = text[text.index("struct ct_pyabi {"):]
     return re.findall(r"^\s*uint32_t ([a-z_]+);", body[:body.index("\n};")], re.M)
@@ -69,10 +70,28 @@ def scan_text(text, strict, defines_only=True):
     return found
 
 
+def readers_elsewhere():
+    """The program's .c files outside capture/python/ that include pyabi.h:
+    CPython facts this scan would not see."""
+    out = []
+    for d in source_folders():
+        if d == os.path.join("capture", "python"):
+            continue
+        for f in os.listdir(os.path.join(ROOT, d)):
+            if f.endswith(".c"):
+                with open(os.path.join(ROOT, d, f), errors="replace") as src:
+                    if '#include "pyabi.h"' in src.read():
+                        out.append(os.path.join(d, f))
+    return sorted(out)
+
+
 def main():
     t = Tap()
-    files = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "user", "py*.c")))
-    t.ok("user/pyabi.c" in files and "user/pyline.c" in files, "found user/py*.c (%d files)" % len(files))
+    files = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "capture", "python", "*.c")))
+    t.ok("capture/python/pyabi.c" in files and "capture/python/pyline.c" in files,
+         "found capture/python/*.c (%d files)" % len(files))
+    t.ok(not readers_elsewhere(), "no file outside capture/python/ reads the CPython tables (pyabi.h)",
+         "not scanned: %s" % readers_elsewhere())
     # The scanner itself.
     bad = ["x = p + 152;", "if (owner == 3)", "mask = 0x7f;", "n = sizeof(u) * 8;", "y = 2u;"]
     good = ["#define LOC_NONE 15 /* Objects/locations.md */", "x = a->tstate_next;", "i += 1;",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the capture gives the BPF program for a driver (user/bpf_layout.c):
+ * What the capture gives the BPF program for a driver (capture/bpf_layout.c):
  * the escape structs that point to a buffer, at their sizes, with the
  * offsets of pointer, length and class, and the fd offset of each export
  * control, all by field name from the layout tables.  TAP.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --compat=gvisor (compat/): synthetic traces built from records, judged
+ * --compat=gvisor (views/compat/): synthetic traces built from records, judged
  * against the imported gVisor snapshots.  The six cases of gVisor's issues
  * (#9846, #9372, #10272, #10413, #10647 and the PERF_GET_CURRENT_PSTATE
  * commit) are unsupported before their fix and supported after it; gVisor's
@@ -155,7 +155,7 @@ static const char *row_field(const char *json, const char *kind, uint32_t number
 struct issue {
 	const char *what, *kind;
 	uint32_t number;
-	const char *before, *after;   /* snapshot ids (compat/tables/gvisor_snapshots.tsv) */
+	const char *before, *after;   /* snapshot ids (views/compat/tables/gvisor_snapshots.tsv) */
 	const char *driver;           /* a node in both that the fix reaches */
 };
 

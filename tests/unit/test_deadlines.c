@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * user/deadlines.c: a socket still armed at its deadline is shut down (its
+ * lib/deadlines.c: a socket still armed at its deadline is shut down (its
  * peer reads EOF) and counted; one disarmed in time, or re-armed, is not.
  */
 #define _GNU_SOURCE

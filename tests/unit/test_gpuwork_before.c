@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Which processes had the driver's memory mapped before a capture
- * (user/gpuwork_before.c), on a made-up /proc: their /dev/nvidia* and
+ * (capture/gpuwork/gpuwork_before.c), on a made-up /proc: their /dev/nvidia* and
  * --device mappings count; other files, this process, and what is not a
  * pid do not. */
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --gpu-work's channel learning (user/gpuwork_chans.c) on a real H100
+/* --gpu-work's channel learning (capture/gpuwork/gpuwork_chans.c) on a real H100
  * trace: every HOPPER_CHANNEL_GPFIFO_A allocation of saxpy becomes a ring
  * with its GPFIFO and a USERD address inside the mmap of its USERD memory
  * object; RM_FREE and the exit take them away. */

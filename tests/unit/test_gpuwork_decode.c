@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --gpu-work's decoder (decoders/gpuwork.c) from bytes: the segments an
+/* --gpu-work's decoder (decoders/gpuwork/gpuwork.c) from bytes: the segments an
  * H100 really ran (traces/h100-gpuwork-accept.ctrace, recorded with the
  * program's own list of what it launched and copied: 161 launches, 46 copies), then every method
  * header form, the QMD versions and the semaphores, from hand-made

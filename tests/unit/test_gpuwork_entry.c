@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* GPFIFO entries (decoders/gpuwork_entry.c) from hand-made bytes: segments
+/* GPFIFO entries (decoders/gpuwork/gpuwork_entry.c) from hand-made bytes: segments
  * with their level, sync and fetch, and the control entries of length 0
  * (NOP, ILLEGAL, GP_CRC, PB_CRC, SET_PB_SEGMENT_EXTENDED_BASE, an opcode no
  * header has), on Hopper's host class and on Ampere's, which has no

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The rule of "after" (decoders/gpuwork_tie.c): work put between two
+/* The rule of "after" (decoders/gpuwork/gpuwork_tie.c): work put between two
  * reads of GPPut is tied to the process's last driver call that ended
  * before the first read, and only when none of its calls ended between
  * them; otherwise the order is said to be unknown, with how many. */

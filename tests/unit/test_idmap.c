@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * decoders/idmap.c: the map, and its defence against hash flooding.
+ * lib/idmap.c: the map, and its defence against hash flooding.
  *
  * The keys of the attack are 100,000 (client, handle) pairs that all land
  * in slot 0 under the old unkeyed hash (Fibonacci hashing, the top half of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the generated struct layouts (decoders/layouts.h).  The
+ * Unit test of the generated struct layouts (decoders/layouts/layouts.h).  The
  * expected values were read from shared/nvabi (struct_layouts.tsv,
  * uvm_layouts_580.142.txt, versions/<tag>/struct_layouts.tsv, and the
  * sizeof columns of ctrl_cmds.tsv, alloc_classes.tsv and uvm_ioctls.tsv) and,

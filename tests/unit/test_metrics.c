@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * user/container.c and user/metrics.c: container ids and pod uids from the
+ * views/metrics/container.c and views/metrics/metrics.c: container ids and pod uids from the
  * cgroup paths of docker, containerd, CRI-O and Kubernetes (both cgroup
  * drivers); label values escaped as the Prometheus text format wants; the
  * series cap and its counter; the histogram's buckets add up to its count.

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * user/pyabi.c and the generated tables (build/pyabi_data.c).
+ * capture/python/pyabi.c and the generated tables (build/pyabi_data.c).
  *
- * 1. The built-in table of each minor says what user/pyabi/cpython-3.X.tsv
+ * 1. The built-in table of each minor says what capture/python/pyabi/cpython-3.X.tsv
  *    says, field by field, and the TSV names every field of the struct.
  * 2. ct_pyabi_from_debug_offsets() on real _Py_DebugOffsets: the first
  *    bytes of _PyRuntime of running CPython 3.13.0 and 3.14.10
  *    (tests/unit/pyabi/debug-offsets-3.X.Y.hex, dumped by
- *    user/pyabi/check-live.py) give exactly the built-in table, which was
+ *    capture/python/pyabi/check-live.py) give exactly the built-in table, which was
  *    derived from the headers independently.
- * 3. A blob built from the documented layout (user/pyabi/debug-offsets-
+ * 3. A blob built from the documented layout (capture/python/pyabi/debug-offsets-
  *    3.X.tsv positions, cookie, version) with values other than the
  *    built-in ones: the values come from the blob.
  * 4. Refusals: a bad cookie, short blobs, other versions, the
@@ -25,7 +25,7 @@
 #include "pyabi.h"
 #include "pyabi_data.h"
 
-#define TSV_DIR "user/pyabi/"
+#define TSV_DIR "capture/python/pyabi/"
 #define FIXTURES "tests/unit/pyabi/"
 #define MAX_BLOB 4096
 
@@ -242,7 +242,7 @@ int main(void)
 	size_t i;
 	long n;
 
-	/* The generator found every field of user/pyabi.h (all uint32_t), in order. */
+	/* The generator found every field of capture/python/pyabi.h (all uint32_t), in order. */
 	for (i = 0; i < ct_pyabi_field_names_len && ct_pyabi_field_names[i].offset == i * sizeof(uint32_t); i++)
 		;
 	ok(i == ct_pyabi_field_names_len && i * sizeof(uint32_t) == sizeof(struct ct_pyabi),

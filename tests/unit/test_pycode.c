@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Naming a frame from a code object in process memory (user/pycode.c),
+ * Naming a frame from a code object in process memory (capture/python/pycode.c),
  * on objects built in this test's own memory by each version's table
  * (read through process_vm_readv of itself, as the capture reads a
  * traced process): a live code object is named; one that its allocator

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * user/pyline.c: the line of a bytecode offset from co_linetable.
+ * capture/python/pyline.c: the line of a bytecode offset from co_linetable.
  *
  * 1. Real tables: tests/unit/pyline/cpython-3.X.tsv, dumped by
  *    tests/unit/pyline/dump.py from CPython 3.10.13, 3.11.7, 3.12.1,
@@ -27,7 +27,7 @@
 
 #define FIXTURES "tests/unit/pyline/"
 #define MAX_LINE (1 << 20)
-#define UNIT 2   /* sizeof(_Py_CODEUNIT), 3.10 .. 3.14 (user/pyabi/cpython-3.X.tsv) */
+#define UNIT 2   /* sizeof(_Py_CODEUNIT), 3.10 .. 3.14 (capture/python/pyabi/cpython-3.X.tsv) */
 
 /* The line through a heap copy of exactly n bytes. */
 static int line_at(unsigned minor, const uint8_t *t, size_t n, int first, uint32_t off)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Python frames on the decoder side (decoders/pystack.c): the frame a call
+ * Python frames on the decoder side (decoders/stacks/pystack.c): the frame a call
  * is charged to (the default rule, --py-user, an unnamed frame first), the
  * merge with the native stack (runs of Python frames in place of
  * _PyEval_EvalFrameDefault, 3.14's _TAIL_CALL_ handlers, a native stack cut

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * api and caller from frames records (decoders/stack.c): the first run of
+ * api and caller from frames records (decoders/stacks/stack.c): the first run of
  * driver-library frames, its exported function, the frame outside it and
  * the fallbacks (module+0xOFF, the nearest named frame of a stripped
  * module, "driver thread", "?"), --api-lib lists, and the join with the

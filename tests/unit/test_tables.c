@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the generated value->name tables (decoders/nvtables.h).
+ * Unit test of the generated value->name tables (decoders/tables/nvtables.h).
  * Prints TAP ("ok N - ...", "not ok N - ..."); exits 1 on any failure.
  *
  * Run it from the repository root: besides fixed facts taken from
  * shared/nvabi (driver tag 580.142), it reads the TSV files in decoders/tables/ and checks
  * that every row survived generation (counts, names, structs, sizes).
  *
- *   (generate build/nvtables_data.c as decoders/tables.mk does, then)
- *   cc -Wall -Wextra -O2 -Idecoders -Itests/lib decoders/nvtables.c build/nvtables_data.c \
+ *   (generate build/nvtables_data.c as decoders/tables/tables.mk does, then)
+ *   cc -Wall -Wextra -O2 -Idecoders -Itests/lib decoders/tables/nvtables.c build/nvtables_data.c \
  *      tests/unit/test_tables.c -o build/test_tables
  *   ./build/test_tables
  */

@@ -70,12 +70,12 @@ t.ok(len(procs) == 1 and procs[0]["comm"] == "saxpy" and objs.index(procs[0]) < 
      "--json: the same, one proc object before the first call")
 
 # Item 13: the docs name every environment variable a process line keeps.
-src = open(os.path.join(ROOT, "user", "procinfo.c")).read()
+src = open(os.path.join(ROOT, "capture", "procinfo.c")).read()
 keep = re.findall(r'"([A-Z_]+)=?"', src[src.index("env_keep[]"):src.index("};", src.index("env_keep[]"))])
 views = open(os.path.join(ROOT, "docs", "VIEWS.md")).read()
 section = views[views.index("## Process lines"):views.index("## Filters")]
 t.ok(len(keep) > 5 and all("`%s`" % k in section for k in keep),
-     "docs/VIEWS.md 'Process lines' names the %d kept variables of user/procinfo.c" % len(keep),
+     "docs/VIEWS.md 'Process lines' names the %d kept variables of capture/procinfo.c" % len(keep),
      [k for k in keep if "`%s`" % k not in section])
 
 # Item 14: nvidia-smi started through the loader.
