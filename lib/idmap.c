@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "idmap.h"
+#include "msg.h"
 
 /*
  * The keys come from the trace (tids, client and object handles), so a
@@ -79,7 +80,7 @@ static void grow(struct idmap *m)
 	n.keys = calloc(n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
 	if (!n.keys || !n.vals) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		abort();
 	}
 	for (i = 0; i < m->cap; i++)

@@ -34,6 +34,7 @@
 #include "stack.h"
 #include "summary.h"
 #include "whole_file.h"
+#include "msg.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -615,11 +616,11 @@ int ct_perfetto_close(struct ct_perfetto *p)
 	name = strdup(strcmp(p->file.path, "-") ? p->file.path : "standard output");
 	err = ct_whole_file_close(&p->file, true, p->out.err);
 	if (err) {
-		fprintf(stderr, "cudatrace: writing --perfetto %s failed: %s; nothing was "
+		ct_err("writing --perfetto %s failed: %s; nothing was "
 				"left there\n", name ? name : "", strerror(err));
 		rc = -1;
 	} else if (p->oom) {
-		fprintf(stderr, "cudatrace: --perfetto %s: out of memory; some calls are "
+		ct_err("--perfetto %s: out of memory; some calls are "
 				"missing\n", name ? name : "");
 		rc = -1;
 	}

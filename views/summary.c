@@ -16,6 +16,7 @@
 #include "emit.h"
 #include "labels.h"
 #include "summary.h"
+#include "msg.h"
 
 
 enum kind { K_ESCAPE, K_CTRL, K_UVM, K_OTHER, K_MAX };
@@ -618,7 +619,7 @@ void ct_summary_print(struct ct_summary *s)
 	size_t i;
 
 	if (!sel) {
-		fputs("cudatrace: summary: out of memory\n", stderr);
+		ct_err("summary: out of memory\n");
 		return;
 	}
 	sort_all(s);
@@ -644,7 +645,7 @@ void ct_summary_print(struct ct_summary *s)
 		print_group(s, &all, sel);
 	}
 	if (s->oom)
-		fputs("cudatrace: summary: out of memory; some calls were not counted\n", stderr);
+		ct_err("summary: out of memory; some calls were not counted\n");
 	free(sel);
 }
 

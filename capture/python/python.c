@@ -23,6 +23,7 @@
 #include "pyframes.h"
 #include "python.h"
 #include "record.h"
+#include "msg.h"
 
 #define STR_SLOTS 1024
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -621,7 +622,7 @@ int ct_python_start(struct ct_python *p)
 	while (sem_wait(&p->started) && errno == EINTR)
 		;
 	if (p->drop_err)
-		fprintf(stderr, "cudatrace: warning: the Python frames thread could not drop "
+		ct_warn("the Python frames thread could not drop "
 				"privileges: %s\n", strerror(-p->drop_err));
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "record.h"
 #include "report_rows.h"
 #include "stack.h"
+#include "msg.h"
 
 const char *const ct_compat_kind_names[RK_COUNT] = {
 	[RK_FRONTEND] = "frontend", [RK_UVM] = "uvm", [RK_CONTROL] = "control",
@@ -334,7 +335,7 @@ static const struct ct_gv_snapshot *parse_spec(const char *spec)
 	const struct ct_gv_snapshot *s;
 
 	if (strncmp(spec, "gvisor", 6) != 0 || (spec[6] && spec[6] != ':')) {
-		fprintf(stderr, "cudatrace: --compat=%s: the one sandbox known is gvisor "
+		ct_err("--compat=%s: the one sandbox known is gvisor "
 				"(--compat=gvisor or --compat=gvisor:VERSION)\n", spec);
 		return NULL;
 	}
@@ -342,7 +343,7 @@ static const struct ct_gv_snapshot *parse_spec(const char *spec)
 	if (!s) {
 		unsigned i;
 
-		fprintf(stderr, "cudatrace: --compat: no gVisor snapshot %s in the tables; "
+		ct_err("--compat: no gVisor snapshot %s in the tables; "
 				"known (id or commit):\n", spec + 7);
 		for (i = 0; i < ct_gv_nsnapshots; i++)
 			fprintf(stderr, "  %-20s %.12s  %s\n", ct_gv_snapshots[i].id,
@@ -362,7 +363,7 @@ static bool parse_opts(const char *spec, const char *list, const struct ct_gv_sn
 		return false;
 	*caps = ct_gv_caps_default(*s);
 	if (list && (*s)->ncaps && !ct_gv_caps_parse(*s, list, caps, &bad)) {
-		fprintf(stderr, "cudatrace: --compat-caps: unknown capability '%s' (gVisor %s "
+		ct_err("--compat-caps: unknown capability '%s' (gVisor %s "
 				"knows: %s, all)\n", bad, (*s)->id,
 			ct_gv_caps_str(*s, 0xffff, known, sizeof(known)));
 		return false;
@@ -388,7 +389,7 @@ struct ct_compat *ct_compat_new(const struct ct_compat_opts *o)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
 	c->o = *o;
