@@ -16,6 +16,7 @@
 #include "report_rows.h"
 #include "stack.h"
 #include "msg.h"
+#include "grow.h"
 
 const char *const ct_compat_kind_names[RK_COUNT] = {
 	[RK_FRONTEND] = "frontend", [RK_UVM] = "uvm", [RK_CONTROL] = "control",
@@ -76,7 +77,7 @@ static const char *our_name(enum row_kind k, uint32_t n)
 
 static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k, uint32_t n)
 {
-	struct row *r;
+	struct row *r, *more;
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++) {
@@ -84,15 +85,9 @@ static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k
 		if (r->kind == k && r->number == n && strcmp(r->dev, dev) == 0)
 			return r;
 	}
-	if (c->nrows == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct row *more = realloc(c->rows, cap * sizeof(*more));
-
-		if (!more)
-			return NULL;
-		c->rows = more;
-		c->cap = cap;
-	}
+	if (!(more = ct_grow(c->rows, &c->cap, c->nrows + 1, sizeof(*more), 64)))
+		return NULL;
+	c->rows = more;
 	r = &c->rows[c->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dev, sizeof(r->dev), "%s", dev);
