@@ -113,6 +113,20 @@ void *idmap_put(struct idmap *m, uint64_t key, void *val)
 	return NULL;
 }
 
+void *idmap_get_or_new(struct idmap *m, uint64_t key, size_t size, bool *made)
+{
+	void *val = idmap_get(m, key);
+
+	if (made)
+		*made = false;
+	if (val || !key || !(val = calloc(1, size)))
+		return val;
+	idmap_put(m, key, val);
+	if (made)
+		*made = true;
+	return val;
+}
+
 void *idmap_del(struct idmap *m, uint64_t key)
 {
 	size_t i, j;

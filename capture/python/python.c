@@ -200,11 +200,7 @@ static int abi_of(pid_t pid, const struct ct_pyelf *e, uint64_t runtime, struct 
 
 static struct py_proc *get_proc(struct ct_python *p, uint32_t pid)
 {
-	struct py_proc *pr = idmap_get(&p->procs, pid);
-
-	if (!pr && (pr = calloc(1, sizeof(*pr))))
-		idmap_put(&p->procs, pid, pr);
-	return pr;
+	return idmap_get_or_new(&p->procs, pid, sizeof(struct py_proc), NULL);
 }
 
 /* A mapped file of pid: if it holds CPython, tell the kernel. */

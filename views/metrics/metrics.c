@@ -230,16 +230,12 @@ void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost)
 
 static const struct pinfo *proc_info(struct ct_metrics *m, uint32_t pid)
 {
-	struct pinfo *p = idmap_get(&m->procs, pid);
+	bool made;
+	struct pinfo *p = idmap_get_or_new(&m->procs, pid, sizeof(*p), &made);
 
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
 	/* Read once, at the process's first call (it stays in its cgroup). */
-	ct_container_of_pid(m->o.proc_root, pid, &p->ct);
-	idmap_put(&m->procs, pid, p);
+	if (made)
+		ct_container_of_pid(m->o.proc_root, pid, &p->ct);
 	return p;
 }
 
