@@ -45,11 +45,11 @@ esac
 minor=$(echo "$tag" | sed 's/^v3\.\([0-9]*\)\..*$/\1/')
 [ -r "$inc/Python.h" ] || { echo "import-cpython: no Python.h in $inc" >&2; exit 1; }
 [ -r "$inc/pyconfig.h" ] || { echo "import-cpython: no pyconfig.h in $inc (run ./configure in the source)" >&2; exit 1; }
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 # PYABI_FROM: where the headers came from, for the #From line.
 from=${PYABI_FROM:-$inc}
 # PYABI_OUT: write the files elsewhere (to compare two tags of one minor).
-out=${PYABI_OUT:-$root/user/pyabi}
+out=${PYABI_OUT:-$root/capture/python/pyabi}
 CC=${CC:-cc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
