@@ -183,11 +183,15 @@ static int open_all(struct opened *op, const struct ct_options *o)
 	return 0;
 }
 
+static int add(struct ct_decoder *d, struct ct_view v)
+{
+	return ct_decoder_add_view(d, &v);
+}
+
 int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 {
 	struct opened op = { 0 };
-	struct ct_view v[CT_MAX_VIEWS];
-	int n = 0, i;
+	int err = 0;
 
 	if (open_all(&op, o)) {
 		close_opened(&op);
@@ -196,31 +200,30 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 	/* Memory held is a state: it is fed every call, before the filters
 	 * (they do not apply to the memory table), and printed last. */
 	if (op.mem)
-		v[n++] = ct_devmem_view_feed(op.mem);
+		err |= add(d, ct_devmem_view_feed(op.mem));
 	/* Filters next: a call they drop reaches no view after them. */
 	if (o->filter)
-		v[n++] = ct_filter_view(o->filter);
+		err |= add(d, ct_filter_view(o->filter));
 	if (op.sum)
-		v[n++] = ct_summary_view(op.sum);
+		err |= add(d, ct_summary_view(op.sum));
 	if (op.api)
-		v[n++] = ct_apisum_view(op.api);
+		err |= add(d, ct_apisum_view(op.api));
 	if (op.mem)
-		v[n++] = ct_devmem_view_print(op.mem);
+		err |= add(d, ct_devmem_view_print(op.mem));
 	if (op.gw)
-		v[n++] = ct_gwsum_view(op.gw);
+		err |= add(d, ct_gwsum_view(op.gw));
 	if (op.pf)
-		v[n++] = ct_perfetto_view(op.pf);
+		err |= add(d, ct_perfetto_view(op.pf));
 	if (op.db)
-		v[n++] = ct_sqlite_view(op.db);
+		err |= add(d, ct_sqlite_view(op.db));
 	if (op.compat)
-		v[n++] = ct_compat_view(op.compat);
-	for (i = 0; i < n; i++)
-		if (ct_decoder_add_view(d, &v[i])) {
-			/* No view has run: the decoder is freed unfinished. */
-			ct_err("too many views (at most %d)\n", CT_MAX_VIEWS);
-			close_opened(&op);
-			return -1;
-		}
+		err |= add(d, ct_compat_view(op.compat));
+	if (err) {
+		/* No view has run: the decoder is freed unfinished. */
+		ct_err("out of memory\n");
+		close_opened(&op);
+		return -1;
+	}
 	return 0;
 }
 
@@ -238,7 +241,12 @@ struct ct_decoder *ct_views_decoder_new_with(const struct ct_options *o,
 		ct_err("out of memory\n");
 		return NULL;
 	}
-	if ((first && ct_decoder_add_view(d, first)) || (!o->write_path && ct_views_setup(d, o))) {
+	if (first && ct_decoder_add_view(d, first)) {
+		ct_err("out of memory\n");
+		ct_decoder_free(d);
+		return NULL;
+	}
+	if (!o->write_path && ct_views_setup(d, o)) {
 		ct_decoder_free(d);
 		return NULL;
 	}
