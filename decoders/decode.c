@@ -26,10 +26,10 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	d->objs = ct_objects_new();
 	d->stacks = ct_stacks_new(opts->api_lib);
 	d->pystacks = ct_pystacks_new(opts->py_user);
-	if (!d->objs || !d->stacks) {
+	if (!d->objs || !d->stacks || !d->pystacks) {   /* out of memory */
 		ct_objects_free(d->objs);
 		ct_stacks_free(d->stacks);
-	ct_pystacks_free(d->pystacks);
+		ct_pystacks_free(d->pystacks);
 		free(d);
 		return NULL;
 	}

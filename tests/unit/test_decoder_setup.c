@@ -2,14 +2,41 @@
 /*
  * The decoder's set-up (decoders/decode.c): it takes any number of views
  * (a live capture with --metrics, -c, -e, --perfetto, --sqlite and --compat
- * asks for 9; there were at most 8) and runs them in the order added.
+ * asks for 9; there were at most 8) and runs them in the order added; and
+ * a part it cannot allocate makes ct_decoder_new fail, not a decoder that
+ * crashes at the first Python frames record (ct_pystacks_new went
+ * unchecked).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
 #include "records.h"
+
+/*
+ * Allocation failure, injected without a hook in the program: this test's
+ * own strdup comes before libc's for every object linked into it, and it
+ * fails for one string only, given as --py-user (which only
+ * ct_pystacks_new copies).
+ */
+static const char FAIL_DUP[] = "strdup-fails-for-this";
+static int dups_failed;
+
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if (strcmp(s, FAIL_DUP) == 0) {
+		dups_failed++;
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = malloc(n);
+	return p ? memcpy(p, s, n) : NULL;
+}
 
 #define NVIEWS 12
 
@@ -63,8 +90,25 @@ static void many_views(void)
 	ok(all_finished && all_records, "each saw every record and was finished once");
 }
 
+static void pystacks_oom(void)
+{
+	struct ct_decode_opts o = { .py_user = FAIL_DUP };
+	struct ct_decoder *d;
+
+	o.out = stdout;
+	d = ct_decoder_new(&o);
+	ok(dups_failed == 1, "the injected failure hit ct_pystacks_new's copy of --py-user");
+	ok(d == NULL, "ct_decoder_new: NULL when the Python frames part cannot be allocated");
+	ct_decoder_free(d);
+	o.py_user = "train.py";
+	d = ct_decoder_new(&o);
+	ok(d != NULL, "and a decoder when it can");
+	ct_decoder_free(d);
+}
+
 int main(void)
 {
 	many_views();
+	pystacks_oom();
 	return tap_done();
 }
