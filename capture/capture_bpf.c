@@ -29,6 +29,7 @@
 #include "heap_prefault.h"
 #include "nvtables.h"
 #include "options.h"
+#include "msg.h"
 
 #define CAP_SYS_ADMIN 21
 #define CAP_PERFMON   38
@@ -71,7 +72,7 @@ static int check_tracefs(void)
 	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	if (!stat("/sys/kernel/tracing/events/syscalls", &st))
 		return 0;
-	fprintf(stderr, "cudatrace: no syscall tracepoints under /sys/kernel/tracing "
+	ct_err("no syscall tracepoints under /sys/kernel/tracing "
 			"(mount tracefs there; the kernel needs CONFIG_FTRACE_SYSCALLS=y)\n");
 	return -1;
 }
@@ -81,12 +82,12 @@ int ct_bpf_check_kernel(const struct ct_options *o)
 	struct stat st;
 
 	if (!has_caps()) {
-		fprintf(stderr, "cudatrace: live capture needs root or CAP_BPF+CAP_PERFMON "
+		ct_err("live capture needs root or CAP_BPF+CAP_PERFMON "
 				"(try sudo); reading a saved trace with -r needs neither\n");
 		return -1;
 	}
 	if (stat("/sys/kernel/btf/vmlinux", &st)) {
-		fprintf(stderr, "cudatrace: this kernel has no BTF (/sys/kernel/btf/vmlinux); "
+		ct_err("this kernel has no BTF (/sys/kernel/btf/vmlinux); "
 				"cudatrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -1;
 	}
@@ -117,7 +118,7 @@ static int set_layout(struct cudatrace_bpf *s, const struct ct_options *o)
 	char err[200];
 
 	if (ct_bpf_layout_fill(&l, drv, err, sizeof(err))) {
-		fprintf(stderr, "cudatrace: the layout tables cannot serve driver %u: %s "
+		ct_err("the layout tables cannot serve driver %u: %s "
 				"(rebuild with decoders/layouts imported for it, docs/LAYOUTS.md)\n",
 			drv, err);
 		return -1;
@@ -275,7 +276,7 @@ static int fill_maps(struct cudatrace_bpf *s, const struct ct_options *o,
 	err |= fill_sizes(s);
 	err |= fill_processes(s, o, child);
 	if (err)
-		fprintf(stderr, "cudatrace: cannot fill the BPF filter maps\n");
+		ct_err("cannot fill the BPF filter maps\n");
 	return err ? -1 : 0;
 }
 
@@ -290,7 +291,7 @@ static int fill_cgroup(struct cudatrace_bpf *s, const char *path)
 	err = bpf_map__update_elem(s->maps.cgroup_map, &zero, 4, &fd, 4, BPF_ANY);
 	close(fd);
 	if (err) {
-		fprintf(stderr, "cudatrace: --cgroup %s: %s\n", path, strerror(-err));
+		ct_err("--cgroup %s: %s\n", path, strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -305,7 +306,7 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 	libbpf_set_print(o->libbpf_debug ? libbpf_print : libbpf_quiet);
 	s = cudatrace_bpf__open();
 	if (!s) {
-		fprintf(stderr, "cudatrace: cannot open the BPF object: %s\n", strerror(errno));
+		ct_err("cannot open the BPF object: %s\n", strerror(errno));
 		return -1;
 	}
 	*skel = s;
@@ -316,7 +317,7 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 	err = cudatrace_bpf__load(s);
 	ct_heap_release();
 	if (err) {
-		fprintf(stderr, "cudatrace: cannot load the BPF programs: %s "
+		ct_err("cannot load the BPF programs: %s "
 				"(run with -v to see the verifier's log)\n", strerror(-err));
 		return -1;
 	}
@@ -330,7 +331,7 @@ int ct_bpf_attach(struct cudatrace_bpf *s)
 	int err = cudatrace_bpf__attach(s);
 
 	if (err) {
-		fprintf(stderr, "cudatrace: cannot attach to the syscall tracepoints: %s\n",
+		ct_err("cannot attach to the syscall tracepoints: %s\n",
 			strerror(-err));
 		return -1;
 	}

@@ -22,6 +22,7 @@
 #include "run_as.h"
 #include "trace_file.h"
 #include "views.h"
+#include "msg.h"
 
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r)
 {
@@ -31,7 +32,7 @@ void ct_sink_record(struct ct_capture *c, const struct ct_rec *r)
 		err = ct_writer_add(c->writer, r);
 		if (err && !c->sink_error) {
 			c->sink_error = err;
-			fprintf(stderr, "cudatrace: writing %s failed: %s; stopping capture\n",
+			ct_err("writing %s failed: %s; stopping capture\n",
 				c->o->write_path, strerror(-err));
 		}
 	}
@@ -67,7 +68,7 @@ static void give_to_sudo_user(struct ct_writer *w, const char *path)
 	int err;
 
 	if (ct_sudo_owner(&uid, &gid) && (err = ct_writer_chown(w, uid, gid)))
-		fprintf(stderr, "cudatrace: warning: cannot give %s to the sudo user (uid %u): "
+		ct_warn("cannot give %s to the sudo user (uid %u): "
 				"%s; it stays root's\n", path, (unsigned)uid, strerror(-err));
 }
 
@@ -90,7 +91,7 @@ static int open_trace_file(struct ct_capture *c)
 	trace_file_name(o, c->file_index, path, sizeof(path));
 	c->writer = ct_writer_open(path, o->compress);
 	if (!c->writer) {
-		fprintf(stderr, "cudatrace: cannot create %s: %s%s\n", path, strerror(errno),
+		ct_err("cannot create %s: %s%s\n", path, strerror(errno),
 			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
 		return -1;
 	}
@@ -112,7 +113,7 @@ static int start_metrics(struct ct_capture *c)
 
 	c->metrics = ct_metrics_new(&mo);
 	if (!c->metrics) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return -1;
 	}
 	c->http = ct_metrics_http_bind(c->metrics, o->metrics_addr);
@@ -185,14 +186,15 @@ int ct_sink_file_full(struct ct_capture *c)
 	int err;
 
 	if (!c->o->rotate) {
-		fprintf(stderr, "\ncudatrace: %s reached --max-size; stopping\n", c->o->write_path);
+		fputc('\n', stderr);   /* ends the status line */
+		ct_err("%s reached --max-size; stopping\n", c->o->write_path);
 		return 1;
 	}
 	ct_sink_trailer(c, &lost, &lost_inflight);
 	err = ct_writer_close(c->writer);
 	c->writer = NULL;
 	if (err) {
-		fprintf(stderr, "cudatrace: writing %s failed: %s\n", c->o->write_path,
+		ct_err("writing %s failed: %s\n", c->o->write_path,
 			strerror(-err));
 		c->sink_error = err;
 		return 1;
@@ -229,7 +231,7 @@ int ct_sink_close(struct ct_capture *c, int rc)
 	if (c->writer) {
 		err = ct_writer_close(c->writer);
 		if (err && !c->sink_error) {
-			fprintf(stderr, "cudatrace: writing %s failed: %s\n", c->o->write_path,
+			ct_err("writing %s failed: %s\n", c->o->write_path,
 				strerror(-err));
 			rc = 1;
 		}

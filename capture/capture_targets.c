@@ -20,6 +20,7 @@
 #include "devices.h"
 #include "options.h"
 #include "run_as.h"
+#include "msg.h"
 
 int ct_targets_devices(struct ct_devices *devs, const struct ct_options *o)
 {
@@ -30,12 +31,12 @@ int ct_targets_devices(struct ct_devices *devs, const struct ct_options *o)
 	ct_scan_dev_nodes(devs, o->dev_root);
 	for (i = 0; i < o->ndevices; i++) {
 		if (ct_add_user_device(devs, o->devices[i], err, sizeof(err))) {
-			fprintf(stderr, "cudatrace: %s\n", err);
+			ct_err("%s\n", err);
 			return -1;
 		}
 	}
 	if (devs->nmajors == 0 && devs->nuser == 0) {
-		fprintf(stderr, "cudatrace: no NVIDIA device nodes found (no nvidia* entry in "
+		ct_err("no NVIDIA device nodes found (no nvidia* entry in "
 				"/proc/devices: is the driver loaded?); use --device PATH to "
 				"trace another device or file\n");
 		return -1;
@@ -64,12 +65,12 @@ static pid_t spawn_stopped(char **argv, const struct ct_run_as *ra, int *go_fd)
 			_exit(127);   /* cudatrace went away before starting us */
 		close(p[0]);
 		if (ra && (err = ct_run_as_enter(ra))) {   /* -u: strace's order, then exec */
-			fprintf(stderr, "cudatrace: -u: cannot become uid %u: %s\n",
+			ct_err("-u: cannot become uid %u: %s\n",
 				(unsigned)ra->uid, strerror(-err));
 			_exit(127);
 		}
 		execvp(argv[0], argv);
-		fprintf(stderr, "cudatrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		ct_err("cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(p[0]);
@@ -86,7 +87,7 @@ int ct_child_start(struct ct_child *ch, const struct ct_options *o, int *go_fd)
 	if (o->command) {
 		ch->pid = spawn_stopped(o->command, o->run_as ? &ra : NULL, go_fd);
 		if (ch->pid < 0) {
-			fprintf(stderr, "cudatrace: cannot start %s: %s\n", o->command[0],
+			ct_err("cannot start %s: %s\n", o->command[0],
 				strerror(errno));
 			return -1;
 		}
@@ -150,7 +151,7 @@ int ct_pids_open(const struct ct_options *o, int *pidfds)
 		pidfds[i] = (int)syscall(SYS_pidfd_open, (pid_t)o->pids[i], 0);
 		if ((pidfds[i] < 0 && errno == ESRCH) ||
 		    (kill((pid_t)o->pids[i], 0) && errno == ESRCH)) {
-			fprintf(stderr, "cudatrace: no such process: %u\n", o->pids[i]);
+			ct_err("no such process: %u\n", o->pids[i]);
 			return -1;
 		}
 	}
@@ -213,11 +214,11 @@ int ct_cgroup_open(const char *path)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0) {
-		fprintf(stderr, "cudatrace: --cgroup %s: %s\n", path, strerror(errno));
+		ct_err("--cgroup %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "cudatrace: --cgroup %s: not a cgroup v2 directory (look under "
+		ct_err("--cgroup %s: not a cgroup v2 directory (look under "
 				"/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system)\n",
 			path);
 		close(fd);

@@ -12,6 +12,7 @@
 #include "meta_build.h"
 #include "nvtables.h"
 #include "version.h"
+#include "grow.h"
 
 struct buf {
 	char *p;
@@ -24,7 +25,7 @@ static void put(struct buf *b, const char *key, const char *fmt, ...)
 	char val[1024];
 	va_list ap;
 	size_t need;
-	char *nl;
+	char *nl, *np;
 
 	va_start(ap, fmt);
 	vsnprintf(val, sizeof(val), fmt, ap);
@@ -32,15 +33,9 @@ static void put(struct buf *b, const char *key, const char *fmt, ...)
 	while ((nl = strchr(val, '\n')))
 		*nl = ' ';
 	need = strlen(key) + strlen(val) + 2;
-	if (b->len + need + 1 > b->cap) {
-		size_t cap = (b->cap + need) * 2;
-		char *np = realloc(b->p, cap);
-
-		if (!np)
-			return;
-		b->p = np;
-		b->cap = cap;
-	}
+	if (!(np = ct_grow(b->p, &b->cap, b->len + need + 1, 1, 256)))
+		return;
+	b->p = np;
 	b->len += (size_t)sprintf(b->p + b->len, "%s=%s\n", key, val);
 }
 

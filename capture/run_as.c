@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "run_as.h"
+#include "msg.h"
 
 /* A non-negative id below the kernel's (uid_t)-1, which means "no change". */
 static bool parse_id(const char *s, unsigned long *out)
@@ -32,7 +33,7 @@ int ct_run_as_lookup(const char *user, struct ct_run_as *ra)
 	if (!pw && parse_id(user, &id))
 		pw = getpwuid((uid_t)id);
 	if (!pw) {
-		fprintf(stderr, "cudatrace: -u %s: no such user%s\n", user,
+		ct_err("-u %s: no such user%s\n", user,
 			errno ? " (the user database could not be read)" : "");
 		return -1;
 	}
@@ -40,7 +41,7 @@ int ct_run_as_lookup(const char *user, struct ct_run_as *ra)
 	ra->gid = pw->pw_gid;
 	ra->ngroups = CT_RUN_AS_MAX_GROUPS;
 	if (getgrouplist(pw->pw_name, pw->pw_gid, ra->groups, &ra->ngroups) < 0) {
-		fprintf(stderr, "cudatrace: -u %s: in more than %d groups\n", user,
+		ct_err("-u %s: in more than %d groups\n", user,
 			CT_RUN_AS_MAX_GROUPS);
 		return -1;
 	}

@@ -5,10 +5,12 @@
  * the views and printed at its exit, strace-style, with the buffers of
  * both.  decoder.h lists the files that do the rest.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decoder.h"
+#include "grow.h"
 #include "record.h"
 #include "special.h"
 
@@ -24,10 +26,10 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 	d->objs = ct_objects_new();
 	d->stacks = ct_stacks_new(opts->api_lib);
 	d->pystacks = ct_pystacks_new(opts->py_user);
-	if (!d->objs || !d->stacks) {
+	if (!d->objs || !d->stacks || !d->pystacks) {   /* out of memory */
 		ct_objects_free(d->objs);
 		ct_stacks_free(d->stacks);
-	ct_pystacks_free(d->pystacks);
+		ct_pystacks_free(d->pystacks);
 		free(d);
 		return NULL;
 	}
@@ -37,8 +39,12 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts)
 
 int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v)
 {
-	if (d->nviews >= CT_MAX_VIEWS)
+	struct ct_view *more;
+
+	if (d->nviews == INT_MAX ||
+	    !(more = ct_grow(d->views, &d->views_cap, (size_t)d->nviews + 1, sizeof(*more), 8)))
 		return -1;
+	d->views = more;
 	d->views[d->nviews++] = *v;
 	return 0;
 }
@@ -342,5 +348,6 @@ void ct_decoder_free(struct ct_decoder *d)
 	ct_prognames_free(&d->progs);
 	ct_proc_lines_free(d);
 	ct_errtext_free(&d->errs);
+	free(d->views);
 	free(d);
 }

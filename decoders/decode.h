@@ -44,11 +44,12 @@ struct ct_decode_stats {
 
 struct ct_decoder;
 
+/* NULL when out of memory. */
 struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts);
 /* rec must have passed ct_record_check(). */
 void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *rec);
-/* Adds a view (at most CT_MAX_VIEWS); views see calls in the order added. */
-#define CT_MAX_VIEWS 8
+/* Adds a view; views see calls in the order added.  0, or -1 when out of
+ * memory (the view is not added). */
 int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v);
 /* Prints calls still waiting for their exit, then finishes the views. */
 void ct_decoder_finish(struct ct_decoder *d);

@@ -52,8 +52,9 @@ struct ct_decoder {
 	struct ct_objects *objs;     /* handles -> objects, across the trace */
 	struct ct_stacks *stacks;    /* -k: frames records by thread (stack.h) */
 	struct ct_pystacks *pystacks; /* Python frames records by thread (pystack.h) */
-	struct ct_view views[CT_MAX_VIEWS];
+	struct ct_view *views;       /* in the order added (ct_decoder_add_view) */
 	int nviews;
+	size_t views_cap;
 	struct ct_devnames devs;     /* (rdev, inode) -> path */
 	struct ct_prognames progs;   /* pid -> the program behind the dynamic loader */
 	struct idmap held_procs;     /* pid -> process record not printed yet (proc_lines.c) */

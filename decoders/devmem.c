@@ -15,6 +15,7 @@
 #include "meta.h"
 #include "nvtables.h"
 #include "record.h"
+#include "grow.h"
 
 const char *const ct_mem_kind_names[CT_MEM_KINDS] = { "video", "system", "virtual" };
 
@@ -105,7 +106,7 @@ static uint64_t key_of(uint32_t client, uint32_t handle)
 static struct ct_devmem_total *total_for(struct ct_devmem *m, const struct ct_call *c,
 					 enum ct_mem_kind kind, size_t *idx)
 {
-	struct ct_devmem_total *t;
+	struct ct_devmem_total *t, *nt;
 	size_t i;
 
 	for (i = m->ntotals; i-- > 0;) {
@@ -117,15 +118,9 @@ static struct ct_devmem_total *total_for(struct ct_devmem *m, const struct ct_ca
 			return t;
 		}
 	}
-	if (m->ntotals == m->captotals) {
-		size_t cap = m->captotals ? m->captotals * 2 : 16;
-		struct ct_devmem_total *nt = realloc(m->totals, cap * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		m->totals = nt;
-		m->captotals = cap;
-	}
+	if (!(nt = ct_grow(m->totals, &m->captotals, m->ntotals + 1, sizeof(*nt), 16)))
+		return NULL;
+	m->totals = nt;
 	t = &m->totals[m->ntotals];
 	memset(t, 0, sizeof(*t));
 	t->pid = c->pid;

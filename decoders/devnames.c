@@ -5,21 +5,16 @@
 #include <string.h>
 
 #include "devnames.h"
+#include "grow.h"
 
 void ct_devnames_add(struct ct_devnames *t, uint32_t kdev, bool regfile, uint64_t ino,
 		     const char *path, size_t len)
 {
-	struct ct_devname *n;
+	struct ct_devname *n, *nv;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct ct_devname *nv = realloc(t->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return;
-		t->v = nv;
-		t->cap = cap;
-	}
+	if (!(nv = ct_grow(t->v, &t->cap, t->n + 1, sizeof(*nv), 16)))
+		return;
+	t->v = nv;
 	n = &t->v[t->n];
 	n->path = strndup(path, len);
 	if (!n->path)

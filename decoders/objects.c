@@ -10,6 +10,7 @@
 #include "nvtables.h"
 #include "objects.h"
 #include "record.h"
+#include "grow.h"
 
 
 /*
@@ -317,19 +318,15 @@ void ct_objects_learn_fileref(struct ct_objects *o, const struct ct_fileref *f)
 /* Deletes every entry of m whose key has pid in its high half. */
 static void forget_pid_in(struct idmap *m, uint32_t pid)
 {
-	uint64_t *dead = NULL;
+	uint64_t *dead = NULL, *nd;
 	size_t i, n = 0, cap = 0;
 
 	for (i = 0; i < m->cap; i++) {
 		if (!m->keys[i] || m->keys[i] >> 32 != pid || !m->vals[i])
 			continue;
-		if (n == cap) {
-			uint64_t *nd = realloc(dead, (cap = cap ? cap * 2 : 16) * sizeof(*dead));
-
-			if (!nd)
-				break;
-			dead = nd;
-		}
+		if (!(nd = ct_grow(dead, &cap, n + 1, sizeof(*nd), 16)))
+			break;
+		dead = nd;
 		dead[n++] = m->keys[i];
 	}
 	for (i = 0; i < n; i++)
@@ -431,7 +428,7 @@ void ct_objects_learn_created(struct ct_objects *o, const struct ct_ioctl *ex)
 /* Frees (client, h) and, the RM way, every object below it. */
 static void free_tree(struct ct_objects *o, uint32_t client, uint32_t h, int depth)
 {
-	uint32_t *kids = NULL;
+	uint32_t *kids = NULL, *nk;
 	size_t i, n = 0, cap = 0;
 
 	if (depth > 64)
@@ -442,13 +439,9 @@ static void free_tree(struct ct_objects *o, uint32_t client, uint32_t h, int dep
 
 		if (!ob || ob->client != client || ob->parent != h || ob->handle == h)
 			continue;
-		if (n == cap) {
-			uint32_t *nk = realloc(kids, (cap = cap ? cap * 2 : 16) * sizeof(*kids));
-
-			if (!nk)
-				break;
-			kids = nk;
-		}
+		if (!(nk = ct_grow(kids, &cap, n + 1, sizeof(*nk), 16)))
+			break;
+		kids = nk;
 		kids[n++] = ob->handle;
 	}
 	for (i = 0; i < n; i++)

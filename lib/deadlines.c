@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "deadlines.h"
+#include "grow.h"
 
 #define CHECK_EVERY_NS 100000000ull
 
@@ -87,19 +88,16 @@ struct ct_deadlines *ct_deadlines_start(unsigned after_ms, void (*on_expired)(vo
 /* Grows the table to hold fd; false when out of memory (fd stays unarmed). */
 static bool hold(struct ct_deadlines *d, size_t fd)
 {
-	size_t n = d->n ? d->n : 64;
+	size_t had = d->n;
 	uint64_t *due;
 
 	if (fd < d->n)
 		return true;
-	while (n <= fd)
-		n *= 2;
-	due = realloc(d->due, n * sizeof(*due));
+	due = ct_grow(d->due, &d->n, fd + 1, sizeof(*due), 64);
 	if (!due)
 		return false;
-	memset(due + d->n, 0, (n - d->n) * sizeof(*due));
+	memset(due + had, 0, (d->n - had) * sizeof(*due));
 	d->due = due;
-	d->n = n;
 	return true;
 }
 

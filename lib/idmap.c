@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "idmap.h"
+#include "msg.h"
 
 /*
  * The keys come from the trace (tids, client and object handles), so a
@@ -79,7 +80,7 @@ static void grow(struct idmap *m)
 	n.keys = calloc(n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
 	if (!n.keys || !n.vals) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		abort();
 	}
 	for (i = 0; i < m->cap; i++)
@@ -110,6 +111,20 @@ void *idmap_put(struct idmap *m, uint64_t key, void *val)
 	m->vals[i] = val;
 	m->used++;
 	return NULL;
+}
+
+void *idmap_get_or_new(struct idmap *m, uint64_t key, size_t size, bool *made)
+{
+	void *val = idmap_get(m, key);
+
+	if (made)
+		*made = false;
+	if (val || !key || !(val = calloc(1, size)))
+		return val;
+	idmap_put(m, key, val);
+	if (made)
+		*made = true;
+	return val;
 }
 
 void *idmap_del(struct idmap *m, uint64_t key)

@@ -9,6 +9,7 @@
 #ifndef CT_IDMAP_H
 #define CT_IDMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,10 @@ void *idmap_get(const struct idmap *m, uint64_t key);
 /* Replaces any old value and returns it (or NULL).  Aborts on ENOMEM. */
 void *idmap_put(struct idmap *m, uint64_t key, void *val);
 void *idmap_del(struct idmap *m, uint64_t key);
+/* The value of key, or else a new one of size bytes, zeroed (calloc), put
+ * under key; *made (may be NULL) says which.  NULL when out of memory, or
+ * for key 0, which the map cannot hold. */
+void *idmap_get_or_new(struct idmap *m, uint64_t key, size_t size, bool *made);
 /* Calls fn on every entry, in no particular order; fn must not change the map. */
 void idmap_each(const struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
 /* Empties the map, then calls fn on every entry in ascending key order

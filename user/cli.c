@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_table.h"
 #include "views.h"
+#include "msg.h"
 
 #define HELP_COL   27   /* --help: where the descriptions start */
 #define HELP_WIDTH 80
@@ -56,42 +57,42 @@ static void getopt_tables(char *shorts, size_t n, struct option *longs)
 static int check_args(const struct ct_options *o)
 {
 	if (o->read_path && (o->write_path || o->command || o->npids)) {
-		fprintf(stderr, "cudatrace: -r decodes a saved trace; it does not go with "
+		ct_err("-r decodes a saved trace; it does not go with "
 				"-w, -p or a command\n");
 		return -1;
 	}
 	if (o->read_path && o->metrics_addr) {
-		fprintf(stderr, "cudatrace: --metrics serves a live capture; for a saved "
+		ct_err("--metrics serves a live capture; for a saved "
 				"trace use -c or --sqlite\n");
 		return -1;
 	}
 	if (o->read_path && o->gpu_work_hz) {
-		fprintf(stderr, "cudatrace: --gpu-work reads running processes; -r decodes the "
+		ct_err("--gpu-work reads running processes; -r decodes the "
 				"GPU work a saved trace holds without it\n");
 		return -1;
 	}
 	if ((o->metrics_no_pid || o->metrics_max_series) && !o->metrics_addr) {
-		fprintf(stderr, "cudatrace: --metrics-no-pid and --metrics-max-series go with "
+		ct_err("--metrics-no-pid and --metrics-max-series go with "
 				"--metrics ADDR:PORT\n");
 		return -1;
 	}
 	if ((o->max_size || o->rotate) && !o->write_path) {
-		fprintf(stderr, "cudatrace: --max-size and --rotate go with -w FILE\n");
+		ct_err("--max-size and --rotate go with -w FILE\n");
 		return -1;
 	}
 	if (o->rotate && !o->max_size) {
-		fprintf(stderr, "cudatrace: --rotate needs --max-size (when to start the next file)\n");
+		ct_err("--rotate needs --max-size (when to start the next file)\n");
 		return -1;
 	}
 	if (ct_views_check(o))
 		return -1;
 	if (o->run_as && !o->command && !o->read_path) {
-		fprintf(stderr, "cudatrace: -u USER runs the command as USER: it goes with "
+		ct_err("-u USER runs the command as USER: it goes with "
 				"-- COMMAND\n");
 		return -1;
 	}
 	if (o->command && o->npids) {
-		fprintf(stderr, "cudatrace: give -p PID or a command, not both\n");
+		ct_err("give -p PID or a command, not both\n");
 		return -1;
 	}
 	return 0;
@@ -115,7 +116,7 @@ static int detached_number(const struct ct_opt *opt, int argc, char **argv)
 	if (opt->has_arg != optional_argument || optarg || !next || !*next ||
 	    next[strspn(next, "0123456789")])
 		return 0;
-	fprintf(stderr, "cudatrace: -%c/--%s %s: attach the size: -%c%s or --%s=%s\n",
+	ct_err("-%c/--%s %s: attach the size: -%c%s or --%s=%s\n",
 		opt->key, opt->name, next, opt->key, next, opt->name, next);
 	return -1;
 }
@@ -129,7 +130,7 @@ static int check_live_only(const struct ct_options *o, const struct ct_opt *live
 	if (!o->read_path || !live)
 		return 0;
 	spelling(live, opt, sizeof(opt));
-	fprintf(stderr, "cudatrace: %s changes a live capture; -r decodes a saved trace, "
+	ct_err("%s changes a live capture; -r decodes a saved trace, "
 			"taken as it was: leave %s out\n", opt, opt);
 	return -1;
 }
@@ -138,7 +139,7 @@ static int check_live_only(const struct ct_options *o, const struct ct_opt *live
 static void check_summary_twice(struct ct_options *o, const struct ct_opt *opt, int before)
 {
 	if (before && before != o->summary)
-		fprintf(stderr, "cudatrace: -c and -C both given: the last, -%c, wins (%s)\n",
+		ct_err("-c and -C both given: the last, -%c, wins (%s)\n",
 			opt->key, o->summary == 1 ? "only the table" : "the events, then the table");
 }
 
@@ -150,7 +151,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 	int c, summary;
 
 	if (ct_nopts >= sizeof(longs) / sizeof(longs[0])) {
-		fprintf(stderr, "cudatrace: internal error: too many options\n");
+		ct_err("internal error: too many options\n");
 		return -1;
 	}
 	getopt_tables(shorts, sizeof(shorts), longs);

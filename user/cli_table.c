@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "nvtables.h"
 #include "version.h"
+#include "msg.h"
 
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
@@ -60,7 +61,7 @@ const char *const ct_opt_group_titles[G_COUNT] = {
 
 static int bad_arg(const char *what, const char *arg)
 {
-	fprintf(stderr, "cudatrace: %s: %s\nTry 'cudatrace --help'.\n", what, arg);
+	ct_err("%s: %s\nTry 'cudatrace --help'.\n", what, arg);
 	return -1;
 }
 

@@ -19,6 +19,7 @@
 #include "trace_file.h"
 #include "version.h"
 #include "views.h"
+#include "msg.h"
 
 /* Our own command line, kept in the trace header. */
 static char *join_args(int argc, char **argv)
@@ -54,7 +55,7 @@ static int ct_decode_file(const struct ct_options *o)
 
 	r = ct_reader_open(o->read_path, err, sizeof(err));
 	if (!r) {
-		fprintf(stderr, "cudatrace: %s\n", err);
+		ct_err("%s\n", err);
 		return 1;
 	}
 	d = ct_views_decoder_new(o);
@@ -75,25 +76,25 @@ static int ct_decode_file(const struct ct_options *o)
 			 "version does not know (written by a newer cudatrace?)",
 			 (unsigned long long)ct_reader_skipped(r));
 	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
-		fprintf(stderr, "cudatrace: writing %s failed: %s\n",
+		ct_err("writing %s failed: %s\n",
 			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	if (s == CT_READ_ERROR) {
-		fprintf(stderr, "cudatrace: %s: %s; decoded the %llu records before it%s\n",
+		ct_err("%s: %s; decoded the %llu records before it%s\n",
 			o->read_path, ct_reader_error(r), (unsigned long long)st->records, skipped);
 		rc = 1;
 	} else if (!st->have_trailer) {
-		fprintf(stderr, "cudatrace: %s has no trailer: the capture was cut short "
+		ct_err("%s has no trailer: the capture was cut short "
 				"(killed or disk full); decoded all %llu complete records, "
 				"lost counts unknown%s\n", o->read_path,
 			(unsigned long long)st->records, skipped);
 	} else if (st->trailer_lost || st->trailer_lost_inflight) {
-		fprintf(stderr, "cudatrace: the capture lost %llu events (ring buffer full); "
+		ct_err("the capture lost %llu events (ring buffer full); "
 				"rerun with a larger -b%s\n",
 			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight), skipped);
 	} else if (skipped[0]) {
-		fprintf(stderr, "cudatrace: %s\n", skipped + 2);
+		ct_err("%s\n", skipped + 2);
 	}
 	ct_decoder_free(d);
 	ct_reader_close(r);
@@ -109,7 +110,7 @@ static int compat_exit(const struct ct_options *o, int rc)
 	if (!o->compat || verdict < 0 || (rc == 1 && !o->command))
 		return rc;
 	if (verdict)   /* exit 1 says why on stderr, as every exit 1 does */
-		fprintf(stderr, "cudatrace: --compat: nvproxy would refuse some of these calls "
+		ct_err("--compat: nvproxy would refuse some of these calls "
 				"(the rows marked so in the report)\n");
 	return verdict;
 }
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
 	/* Not dup'ed onto stdout: a traced command must not write into it. */
 	o.out = o.out_path && !ct_is_stdout(o.out_path) ? fopen(o.out_path, "we") : stdout;
 	if (!o.out) {
-		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
+		ct_err("cannot write %s: %s\n", o.out_path, strerror(errno));
 		ct_filter_free(o.filter);
 		return 1;
 	}

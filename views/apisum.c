@@ -7,6 +7,7 @@
 #include "apisum.h"
 #include "emit.h"
 #include "labels.h"
+#include "grow.h"
 
 #define TOP_REQUESTS 3
 
@@ -79,18 +80,15 @@ void ct_apisum_free(struct ct_apisum *s)
 /* Linear: a program calls tens of entry points, not thousands. */
 static struct api_row *row_for(struct ct_apisum *s, const char *name)
 {
+	struct api_row *nr;
 	size_t i;
 
 	for (i = 0; i < s->nrows; i++)
 		if (strcmp(s->rows[i].name, name) == 0)
 			return &s->rows[i];
-	if (s->nrows == s->cap) {
-		struct api_row *nr = realloc(s->rows, (s->cap = s->cap * 2 + 16) * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		s->rows = nr;
-	}
+	if (!(nr = ct_grow(s->rows, &s->cap, s->nrows + 1, sizeof(*nr), 16)))
+		return NULL;
+	s->rows = nr;
 	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
 	s->rows[s->nrows].name = strdup(name);
 	return s->rows[s->nrows].name ? &s->rows[s->nrows++] : NULL;

@@ -18,6 +18,7 @@
 #include "stack.h"
 #include "nvtables.h"
 #include "prognames.h"
+#include "msg.h"
 
 _Static_assert(CT_FILTER_MAX_COMMS + CT_NLOADER_COMMS <= 64,
 	       "bpf/cudatrace.bpf.c: traced_comms holds 64 names");
@@ -83,13 +84,15 @@ static int fail(const char *opt, const char *arg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(const char *opt, const char *arg, const char *fmt, ...)
 {
+	char *what = NULL;
 	va_list ap;
 
-	fprintf(stderr, "cudatrace: %s '%s': ", opt, arg);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&what, fmt, ap) < 0)
+		what = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	ct_err("%s '%s': %s\n", opt, arg, what ? what : "(out of memory)");
+	free(what);
 	return -1;
 }
 
@@ -294,7 +297,7 @@ static int parse_expr(struct ct_filter *f, const char *arg)
 	f->exprs[f->nexprs++] = e;
 	return 0;
 oom:
-	fprintf(stderr, "cudatrace: out of memory\n");
+	ct_err("out of memory\n");
 bad:
 	free(e.buf);
 	free(e.pats);
@@ -307,7 +310,7 @@ static int parse_tids(struct ct_filter *f, const char *arg)
 	int rc = 0;
 
 	if (!copy) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return -1;
 	}
 	if (!*arg)
@@ -326,7 +329,7 @@ static int parse_tids(struct ct_filter *f, const char *arg)
 		}
 		nt = realloc(f->tids, (f->ntids + 1) * sizeof(*nt));
 		if (!nt) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			rc = -1;
 			break;
 		}
@@ -355,7 +358,7 @@ static int parse_comms(struct ct_filter *f, const char *arg)
 	int rc = 0;
 
 	if (!copy) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return -1;
 	}
 	for (item = copy; item && !rc; item = next) {
@@ -383,7 +386,7 @@ static int parse_comms(struct ct_filter *f, const char *arg)
 		}
 		c = strdup(item);
 		if (!c) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			rc = -1;
 			break;
 		}
@@ -404,7 +407,7 @@ static int parse_comms(struct ct_filter *f, const char *arg)
 	if (!rc && !f->maps) {
 		f->maps = calloc(MAP_BUCKETS, sizeof(*f->maps));
 		if (!f->maps) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			rc = -1;
 		}
 	}
@@ -418,7 +421,7 @@ int ct_filter_parse(struct ct_filter **fp, const char *opt, const char *arg)
 	if (!f) {
 		f = calloc(1, sizeof(*f));
 		if (!f) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			return -1;
 		}
 		*fp = f;
@@ -433,7 +436,7 @@ int ct_filter_parse(struct ct_filter **fp, const char *opt, const char *arg)
 		f->failed = true;
 		return 0;
 	}
-	fprintf(stderr, "cudatrace: unknown filter option %s\n", opt);
+	ct_err("unknown filter option %s\n", opt);
 	return -1;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "outputs.h"
+#include "msg.h"
 
 bool ct_is_stdout(const char *path)
 {
@@ -35,7 +36,7 @@ static int check_not_input(const struct stat *in, const char *opt, const char *p
 	if (!path || ct_is_stdout(path) || stat(path, &st) || !S_ISREG(st.st_mode) ||
 	    st.st_dev != in->st_dev || st.st_ino != in->st_ino)
 		return 0;
-	fprintf(stderr, "cudatrace: %s %s is the trace being read (-r %s): writing it would "
+	ct_err("%s %s is the trace being read (-r %s): writing it would "
 			"destroy the trace; give another file\n", opt, path, read_path);
 	return -1;
 }
@@ -43,22 +44,22 @@ static int check_not_input(const struct stat *in, const char *opt, const char *p
 static int check_stdout_use(const struct ct_options *o)
 {
 	if (ct_is_stdout(o->out_path) && ct_is_stdout(o->perfetto_path)) {
-		fprintf(stderr, "cudatrace: -o - and --perfetto - both want standard output; "
+		ct_err("-o - and --perfetto - both want standard output; "
 				"give one of them a file\n");
 		return -1;
 	}
 	if (ct_is_stdout(o->sqlite_path)) {
-		fprintf(stderr, "cudatrace: --sqlite needs a file (a database cannot be "
+		ct_err("--sqlite needs a file (a database cannot be "
 				"written to standard output)\n");
 		return -1;
 	}
 	if (ct_is_stdout(o->perfetto_path) && o->command) {
-		fprintf(stderr, "cudatrace: --perfetto -: the traced command writes to standard "
+		ct_err("--perfetto -: the traced command writes to standard "
 				"output too; give --perfetto a file\n");
 		return -1;
 	}
 	if (ct_perfetto_has_stdout(o) && o->summary) {
-		fprintf(stderr, "cudatrace: --perfetto - writes the timeline to standard output: "
+		ct_err("--perfetto - writes the timeline to standard output: "
 				"send the -c/-C table to a file with -o FILE\n");
 		return -1;
 	}

@@ -34,6 +34,7 @@
 #include "stack.h"
 #include "summary.h"
 #include "whole_file.h"
+#include "msg.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -401,31 +402,19 @@ static void track_api(struct ct_perfetto *p, struct thr *t, const struct ct_call
 
 static struct proc *get_proc(struct ct_perfetto *p, uint32_t pid)
 {
-	uint64_t key = 1ull << 32 | pid;
-	struct proc *pr = idmap_get(&p->procs, key);
+	bool made;
+	struct proc *pr = idmap_get_or_new(&p->procs, 1ull << 32 | pid, sizeof(*pr), &made);
 
-	if (pr)
-		return pr;
-	pr = calloc(1, sizeof(*pr));
-	if (!pr)
-		return NULL;
-	pr->pid = pid;
-	idmap_put(&p->procs, key, pr);
+	if (made)
+		pr->pid = pid;
 	return pr;
 }
 
 static struct thr *get_thr(struct ct_perfetto *p, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = ((uint64_t)pid << 32 | tid) ?: ~0ull;   /* idmap cannot hold 0 */
-	struct thr *t = idmap_get(&p->threads, key);
 
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	idmap_put(&p->threads, key, t);
-	return t;
+	return idmap_get_or_new(&p->threads, key, sizeof(struct thr), NULL);
 }
 
 /* Process and thread names, written when first known or changed. */
@@ -615,11 +604,11 @@ int ct_perfetto_close(struct ct_perfetto *p)
 	name = strdup(strcmp(p->file.path, "-") ? p->file.path : "standard output");
 	err = ct_whole_file_close(&p->file, true, p->out.err);
 	if (err) {
-		fprintf(stderr, "cudatrace: writing --perfetto %s failed: %s; nothing was "
+		ct_err("writing --perfetto %s failed: %s; nothing was "
 				"left there\n", name ? name : "", strerror(err));
 		rc = -1;
 	} else if (p->oom) {
-		fprintf(stderr, "cudatrace: --perfetto %s: out of memory; some calls are "
+		ct_err("--perfetto %s: out of memory; some calls are "
 				"missing\n", name ? name : "");
 		rc = -1;
 	}

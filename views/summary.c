@@ -16,6 +16,8 @@
 #include "emit.h"
 #include "labels.h"
 #include "summary.h"
+#include "msg.h"
+#include "grow.h"
 
 
 enum kind { K_ESCAPE, K_CTRL, K_UVM, K_OTHER, K_MAX };
@@ -116,8 +118,8 @@ static bool rehash(struct ct_summary *s, size_t nslots)
 static struct row *find_row(struct ct_summary *s, uint32_t pid, enum kind k, uint64_t key,
 			    bool create)
 {
+	struct row *r, *nr;
 	size_t j;
-	struct row *r;
 
 	if (s->nslots) {
 		j = hash3(pid, k, key) & (s->nslots - 1);
@@ -132,15 +134,9 @@ static struct row *find_row(struct ct_summary *s, uint32_t pid, enum kind k, uin
 		return NULL;
 	if ((s->nrows + 1) * 2 > s->nslots && !rehash(s, s->nslots ? s->nslots * 2 : 64))
 		return NULL;
-	if (s->nrows == s->caprows) {
-		size_t cap = s->caprows ? s->caprows * 2 : 32;
-		struct row *nr = realloc(s->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		s->rows = nr;
-		s->caprows = cap;
-	}
+	if (!(nr = ct_grow(s->rows, &s->caprows, s->nrows + 1, sizeof(*nr), 32)))
+		return NULL;
+	s->rows = nr;
 	r = &s->rows[s->nrows];
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
@@ -155,21 +151,16 @@ static struct row *find_row(struct ct_summary *s, uint32_t pid, enum kind k, uin
 
 static struct group *find_group(struct ct_summary *s, uint32_t pid)
 {
+	struct group *ng;
 	size_t i;
 
 	/* Few processes, and usually the last one again. */
 	for (i = s->ngroups; i-- > 0;)
 		if (s->groups[i].pid == pid)
 			return &s->groups[i];
-	if (s->ngroups == s->capgroups) {
-		size_t cap = s->capgroups ? s->capgroups * 2 : 8;
-		struct group *ng = realloc(s->groups, cap * sizeof(*ng));
-
-		if (!ng)
-			return NULL;
-		s->groups = ng;
-		s->capgroups = cap;
-	}
+	if (!(ng = ct_grow(s->groups, &s->capgroups, s->ngroups + 1, sizeof(*ng), 8)))
+		return NULL;
+	s->groups = ng;
 	memset(&s->groups[s->ngroups], 0, sizeof(s->groups[0]));
 	s->groups[s->ngroups].pid = pid;
 	return &s->groups[s->ngroups++];
@@ -177,6 +168,8 @@ static struct group *find_group(struct ct_summary *s, uint32_t pid)
 
 static void count(struct ct_summary *s, struct row *r, const struct ct_call *c, bool timed)
 {
+	uint64_t *nl;
+
 	r->calls++;
 	if (c->failed)
 		r->errors++;
@@ -186,17 +179,11 @@ static void count(struct ct_summary *s, struct row *r, const struct ct_call *c, 
 	}
 	if (!timed)
 		return;
-	if (r->nlat == r->caplat) {
-		size_t cap = r->caplat ? r->caplat * 2 : 16;
-		uint64_t *nl = realloc(r->lat, cap * sizeof(*nl));
-
-		if (!nl) {
-			s->oom = true;
-			return;
-		}
-		r->lat = nl;
-		r->caplat = cap;
+	if (!(nl = ct_grow(r->lat, &r->caplat, r->nlat + 1, sizeof(*nl), 16))) {
+		s->oom = true;
+		return;
 	}
+	r->lat = nl;
 	r->lat[r->nlat++] = c->duration_ns;
 	r->total_ns += c->duration_ns;
 	if (c->duration_ns > r->max_ns)
@@ -618,7 +605,7 @@ void ct_summary_print(struct ct_summary *s)
 	size_t i;
 
 	if (!sel) {
-		fputs("cudatrace: summary: out of memory\n", stderr);
+		ct_err("summary: out of memory\n");
 		return;
 	}
 	sort_all(s);
@@ -644,7 +631,7 @@ void ct_summary_print(struct ct_summary *s)
 		print_group(s, &all, sel);
 	}
 	if (s->oom)
-		fputs("cudatrace: summary: out of memory; some calls were not counted\n", stderr);
+		ct_err("summary: out of memory; some calls were not counted\n");
 	free(sel);
 }
 

@@ -13,6 +13,7 @@
 #include "sqlite_view.h"
 #include "summary.h"
 #include "views.h"
+#include "msg.h"
 
 /* --compat's verdict: -1 until its report is printed, then 0 or 1. */
 static int compat_status = -1;
@@ -40,49 +41,49 @@ static bool needs_pystacks(const struct ct_options *o)
 int ct_views_check(const struct ct_options *o)
 {
 	if (o->compat_caps && !o->compat) {
-		fprintf(stderr, "cudatrace: --compat-caps goes with --compat=gvisor\n");
+		ct_err("--compat-caps goes with --compat=gvisor\n");
 		return -1;
 	}
 	if (o->compat && ct_compat_check(o->compat, o->compat_caps))
 		return -1;
 	if (o->write_path && o->compat) {
-		fprintf(stderr, "cudatrace: -w writes the raw trace; --compat reads it: run "
+		ct_err("-w writes the raw trace; --compat reads it: run "
 				"cudatrace -r FILE --compat=gvisor afterwards\n");
 		return -1;
 	}
 	if (ct_outputs_check(o))
 		return -1;
 	if (o->write_path && (o->summary || o->perfetto_path || o->sqlite_path)) {
-		fprintf(stderr, "cudatrace: -w writes the raw trace; -c, -C, --perfetto and "
+		ct_err("-w writes the raw trace; -c, -C, --perfetto and "
 				"--sqlite decode it: run them with -r FILE afterwards\n");
 		return -1;
 	}
 	if (o->write_path && ct_filter_needs_decoder(o->filter)) {
-		fprintf(stderr, "cudatrace: -w writes the raw trace; -e, --failed, --tid and a "
+		ct_err("-w writes the raw trace; -e, --failed, --tid and a "
 				"--comm pattern filter the decoded calls: give them with -r FILE "
 				"afterwards (an exact --comm NAME works with -w: the kernel "
 				"checks it)\n");
 		return -1;
 	}
 	if (o->host && !o->sqlite_path) {
-		fprintf(stderr, "cudatrace: --host names the host column of --sqlite\n");
+		ct_err("--host names the host column of --sqlite\n");
 		return -1;
 	}
 	if (o->sqlite_again && !o->sqlite_path) {
-		fprintf(stderr, "cudatrace: --sqlite-again goes with --sqlite FILE\n");
+		ct_err("--sqlite-again goes with --sqlite FILE\n");
 		return -1;
 	}
 	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api) && !o->summary) {
-		fprintf(stderr, "cudatrace: --summary-by goes with -c or -C\n");
+		ct_err("--summary-by goes with -c or -C\n");
 		return -1;
 	}
 	if (!o->read_path && !o->stack_bytes && needs_stacks(o)) {
-		fprintf(stderr, "cudatrace: -e api=, -e caller= and --summary-by=api|caller "
+		ct_err("-e api=, -e caller= and --summary-by=api|caller "
 				"read the call stacks: add -k\n");
 		return -1;
 	}
 	if (!o->read_path && !o->py_stack && needs_pystacks(o)) {
-		fprintf(stderr, "cudatrace: -e py= and --summary-by=py read the Python frames: "
+		ct_err("-e py= and --summary-by=py read the Python frames: "
 				"add --py-stack (or -k)\n");
 		return -1;
 	}
@@ -92,10 +93,10 @@ int ct_views_check(const struct ct_options *o)
 void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st)
 {
 	if (needs_stacks(o) && !st->stacks)
-		fprintf(stderr, "cudatrace: this trace has no call stacks (capture with -k): "
+		ct_err("this trace has no call stacks (capture with -k): "
 				"no call has an api or a caller\n");
 	if (needs_pystacks(o) && !st->pystacks)
-		fprintf(stderr, "cudatrace: this trace has no Python frames (capture with "
+		ct_err("this trace has no Python frames (capture with "
 				"--py-stack or -k): no call has a Python line\n");
 }
 
@@ -136,7 +137,7 @@ static int open_all(struct opened *op, const struct ct_options *o)
 	if (o->perfetto_path) {
 		op->pf = ct_perfetto_open(o->perfetto_path);
 		if (!op->pf) {
-			fprintf(stderr, "cudatrace: cannot write %s: %s\n", o->perfetto_path,
+			ct_err("cannot write %s: %s\n", o->perfetto_path,
 				strerror(errno));
 			return -1;
 		}
@@ -157,13 +158,13 @@ static int open_all(struct opened *op, const struct ct_options *o)
 			return -1;
 	}
 	if (o->summary && !(op->gw = ct_gwsum_new(o->out, o->json))) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return -1;
 	}
 	if (o->summary && o->summary_by_api) {
 		op->api = ct_apisum_new(o->out, o->json, (enum ct_apisum_by)o->summary_by_api);
 		if (!op->api) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			return -1;
 		}
 	} else if (o->summary) {
@@ -175,18 +176,22 @@ static int open_all(struct opened *op, const struct ct_options *o)
 		op->sum = ct_summary_new(&so);
 		op->mem = ct_devmem_view_new(o->out, o->json);
 		if (!op->sum || !op->mem) {
-			fprintf(stderr, "cudatrace: out of memory\n");
+			ct_err("out of memory\n");
 			return -1;
 		}
 	}
 	return 0;
 }
 
+static int add(struct ct_decoder *d, struct ct_view v)
+{
+	return ct_decoder_add_view(d, &v);
+}
+
 int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 {
 	struct opened op = { 0 };
-	struct ct_view v[CT_MAX_VIEWS];
-	int n = 0, i;
+	int err = 0;
 
 	if (open_all(&op, o)) {
 		close_opened(&op);
@@ -195,31 +200,30 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 	/* Memory held is a state: it is fed every call, before the filters
 	 * (they do not apply to the memory table), and printed last. */
 	if (op.mem)
-		v[n++] = ct_devmem_view_feed(op.mem);
+		err |= add(d, ct_devmem_view_feed(op.mem));
 	/* Filters next: a call they drop reaches no view after them. */
 	if (o->filter)
-		v[n++] = ct_filter_view(o->filter);
+		err |= add(d, ct_filter_view(o->filter));
 	if (op.sum)
-		v[n++] = ct_summary_view(op.sum);
+		err |= add(d, ct_summary_view(op.sum));
 	if (op.api)
-		v[n++] = ct_apisum_view(op.api);
+		err |= add(d, ct_apisum_view(op.api));
 	if (op.mem)
-		v[n++] = ct_devmem_view_print(op.mem);
+		err |= add(d, ct_devmem_view_print(op.mem));
 	if (op.gw)
-		v[n++] = ct_gwsum_view(op.gw);
+		err |= add(d, ct_gwsum_view(op.gw));
 	if (op.pf)
-		v[n++] = ct_perfetto_view(op.pf);
+		err |= add(d, ct_perfetto_view(op.pf));
 	if (op.db)
-		v[n++] = ct_sqlite_view(op.db);
+		err |= add(d, ct_sqlite_view(op.db));
 	if (op.compat)
-		v[n++] = ct_compat_view(op.compat);
-	for (i = 0; i < n; i++)
-		if (ct_decoder_add_view(d, &v[i])) {
-			/* No view has run: the decoder is freed unfinished. */
-			fprintf(stderr, "cudatrace: too many views (at most %d)\n", CT_MAX_VIEWS);
-			close_opened(&op);
-			return -1;
-		}
+		err |= add(d, ct_compat_view(op.compat));
+	if (err) {
+		/* No view has run: the decoder is freed unfinished. */
+		ct_err("out of memory\n");
+		close_opened(&op);
+		return -1;
+	}
 	return 0;
 }
 
@@ -234,10 +238,15 @@ struct ct_decoder *ct_views_decoder_new_with(const struct ct_options *o,
 		dopts.quiet = true;   /* -w: the file is the output; first is the only view */
 	d = ct_decoder_new(&dopts);
 	if (!d) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
-	if ((first && ct_decoder_add_view(d, first)) || (!o->write_path && ct_views_setup(d, o))) {
+	if (first && ct_decoder_add_view(d, first)) {
+		ct_err("out of memory\n");
+		ct_decoder_free(d);
+		return NULL;
+	}
+	if (!o->write_path && ct_views_setup(d, o)) {
 		ct_decoder_free(d);
 		return NULL;
 	}

@@ -23,6 +23,7 @@
 #include "pyframes.h"
 #include "python.h"
 #include "record.h"
+#include "msg.h"
 
 #define STR_SLOTS 1024
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -199,11 +200,7 @@ static int abi_of(pid_t pid, const struct ct_pyelf *e, uint64_t runtime, struct 
 
 static struct py_proc *get_proc(struct ct_python *p, uint32_t pid)
 {
-	struct py_proc *pr = idmap_get(&p->procs, pid);
-
-	if (!pr && (pr = calloc(1, sizeof(*pr))))
-		idmap_put(&p->procs, pid, pr);
-	return pr;
+	return idmap_get_or_new(&p->procs, pid, sizeof(struct py_proc), NULL);
 }
 
 /* A mapped file of pid: if it holds CPython, tell the kernel. */
@@ -621,7 +618,7 @@ int ct_python_start(struct ct_python *p)
 	while (sem_wait(&p->started) && errno == EINTR)
 		;
 	if (p->drop_err)
-		fprintf(stderr, "cudatrace: warning: the Python frames thread could not drop "
+		ct_warn("the Python frames thread could not drop "
 				"privileges: %s\n", strerror(-p->drop_err));
 	return 0;
 }

@@ -4,7 +4,11 @@
 # into one C file of data (on stdout): the arrays that decoders/layouts/layouts.c
 # searches (ct_layout_tab[], sorted, and ct_layouts_tag), no code:
 #
-#   awk -f decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv > build/layouts_data.c
+#   awk -f decoders/nvdata.awk -f decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv \
+#       > build/layouts_data.c
+#
+# (decoders/nvdata.awk: die, hexval, file_table and tag_line, shared with
+# gen-tables.awk and the importers.)
 #
 # The inputs are recognised by file name, which gives the family:
 #
@@ -66,6 +70,7 @@
 # regex intervals, so hex is parsed by hand and the sort is our own.
 
 BEGIN {
+	prog = "gen-layouts.awk"
 	FS = "\t"
 	# File name -> family (enum ct_layout_family), key width in hex digits.
 	fam_of["escape_fields"] = 0; keyw["escape_fields"] = 2   # _IOC_NR is 8 bits
@@ -97,25 +102,6 @@ BEGIN {
 	MEMBER = IDENT "(\\[[0-9]+\\])?"
 }
 
-# In END there is no current line: "where" says what was being checked.
-function die(msg) {
-	if (where != "") printf "gen-layouts.awk: %s: %s\n", where, msg | "cat 1>&2"
-	else printf "gen-layouts.awk: %s:%d: %s\n", FILENAME, FNR, msg | "cat 1>&2"
-	failed = 1
-	exit 1
-}
-
-# Hex digits to a number; at most 8 digits, so exact in awk's doubles.
-function hexval(s,    i, v, d) {
-	v = 0
-	for (i = 1; i <= length(s); i++) {
-		d = index("0123456789abcdef", substr(s, i, 1))
-		if (d == 0) return -1
-		v = v * 16 + d - 1
-	}
-	return v
-}
-
 # A uint32 in decimal, as a number; dies on anything else.
 function u32(s, what) {
 	if (s !~ /^[0-9]+$/ || length(s) > 10 || s + 0 > 4294967295) die("bad " what " \"" s "\"")
@@ -133,9 +119,7 @@ function ver(s,    p, n, i) {
 }
 
 FNR == 1 {
-	t = FILENAME
-	sub(/^.*\//, "", t)
-	sub(/\.tsv$/, "", t)
+	t = file_table(FILENAME)
 	if (t == "refine") { ftag = "-"; seen_file[t] = 1; next }
 	if (!(t in fam_of) && t != "array_elems")
 		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv, alloc_fields.tsv, refine.tsv or array_elems.tsv)")
@@ -144,15 +128,7 @@ FNR == 1 {
 	ftag = ""
 }
 
-/^#Tag / {
-	v = substr($0, 6)
-	if (v == "" || v ~ /[\t ]/) die("bad #Tag line")
-	if (ftag != "") die("second #Tag line")
-	ftag = v
-	if (tag == "") { tag = v; tagfile = FILENAME }
-	else if (v != tag) die("tag " v " differs from " tag " in " tagfile)
-	next
-}
+/^#Tag / { tag_line(); next }
 
 /^#/ { next }
 
@@ -527,7 +503,6 @@ function lless(a, b) {
 }
 
 END {
-	if (failed) exit 1
 	where = "input"
 	if (!("escape_fields" in seen_file)) die("escape_fields.tsv not given, or empty")
 	if (!("uvm_fields" in seen_file)) die("uvm_fields.tsv not given, or empty")

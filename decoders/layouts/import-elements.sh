@@ -79,7 +79,7 @@ set --
 for f in "$out"/*.tsv; do
 	case $f in */array_elems.tsv) ;; *) set -- "$@" "$f";; esac
 done
-$AWK -v list=arrays -f "$out/gen-layouts.awk" "$@" > "$work/arrays"
+$AWK -v list=arrays -f "$out/../nvdata.awk" -f "$out/gen-layouts.awk" "$@" > "$work/arrays"
 [ -s "$work/arrays" ] || { echo "import-elements: gen-layouts.awk listed no arrays" >&2; exit 1; }
 
 # Helpers for the awk programs below.

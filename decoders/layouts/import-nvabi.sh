@@ -75,27 +75,12 @@ case "$src" in *[!A-Za-z0-9._/+-]*)
 	echo "import-nvabi: unexpected characters in $src" >&2; exit 1;;
 esac
 
-# Helpers shared by both awk programs below, including the kind inference
+# Helpers shared by both awk programs below: decoders/nvdata.awk (die,
+# hexnorm; its END rule stops a program that died), and the kind inference
 # rules.  Kinds: u s handle status ptr bool uuid fd class bytes (see
 # docs/LAYOUTS.md).
-AWKLIB='
-# In END there is no current line: "where" says what was being checked.
-function die(msg) {
-	if (where != "") printf "import-nvabi: %s: %s\n", where, msg | "cat 1>&2"
-	else printf "import-nvabi: %s:%d: %s\n", FILENAME, FNR, msg | "cat 1>&2"
-	failed = 1
-	exit 1
-}
-# "0x2B" -> "0x2b", zero-padded to w digits, so that text order is numeric order.
-function hexnorm(s, w,    d) {
-	d = tolower(s)
-	if (d !~ /^0x[0-9a-f]+$/) die("bad hex value \"" s "\"")
-	d = substr(d, 3)
-	sub(/^0+/, "", d)
-	if (length(d) > w) die("hex value \"" s "\" wider than " w " digits")
-	while (length(d) < w) d = "0" d
-	return "0x" d
-}
+AWKLIB=$(cat "$root/decoders/nvdata.awk")'
+BEGIN { prog = "import-nvabi" }
 # Driver tag -> major*1000000 + minor*1000 + patch, for ordering tags.
 function ver(s,    p, n, i) {
 	n = split(s, p, ".")
@@ -119,7 +104,6 @@ function int_kind(k, f, size) {
 	if (is_fd(f)) return "fd"
 	return k
 }
-END { if (failed) exit 1 }
 '
 
 # Write one file: $1 = output name, $2 = the #From lines, $3 = column
@@ -353,6 +337,7 @@ emit uvm_fields.tsv \
 # The generator is the final check: overlaps, sizes, kinds.
 gen=$out/gen-layouts.awk
 if [ -r "$gen" ]; then
-	$AWK -f "$gen" "$out/escape_fields.tsv" "$out/uvm_fields.tsv" > /dev/null ||
+	$AWK -f "$root/decoders/nvdata.awk" -f "$gen" "$out/escape_fields.tsv" "$out/uvm_fields.tsv" \
+		> /dev/null ||
 		{ echo "import-nvabi: gen-layouts.awk rejects the new files" >&2; exit 1; }
 fi

@@ -9,7 +9,11 @@
 # turns them into one C file of data (the code that reads it is
 # decoders/layouts/layouts.c).  By hand, from the repository root:
 #
-#   awk -f decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv > build/layouts_data.c
+#   awk -f decoders/nvdata.awk -f decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv \
+#       > build/layouts_data.c
+#
+# (decoders/nvdata.awk: the functions gen-layouts.awk shares with
+# gen-tables.awk and the importers.)
 #
 # Any POSIX awk will do (mawk on minimal Debian included).  The unit test,
 # tests/unit/test_layouts.c, is built by tests/tests.mk like the others.
@@ -20,7 +24,7 @@ LAYOUTS_SRC := $(OUTPUT)/layouts_data.c
 
 # Write to a temporary file first: a failing generator must not leave a
 # truncated layouts_data.c behind that make would then think up to date.
-$(OUTPUT)/layouts_data.c: decoders/layouts/gen-layouts.awk decoders/layouts/*.tsv
+$(OUTPUT)/layouts_data.c: decoders/layouts/gen-layouts.awk decoders/nvdata.awk decoders/layouts/*.tsv
 	$(Q)mkdir -p $(@D)
-	$(Q)$(AWK) -f $< $(filter %.tsv,$^) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)$(AWK) -f decoders/nvdata.awk -f $< $(filter %.tsv,$^) > $@.tmp || { rm -f $@.tmp; exit 1; }
 	$(Q)mv -f $@.tmp $@

@@ -4,7 +4,11 @@
 # one C file of data (on stdout): the sorted arrays <table>_tab[] and
 # <table>_tab_len that decoders/tables/nvtables.c searches, and nv_tables_tag:
 #
-#   awk -f decoders/tables/gen-tables.awk decoders/tables/*.tsv > build/nvtables_data.c
+#   awk -f decoders/nvdata.awk -f decoders/tables/gen-tables.awk decoders/tables/*.tsv \
+#       > build/nvtables_data.c
+#
+# (decoders/nvdata.awk: die, hexval, file_table and tag_line, shared with
+# gen-layouts.awk and the importers.)
 #
 # Each input is recognised by its file name (nv_esc.tsv, nv_ctrl.tsv,
 # nv_class.tsv, nv_status.tsv, uvm_ioctl.tsv); all five must be given.
@@ -16,6 +20,7 @@
 # regex intervals, so hex is parsed by hand and the sort is our own.
 
 BEGIN {
+	prog = "gen-tables.awk"
 	FS = "\t"
 	ntables = split("nv_esc nv_ctrl nv_class nv_status uvm_ioctl", tables, " ")
 	# Per table: C struct, and the columns after the key:
@@ -31,24 +36,6 @@ BEGIN {
 	ctl = ctl sprintf("%c", 127)
 }
 
-function die(msg) {
-	if (FNR) printf "gen-tables.awk: %s:%d: %s\n", FILENAME, FNR, msg | "cat 1>&2"
-	else printf "gen-tables.awk: %s: %s\n", FILENAME, msg | "cat 1>&2"
-	failed = 1
-	exit 1
-}
-
-# Hex digits to a number; at most 8 digits, so exact in awk's doubles.
-function hexval(s,    i, v, d) {
-	v = 0
-	for (i = 1; i <= length(s); i++) {
-		d = index("0123456789abcdef", substr(s, i, 1))
-		if (d == 0) return -1
-		v = v * 16 + d - 1
-	}
-	return v
-}
-
 # A C string literal.  '?' is escaped too, so that no "??x" trigraph can form.
 function cstr(s,    i, c, out) {
 	out = ""
@@ -62,24 +49,14 @@ function cstr(s,    i, c, out) {
 }
 
 FNR == 1 {
-	t = FILENAME
-	sub(/^.*\//, "", t)
-	sub(/\.tsv$/, "", t)
+	t = file_table(FILENAME)
 	if (!(t in known)) die("unknown table file (expected one of: nv_esc nv_ctrl nv_class nv_status uvm_ioctl .tsv)")
 	if (t in seen_file) die("table given twice")
 	seen_file[t] = 1
 	ftag = ""
 }
 
-/^#Tag / {
-	v = substr($0, 6)
-	if (v == "" || v ~ /[\t ]/) die("bad #Tag line")
-	if (ftag != "") die("second #Tag line")
-	ftag = v
-	if (tag == "") { tag = v; tagfile = FILENAME }
-	else if (v != tag) die("tag " v " differs from " tag " in " tagfile)
-	next
-}
+/^#Tag / { tag_line(); next }
 
 /^#/ { next }
 
@@ -143,7 +120,6 @@ function emit_table(t,    i) {
 }
 
 END {
-	if (failed) exit 1
 	FNR = 0
 	for (i = 1; i <= ntables; i++)
 		if (!(tables[i] in seen_file)) { FILENAME = tables[i] ".tsv"; die("table file not given") }

@@ -35,24 +35,10 @@ if [ -z "$tag" ] || [ -z "$commit" ]; then
 	exit 1
 fi
 
-# Helpers shared by every awk program below.
-AWKLIB='
-function die(msg) {
-	printf "import-nvabi: %s:%d: %s\n", FILENAME, FNR, msg | "cat 1>&2"
-	failed = 1
-	exit 1
-}
-# "0x0000FFFF" -> "0x0000ffff", zero-padded to w digits, so that a plain
-# C-locale sort of the output is a numeric sort.
-function hexnorm(s, w,    d) {
-	d = tolower(s)
-	if (d !~ /^0x[0-9a-f]+$/) die("bad hex value \"" s "\"")
-	d = substr(d, 3)
-	sub(/^0+/, "", d)
-	if (length(d) > w) die("hex value \"" s "\" wider than " w " digits")
-	while (length(d) < w) d = "0" d
-	return "0x" d
-}
+# Helpers shared by every awk program below: decoders/nvdata.awk (die,
+# hexnorm; its END rule stops a program that died) and these.
+AWKLIB=$(cat "$root/decoders/nvdata.awk")'
+BEGIN { prog = "import-nvabi" }
 function size(s) {
 	if (s == "-" || s == "") return 0
 	if (s !~ /^[0-9]+$/) die("bad size \"" s "\"")
@@ -61,7 +47,6 @@ function size(s) {
 function param(s) {
 	return (s == "" || s == "(none)") ? "-" : s
 }
-END { if (failed) exit 1 }
 '
 
 # Write one table: $1 = output name, $2 = source paths for the #From line,

@@ -7,13 +7,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
+from tap import CUDATRACE, NVFAKE, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live --compat", why)
-    t.done()
+t.live_capture_or_skip("live --compat")
 
 tmp = scratch_dir("ct-compat-")
 ctl = os.path.join(tmp, "nvidiactl")

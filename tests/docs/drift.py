@@ -11,7 +11,7 @@ import re
 import shlex
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
 
 t = Tap()

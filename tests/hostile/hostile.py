@@ -26,7 +26,7 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import Tap, ROOT, BUILD, scratch_dir  # noqa: E402
 
 ASAN_BIN = os.path.join(BUILD, "asan", "cudatrace-r")

@@ -17,28 +17,21 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, ROOT, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
+from tap import CUDATRACE, ROOT, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
 BASE = "localhost/cudatrace-base:debian12"
 IMAGE = "localhost/cudatrace:test"
 CALLS = 6000
 CMD = "0x20800110"   # NV2080_CTRL_CMD_GPU_GET_NAME_STRING
+WHAT = "the image built and run as the DaemonSet runs it"
 
-
-def skip_all(why):
-    t.skip("the image built and run as the DaemonSet runs it", why)
-    t.done()
-
-
-why = live_capture_possible() or (None if shutil.which("podman") else
-                                  "podman not installed (apt-get install podman)")
-if why:
-    skip_all(why)
+t.live_capture_or_skip(WHAT, None if shutil.which("podman") else
+                       "podman not installed (apt-get install podman)")
 if run(["podman", "image", "exists", BASE]).returncode != 0:
     p = run([os.path.join(ROOT, "deploy", "base-image.sh"), BASE], timeout=600)
     if p.returncode != 0:
-        skip_all("no base image: deploy/base-image.sh failed: " + p.stderr.strip()[-300:])
+        t.skip_rest(WHAT, "no base image: deploy/base-image.sh failed: " + p.stderr.strip()[-300:])
 
 # Engines differ by host: this VM's crun refuses hybrid cgroups, and neither
 # runtime may raise rlimits above the caller's (no CAP_SYS_RESOURCE here).
@@ -50,7 +43,7 @@ for glob, extra in (([], []), ([], LIMITS), (["--runtime", "runc"], LIMITS)):
         ENGINE = (["podman"] + glob, extra)
         break
 if ENGINE is None:
-    skip_all("podman cannot run a container here: " + p.stderr.strip()[-300:])
+    t.skip_rest(WHAT, "podman cannot run a container here: " + p.stderr.strip()[-300:])
 podman, run_opts = ENGINE
 t.ok(True, "podman runs containers here with: %s" % (" ".join(podman[1:] + run_opts) or
                                                      "its defaults"))

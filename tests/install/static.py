@@ -11,7 +11,7 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import ROOT, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
+from tap import ROOT, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
 p = run(["make", "-C", ROOT, "--no-print-directory", "STATIC=1", "-j2"], timeout=900)
@@ -28,10 +28,7 @@ nm = run(["nm", binary]).stdout
 t.ok(re.search(r" T MHD_start_daemon$", nm, re.M) and "gnutls" not in nm,
      "it links libmicrohttpd, without GnuTLS")
 
-why = live_capture_possible()
-if why:
-    t.skip("cudatrace-static serves /metrics", why)
-    t.done()
+t.live_capture_or_skip("cudatrace-static serves /metrics")
 tmp = scratch_dir("ct-static-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()

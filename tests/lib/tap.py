@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Small helpers shared by the Python test scripts: TAP output, running
-cudatrace, reading its JSON Lines, scratch directories."""
+cudatrace, reading its JSON Lines, scratch directories, the skip of a live
+test where no live capture can run (Tap.live_capture_or_skip).
+
+A test finds this file with one line, the same in every test (the one
+line that cannot live here, being what finds it):
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+"""
 import atexit
 import json
 import os
@@ -75,6 +82,20 @@ class Tap:
     def done(self):
         print("1..%d" % self.n)
         sys.exit(1 if self.failed else 0)
+
+    def skip_rest(self, what, why):
+        """Where why (a reason; None: none) says the rest cannot run here:
+        one skipped check, what, and the end of the test."""
+        if why:
+            self.skip(what, why)
+            self.done()
+
+    def live_capture_or_skip(self, what, other=None):
+        """The check every live BPF test starts with: the rest is skipped,
+        as one check what, where a live capture cannot run here
+        (live_capture_possible) or other, the caller's own reason (None:
+        none), says so."""
+        self.skip_rest(what, live_capture_possible() or other)
 
 
 _scratch = []   # (pid, path): scratch_dir()'s directories, not yet removed

@@ -11,14 +11,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, decode_json,  # noqa: E402
                  run, scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live BPF capture tests", why)
-    t.done()
+t.live_capture_or_skip("live BPF capture tests")
 
 tmp = scratch_dir("ct-live-")
 ctl = os.path.join(tmp, "nvidiactl")   # stand-ins, created by nvfake

@@ -18,9 +18,7 @@ if not why and not root:
     root, ours, why = mount_if_missing("cgroup2", scratch_dir("ct-cgroup2-"))
     if ours:
         atexit.register(subprocess.run, ["umount", root])
-if why or not root:
-    t.skip("--cgroup tests", why or "no cgroup v2 hierarchy mounted")
-    t.done()
+t.skip_rest("--cgroup tests", why or (None if root else "no cgroup v2 hierarchy mounted"))
 
 tmp = scratch_dir("ct-cgroup-")
 ctl = os.path.join(tmp, "nvidiactl")

@@ -10,14 +10,11 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, decode_json, run,  # noqa: E402
                  scratch_dir)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("export fd tests", why)
-    t.done()
+t.live_capture_or_skip("export fd tests")
 
 tmp = scratch_dir("ct-export-")
 ctl = os.path.join(tmp, "nvidiactl")

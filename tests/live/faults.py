@@ -13,14 +13,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, mount_if_missing, run,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, mount_if_missing, run,  # noqa: E402
                  scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live fault-injection tests", why)
-    t.done()
+t.live_capture_or_skip("live fault-injection tests")
 
 tmp = scratch_dir("ct-faults-")
 ctl = os.path.join(tmp, "nvidiactl")

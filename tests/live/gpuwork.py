@@ -12,15 +12,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+from tap import (BUILD, CUDATRACE, Tap, decode_json, run,  # noqa: E402
                  scratch_dir)
 
 FAKE = os.path.join(BUILD, "gpfifo_fake")
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live --gpu-work tests", why)
-    t.done()
+t.live_capture_or_skip("live --gpu-work tests")
 
 tmp = scratch_dir("ct-gpuwork-")
 ctl = os.path.join(tmp, "nvidiactl")

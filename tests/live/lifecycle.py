@@ -12,14 +12,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (BLOCKER, CUDATRACE, Tap, decode_json, live_capture_possible,  # noqa: E402
+from tap import (BLOCKER, CUDATRACE, Tap, decode_json,  # noqa: E402
                  run, scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("process life-cycle tests", why)
-    t.done()
+t.live_capture_or_skip("process life-cycle tests")
 tmp = scratch_dir("ct-life-")
 
 # 1. Killed inside an ioctl.  blocker makes 5 FIONREAD calls on a FIFO that

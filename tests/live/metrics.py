@@ -22,15 +22,12 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, mounted,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, mounted,  # noqa: E402
                  run, scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible() or (None if shutil.which("prometheus") else
-                                  "prometheus not installed (make deps)")
-if why:
-    t.skip("--metrics with Prometheus", why)
-    t.done()
+t.live_capture_or_skip("--metrics with Prometheus", None if shutil.which("prometheus") else
+                       "prometheus not installed (make deps)")
 
 CMD = "0x20800110"   # NV2080_CTRL_CMD_GPU_GET_NAME_STRING
 CMD_NAME = "NV2080_CTRL_CMD_GPU_GET_NAME_STRING"

@@ -17,12 +17,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import BUILD, ROOT, Tap  # noqa: E402
 
 t = Tap()
-if os.geteuid() != 0:
-    t.skip("reading a python's memory from outside", "needs root (ptrace rights over the child)")
-    t.done()
-if not os.path.exists(os.path.join(BUILD, "pyabi_data.c")):
-    t.skip("reading a python's memory from outside", "no %s/pyabi_data.c: run make" % BUILD)
-    t.done()
+t.skip_rest("reading a python's memory from outside",
+            "needs root (ptrace rights over the child)" if os.geteuid() != 0 else
+            None if os.path.exists(os.path.join(BUILD, "pyabi_data.c")) else
+            "no %s/pyabi_data.c: run make" % BUILD)
 
 pythons = os.environ.get("PYABI_PYTHONS", "").split()
 if not pythons:

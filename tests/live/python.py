@@ -21,14 +21,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+from tap import (BUILD, CUDATRACE, Tap, decode_json, run,  # noqa: E402
                  scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live Python frame tests", why)
-    t.done()
+t.live_capture_or_skip("live Python frame tests")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "python", "callsites.py")

@@ -7,14 +7,11 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, Tap, live_capture_possible, run, scratch_dir,  # noqa: E402
+from tap import (CUDATRACE, NVFAKE, Tap, run, scratch_dir,  # noqa: E402
                  start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live --sqlite", why)
-    t.done()
+t.live_capture_or_skip("live --sqlite")
 tmp = scratch_dir("ct-sqlive-")
 ctl = os.path.join(tmp, "nvidiactl")
 uvm = os.path.join(tmp, "nvidia-uvm")

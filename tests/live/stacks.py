@@ -17,14 +17,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import (BUILD, CUDATRACE, Tap, decode_json, live_capture_possible,  # noqa: E402
+from tap import (BUILD, CUDATRACE, Tap, decode_json,  # noqa: E402
                  run, scratch_dir, start_tracer)
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("live -k tests", why)
-    t.done()
+t.live_capture_or_skip("live -k tests")
 
 # Every stack walked from the CFI rules kept is walked by libdw as well,
 # and the capture says where the two differ (capture/stacks/unwind.h).

@@ -11,13 +11,10 @@ import stat
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tap import CUDATRACE, NVFAKE, Tap, live_capture_possible, run, scratch_dir  # noqa: E402
+from tap import CUDATRACE, NVFAKE, Tap, run, scratch_dir  # noqa: E402
 
 t = Tap()
-why = live_capture_possible()
-if why:
-    t.skip("-u and files under sudo", why)
-    t.done()
+t.live_capture_or_skip("-u and files under sudo")
 try:
     nobody = pwd.getpwnam("nobody")
 except KeyError:

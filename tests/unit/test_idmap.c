@@ -109,6 +109,26 @@ static void sum_each(uint64_t key, void *val, void *ctx)
 	each_sum += (uintptr_t)val == (key ^ 0x5a5a) ? key : 1u << 30;
 }
 
+/* idmap_get_or_new: made once, zeroed, found after; key 0 refused. */
+static void get_or_new(void)
+{
+	struct idmap m = { 0 };
+	uint64_t *v, *again, *zero;
+	bool made, made_again, made_zero = true;
+
+	v = idmap_get_or_new(&m, 42, 4 * sizeof(*v), &made);
+	ok(v && made && !v[0] && !v[3] && idmap_get(&m, 42) == v,
+	   "get_or_new: a new zeroed value, put under its key");
+	v[1] = 9;
+	again = idmap_get_or_new(&m, 42, 4 * sizeof(*v), &made_again);
+	ok(again == v && !made_again && again[1] == 9 && m.used == 1,
+	   "get_or_new: the same value the second time, not made again");
+	zero = idmap_get_or_new(&m, 0, sizeof(*v), &made_zero);
+	ok(!zero && !made_zero && m.used == 1, "get_or_new: key 0 cannot be held: NULL");
+	ok(idmap_get_or_new(&m, 43, 8, NULL) && m.used == 2, "get_or_new: made may be NULL");
+	idmap_free_all(&m);
+}
+
 int main(void)
 {
 	uint64_t inv = inverse(OLD_MUL), *keys = malloc(NKEYS * sizeof(*keys));
@@ -188,6 +208,7 @@ int main(void)
 	   "300 small keys inserted backwards drain 1..300");
 	idmap_free(&m2);
 	free(keys);
+	get_or_new();
 
 	return tap_done();
 }

@@ -6,7 +6,7 @@ taken without -k.  No root needed."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import CUDATRACE, ROOT, Tap, run  # noqa: E402
 
 SAXPY = os.path.join(ROOT, "traces", "h100-saxpy.ctrace")

@@ -11,8 +11,8 @@ import re
 import shutil
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible,  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json,  # noqa: E402
                  run, scratch_dir)
 
 H200 = os.path.join(ROOT, "traces", "h200x2-nccl-allreduce.ctrace")
@@ -90,12 +90,10 @@ t.ok(rc == 0 and pids == {"672", "674"}, "--comm nvidia-smi picks them", pids)
 rc, out = lines(H200, "--comm", "ld-linux-x86-64")
 t.ok(rc == 0 and not out, "--comm ld-linux-x86-64: nothing (the loader is not the program)")
 
-why = live_capture_possible()
 LOADER = next((p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1")
                if os.path.exists(p)), None)
-if why or not LOADER:
-    t.skip("live: a program started through the loader", why or "no glibc loader found")
-    t.done()
+t.live_capture_or_skip("live: a program started through the loader",
+                       None if LOADER else "no glibc loader found")
 tmp = scratch_dir("ct-procs-")
 ctl = os.path.join(tmp, "nvidiactl")
 open(ctl, "w").close()

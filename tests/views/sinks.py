@@ -95,9 +95,7 @@ t.ok(p.returncode == 1 and "No space left on device" in p.stderr,
 # --- write failures: a full file system --------------------------------------
 full = os.path.join(tmp, "full")
 os.mkdir(full)
-if os.geteuid() != 0:
-    t.skip("a full file system (a 64 KiB tmpfs)", "needs root to mount it")
-    t.done()
+t.skip_rest("a full file system (a 64 KiB tmpfs)", "needs root to mount it" if os.geteuid() else None)
 m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "ct-sinks", full],
                    capture_output=True, text=True)
 if m.returncode != 0:

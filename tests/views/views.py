@@ -5,10 +5,11 @@ from the --json events of the same trace.  Prints TAP.  See docs/VIEWS.md."""
 import collections
 import json
 import os
+import sqlite3
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tap import (CUDATRACE, NVFAKE, ROOT, Tap, decode_json, live_capture_possible,  # noqa: E402
                  run, scratch_dir)
 
@@ -395,6 +396,24 @@ def main():
              "all calls: 13 (11 errors)" in p.stdout,
              "live -C: the 11 ioctls, then the table (13 calls with mmap, munmap)",
              p.stdout[-800:] + p.stderr)
+        # Every view at once: --metrics, -c (summary, device memory fed and
+        # printed, GPU work), -e, --perfetto, --sqlite and --compat make 9;
+        # the decoder took at most 8 ("too many views", exit 1).
+        db, pf9 = os.path.join(tmp, "all.db"), os.path.join(tmp, "all.json")
+        p = run([CUDATRACE, "--device", ctl, "--metrics", "127.0.0.1:0", "-c", "-e",
+                 "syscall=ioctl", "--perfetto", pf9, "--sqlite", db, "--compat=gvisor", "--",
+                 NVFAKE, "-f", ctl, "burst", "3", "0x20801230"])
+        try:
+            slices = [e for e in json.load(open(pf9))["traceEvents"] if e.get("ph") == "X"]
+            with sqlite3.connect(db) as c:
+                rows = c.execute("SELECT count(*) FROM calls").fetchone()[0]
+        except (OSError, ValueError, sqlite3.Error) as e:
+            slices, rows = [], e
+        t.ok(p.returncode == 0 and "NV_ESC_RM_CONTROL" in p.stdout and len(slices) == 3 and
+             rows == 3 and "nvproxy" in p.stdout,
+             "live, 9 views (--metrics -c -e --perfetto --sqlite --compat): each wrote its "
+             "output (3 controls in the table, the timeline, the database, the report)",
+             (p.returncode, p.stderr, len(slices), rows, p.stdout[-600:]))
 
     # Errors.
     missing = os.path.join(tmp, "no-such-dir", "out.json")

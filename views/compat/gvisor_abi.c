@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gvisor_abi.h"
+#include "grow.h"
 
 const struct ct_gv_snapshot *ct_gv_snapshot_find(const char *id)
 {
@@ -123,7 +124,8 @@ static bool in_list(const uint32_t *list, uint32_t n, uint32_t v)
 uint32_t ct_gv_count(const struct ct_gv_node *node, int kind)
 {
 	const struct ct_gv_node *n;
-	uint32_t *seen = NULL, nseen = 0, count = 0, cap = 0, i;
+	uint32_t *seen = NULL, *more, nseen = 0, count = 0, i;
+	size_t cap = 0;
 
 	for (n = node; n; n = n->parent < 0 ? NULL : &ct_gv_nodes[n->parent])
 		for (i = 0; i < n->nops; i++) {
@@ -131,15 +133,11 @@ uint32_t ct_gv_count(const struct ct_gv_node *node, int kind)
 
 			if (op->kind != kind || in_list(seen, nseen, op->number))
 				continue;
-			if (nseen == cap) {
-				uint32_t *more = realloc(seen, (cap = cap ? 2 * cap : 256) * sizeof(*seen));
-
-				if (!more) {
-					free(seen);
-					return 0;
-				}
-				seen = more;
+			if (!(more = ct_grow(seen, &cap, nseen + 1, sizeof(*more), 256))) {
+				free(seen);
+				return 0;
 			}
+			seen = more;
 			seen[nseen++] = op->number;
 			count += ct_gv_lookup(node, kind, op->number) != NULL;
 		}

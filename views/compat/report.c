@@ -15,6 +15,8 @@
 #include "record.h"
 #include "report_rows.h"
 #include "stack.h"
+#include "msg.h"
+#include "grow.h"
 
 const char *const ct_compat_kind_names[RK_COUNT] = {
 	[RK_FRONTEND] = "frontend", [RK_UVM] = "uvm", [RK_CONTROL] = "control",
@@ -75,7 +77,7 @@ static const char *our_name(enum row_kind k, uint32_t n)
 
 static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k, uint32_t n)
 {
-	struct row *r;
+	struct row *r, *more;
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++) {
@@ -83,15 +85,9 @@ static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k
 		if (r->kind == k && r->number == n && strcmp(r->dev, dev) == 0)
 			return r;
 	}
-	if (c->nrows == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct row *more = realloc(c->rows, cap * sizeof(*more));
-
-		if (!more)
-			return NULL;
-		c->rows = more;
-		c->cap = cap;
-	}
+	if (!(more = ct_grow(c->rows, &c->cap, c->nrows + 1, sizeof(*more), 64)))
+		return NULL;
+	c->rows = more;
 	r = &c->rows[c->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dev, sizeof(r->dev), "%s", dev);
@@ -334,7 +330,7 @@ static const struct ct_gv_snapshot *parse_spec(const char *spec)
 	const struct ct_gv_snapshot *s;
 
 	if (strncmp(spec, "gvisor", 6) != 0 || (spec[6] && spec[6] != ':')) {
-		fprintf(stderr, "cudatrace: --compat=%s: the one sandbox known is gvisor "
+		ct_err("--compat=%s: the one sandbox known is gvisor "
 				"(--compat=gvisor or --compat=gvisor:VERSION)\n", spec);
 		return NULL;
 	}
@@ -342,7 +338,7 @@ static const struct ct_gv_snapshot *parse_spec(const char *spec)
 	if (!s) {
 		unsigned i;
 
-		fprintf(stderr, "cudatrace: --compat: no gVisor snapshot %s in the tables; "
+		ct_err("--compat: no gVisor snapshot %s in the tables; "
 				"known (id or commit):\n", spec + 7);
 		for (i = 0; i < ct_gv_nsnapshots; i++)
 			fprintf(stderr, "  %-20s %.12s  %s\n", ct_gv_snapshots[i].id,
@@ -362,7 +358,7 @@ static bool parse_opts(const char *spec, const char *list, const struct ct_gv_sn
 		return false;
 	*caps = ct_gv_caps_default(*s);
 	if (list && (*s)->ncaps && !ct_gv_caps_parse(*s, list, caps, &bad)) {
-		fprintf(stderr, "cudatrace: --compat-caps: unknown capability '%s' (gVisor %s "
+		ct_err("--compat-caps: unknown capability '%s' (gVisor %s "
 				"knows: %s, all)\n", bad, (*s)->id,
 			ct_gv_caps_str(*s, 0xffff, known, sizeof(known)));
 		return false;
@@ -388,7 +384,7 @@ struct ct_compat *ct_compat_new(const struct ct_compat_opts *o)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
 	c->o = *o;

@@ -26,6 +26,7 @@
 #include "metrics.h"
 #include "labels.h"
 #include "utf8.h"
+#include "grow.h"
 
 enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_FAMS };
 
@@ -229,16 +230,12 @@ void ct_metrics_set_lost(struct ct_metrics *m, uint64_t lost)
 
 static const struct pinfo *proc_info(struct ct_metrics *m, uint32_t pid)
 {
-	struct pinfo *p = idmap_get(&m->procs, pid);
+	bool made;
+	struct pinfo *p = idmap_get_or_new(&m->procs, pid, sizeof(*p), &made);
 
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
 	/* Read once, at the process's first call (it stays in its cgroup). */
-	ct_container_of_pid(m->o.proc_root, pid, &p->ct);
-	idmap_put(&m->procs, pid, p);
+	if (made)
+		ct_container_of_pid(m->o.proc_root, pid, &p->ct);
 	return p;
 }
 
@@ -334,14 +331,13 @@ static void mem_changed(void *ctx, const struct ct_devmem_total *t, uint64_t ts_
 	(void)ts_ns;
 	k = (size_t)(t - all);
 	if (k >= m->nmem_seen) {
-		size_t cap = n > 2 * m->nmem_seen ? n : 2 * m->nmem_seen;
-		uint64_t *ns = realloc(m->mem_seen, cap * sizeof(*ns));
+		size_t had = m->nmem_seen;
+		uint64_t *ns = ct_grow(m->mem_seen, &m->nmem_seen, n, sizeof(*ns), n);
 
 		if (!ns)
 			return;
-		memset(ns + m->nmem_seen, 0, (cap - m->nmem_seen) * sizeof(*ns));
+		memset(ns + had, 0, (m->nmem_seen - had) * sizeof(*ns));
 		m->mem_seen = ns;
-		m->nmem_seen = cap;
 	}
 	snprintf(pid, sizeof(pid), "%u", t->pid);
 	if (!proc_labels(m, lb, sizeof(lb), &pos, t->gpu, t->pid, t->comm) ||
@@ -403,6 +399,7 @@ struct out {
 static void put(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
+	char *nb;
 	int k;
 
 	for (;;) {
@@ -415,10 +412,7 @@ static void put(struct out *o, const char *fmt, ...)
 			o->len += (size_t)k;
 			return;
 		}
-		o->cap = o->cap * 2 + (size_t)(k > 0 ? k : 0) + 4096;
-		char *nb = realloc(o->buf, o->cap);
-
-		if (!nb) {
+		if (k < 0 || !(nb = ct_grow(o->buf, &o->cap, o->len + (size_t)k + 1, 1, 4096))) {
 			o->oom = true;
 			return;
 		}

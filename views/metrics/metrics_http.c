@@ -22,6 +22,7 @@
 
 #include "deadlines.h"
 #include "metrics.h"
+#include "msg.h"
 
 #define MAX_CONNECTIONS 512u     /* epoll: no FD_SETSIZE bound */
 #define MAX_PER_ADDRESS 8u       /* one client cannot take them all */
@@ -202,18 +203,18 @@ struct ct_metrics_http *ct_metrics_http_bind(struct ct_metrics *m, const char *a
 	struct ct_metrics_addr a;
 
 	if (!h) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
 	h->m = m;
 	if (ct_metrics_addr_parse(addr, &a)) {
-		fprintf(stderr, "cudatrace: --metrics %s: not ADDR:PORT\n", addr);
+		ct_err("--metrics %s: not ADDR:PORT\n", addr);
 		free(h);
 		return NULL;
 	}
 	h->listen_fd = listen_on(&a);
 	if (h->listen_fd < 0) {
-		fprintf(stderr, "cudatrace: --metrics %s: cannot listen there (%s); give another "
+		ct_err("--metrics %s: cannot listen there (%s); give another "
 				"address or port\n", addr, strerror(-h->listen_fd));
 		free(h);
 		return NULL;
@@ -229,7 +230,7 @@ int ct_metrics_http_serve(struct ct_metrics_http *h)
 	if (h->heads)
 		h->daemon = start_daemon(h);
 	if (!h->daemon) {
-		fprintf(stderr, "cudatrace: --metrics %s: the HTTP server did not start (%s)\n",
+		ct_err("--metrics %s: the HTTP server did not start (%s)\n",
 			h->url, !h->heads ? "out of memory" :
 			h->start_error[0] ? h->start_error : "no reason given");
 		return -1;

@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "sqlite_db.h"
+#include "msg.h"
 
 #define CT_SQLITE_BATCH 50000
 
@@ -26,7 +27,7 @@ void ct_sqlite_error(struct ct_sqlite *s, const char *what)
 	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
 
 	if (!s->failed)
-		fprintf(stderr, "cudatrace: --sqlite %s: %s: %s%s%s%s\n", s->path, what,
+		ct_err("--sqlite %s: %s: %s%s%s%s\n", s->path, what,
 			s->db ? sqlite3_errmsg(s->db) : "out of memory", sys ? " (" : "",
 			sys ? strerror(sys) : "", sys ? ")" : "");
 	s->failed = true;
@@ -80,7 +81,7 @@ static int open_file(struct ct_sqlite *s)
 	if (stat(s->path, &st) == 0) {
 		if (S_ISREG(st.st_mode))
 			return 0;
-		fprintf(stderr, "cudatrace: --sqlite %s is not a regular file: give a database "
+		ct_err("--sqlite %s is not a regular file: give a database "
 				"file\n", s->path);
 		return -1;
 	}
@@ -91,7 +92,7 @@ static int open_file(struct ct_sqlite *s)
 		s->file.f = NULL;
 	}
 	if (err)
-		fprintf(stderr, "cudatrace: --sqlite %s: cannot create it: %s\n", s->path,
+		ct_err("--sqlite %s: cannot create it: %s\n", s->path,
 			strerror(err));
 	return err ? -1 : 0;
 }
@@ -115,7 +116,7 @@ static bool schema_ok(struct ct_sqlite *s)
 		return false;
 	}
 	if (tables && version != CT_SQLITE_SCHEMA_VERSION) {
-		fprintf(stderr, "cudatrace: --sqlite %s has the tables of another cudatrace "
+		ct_err("--sqlite %s has the tables of another cudatrace "
 				"version (schema %d, this one writes %d: docs/SQLITE.md): give a "
 				"new file\n", s->path, version, CT_SQLITE_SCHEMA_VERSION);
 		s->failed = true;
@@ -153,7 +154,7 @@ struct ct_sqlite *ct_sqlite_open(const char *path, const struct ct_sqlite_opts *
 
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
 	if (o->host) {
@@ -195,7 +196,7 @@ static int finish(struct ct_sqlite *s, bool keep)
 		snprintf(journal, sizeof(journal), "%s-journal", s->file.tmp);
 		err = ct_whole_file_close(&s->file, keep, 0);
 		if (err && keep)
-			fprintf(stderr, "cudatrace: --sqlite %s: %s\n", s->path, strerror(err));
+			ct_err("--sqlite %s: %s\n", s->path, strerror(err));
 		if (!keep || err)
 			unlink(journal);
 		keep = keep && !err;

@@ -16,6 +16,7 @@
 #include "sqlite_db.h"
 #include "pystack.h"
 #include "stack.h"
+#include "msg.h"
 
 /* A trace without a header still gets its traces row, at its first row. */
 static void ensure_trace(struct ct_sqlite *s)
@@ -106,7 +107,7 @@ static bool already_added(struct ct_sqlite *s, const char *uid)
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		found = true;
 		if (!s->again)
-			fprintf(stderr, "cudatrace: --sqlite %s holds this trace already (trace "
+			ct_err("--sqlite %s holds this trace already (trace "
 					"id %s: traces.id %lld, added %s); give --sqlite-again to "
 					"add it once more\n", s->path, uid,
 				(long long)sqlite3_column_int64(q, 0),
@@ -499,7 +500,7 @@ struct ct_view ct_sqlite_view(struct ct_sqlite *s)
 {
 	s->mem = ct_devmem_new(memory_changed, s);
 	if (!s->mem) {   /* no row will be added: the view only closes */
-		fprintf(stderr, "cudatrace: --sqlite %s: out of memory\n", s->path);
+		ct_err("--sqlite %s: out of memory\n", s->path);
 		s->failed = true;
 	}
 	return (struct ct_view){ .call = view_call, .record = view_record,

@@ -31,6 +31,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+SRC = os.path.join(ROOT, "capture", "python")   # pyabi.h, pyabi.c, pyline.c
 
 CHILD = r'''
 import sys, threading, json, time
@@ -108,7 +109,7 @@ class Mem:
 
 
 def fields_of_header():
-    text = open(os.path.join(ROOT, "capture", "python", "pyabi.h")).read()
+    text = open(os.path.join(SRC, "pyabi.h")).read()
     body = text[text.index("struct ct_pyabi {"):]
     body = body[:body.index("\n};")]
     return re.findall(r"^\s*uint32_t ([a-z_]+);", body, re.M)
@@ -119,8 +120,8 @@ def load_lib(tmp):
     if not os.path.exists(data):
         sys.exit("check-live: no build/pyabi_data.c: run make first")
     so = os.path.join(tmp, "libpyabi.so")
-    subprocess.check_call(["cc", "-shared", "-fPIC", "-O1", "-I" + os.path.join(ROOT, "capture", "python"),
-                           os.path.join(ROOT, "capture", "python", "pyabi.c"), os.path.join(ROOT, "capture", "python", "pyline.c"),
+    subprocess.check_call(["cc", "-shared", "-fPIC", "-O1", "-I" + SRC,
+                           os.path.join(SRC, "pyabi.c"), os.path.join(SRC, "pyline.c"),
                            data, "-o", so])
     lib = ctypes.CDLL(so)
 
