@@ -40,6 +40,10 @@ struct ct_decode_stats {
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
 	uint32_t views_failed;    /* views whose finish failed (and said why) */
+	/* --gpu-work: graph launches followed, QMDs a chain led to that could
+	 * not be followed (their work unseen), QMD uploads not remembered
+	 * (a process's memory of QMDs was full) */
+	uint64_t gw_graph_launches, gw_unseen_qmds, gw_qmds_not_kept;
 };
 
 struct ct_decoder;

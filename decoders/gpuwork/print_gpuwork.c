@@ -9,6 +9,7 @@
  *   0.512 gpu-work 683 chan 0x5c00001c COMPUTE LAUNCH grid=(23,1,1) block=(32,1,1) smem=0 qmd=0x204e13800
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -526,6 +527,33 @@ void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	if (dec)
 		gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC,
 			  on_event, &x);
+}
+
+static void sum_not_kept(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	*(uint64_t *)ctx += gw_qmds_not_kept(val);
+}
+
+void ct_gpuwork_finish(struct ct_decoder *d)
+{
+	struct ct_decode_stats *st = &d->st;
+
+	if (!d->gw)
+		return;
+	st->gw_graph_launches = d->gw->graph_launches;
+	st->gw_unseen_qmds = d->gw->unseen;
+	st->gw_qmds_not_kept = 0;
+	idmap_each(&d->gw->procs, sum_not_kept, &st->gw_qmds_not_kept);
+	if (!st->gw_graph_launches && !st->gw_unseen_qmds && !st->gw_qmds_not_kept)
+		return;
+	fprintf(stderr, "cudatrace: gpu-work decoding: %" PRIu64 " graph launches followed, %"
+		PRIu64 " QMDs a chain led to could not be followed (not seen uploaded: the "
+		"kernels they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
+	if (st->gw_qmds_not_kept)
+		fprintf(stderr, ", %" PRIu64 " QMD uploads not remembered (a process's memory "
+			"of %u QMDs was full)", st->gw_qmds_not_kept, GW_QMDS_MAX);
+	fputc('\n', stderr);
 }
 
 static void free_qmds(uint64_t key, void *val, void *ctx)
