@@ -149,7 +149,7 @@ static void json_qmd_links(struct emit *e, const struct gw_event *ev)
 	em_u64(e, "dependence_counter", ev->dep_counter);
 	em_open(e, "dependents");
 	for (i = 0; i < ev->ndeps; i++) {
-		char key[8];
+		char key[12];
 
 		snprintf(key, sizeof(key), "%u", i);
 		em_open(e, key);
