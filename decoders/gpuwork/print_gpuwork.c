@@ -545,15 +545,21 @@ void ct_gpuwork_finish(struct ct_decoder *d)
 	st->gw_unseen_qmds = d->gw->unseen;
 	st->gw_qmds_not_kept = 0;
 	idmap_each(&d->gw->procs, sum_not_kept, &st->gw_qmds_not_kept);
+}
+
+bool ct_gpuwork_summary(const struct ct_decode_stats *st, char *buf, size_t n)
+{
+	int k;
+
 	if (!st->gw_graph_launches && !st->gw_unseen_qmds && !st->gw_qmds_not_kept)
-		return;
-	fprintf(stderr, "cudatrace: gpu-work decoding: %" PRIu64 " graph launches followed, %"
-		PRIu64 " QMDs a chain led to could not be followed (not seen uploaded: the "
-		"kernels they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
-	if (st->gw_qmds_not_kept)
-		fprintf(stderr, ", %" PRIu64 " QMD uploads not remembered (a process's memory "
-			"of %u QMDs was full)", st->gw_qmds_not_kept, GW_QMDS_MAX);
-	fputc('\n', stderr);
+		return false;
+	k = snprintf(buf, n, "gpu-work decoding: %" PRIu64 " graph launches followed, %" PRIu64
+		     " QMDs a chain led to could not be followed (not seen uploaded: the kernels "
+		     "they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
+	if (st->gw_qmds_not_kept && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", %" PRIu64 " QMD uploads not remembered (a "
+			 "process's memory of %u QMDs was full)", st->gw_qmds_not_kept, GW_QMDS_MAX);
+	return true;
 }
 
 static void free_qmds(uint64_t key, void *val, void *ctx)
