@@ -128,7 +128,10 @@ enum gw_kind gw_qmd_send_kind(const struct gw_event *e, const struct gw_qmd_fact
 
 /* --- the chain ----------------------------------------------------------- */
 
-#define UNSEEN 1ull   /* a found entry whose QMD is not kept (addresses: << 8) */
+/* Flags in a found entry's low bits (QMD addresses are << 8): */
+#define UNSEEN 1ull   /* not kept: not seen uploaded */
+#define NOTQMD 2ull   /* kept, but no QMD layout of the head's class */
+#define FLAGS (UNSEEN | NOTQMD)
 
 struct walk {
 	struct gw_qmds *m;
@@ -172,23 +175,24 @@ static void visit(struct walk *w, uint64_t addr)
 		return;
 	}
 	s->walk = w->mark;
-	w->found[w->nfound++] = addr;
 	gw_qmd_read(&e, w->k, s->dw, s->n, &f);
+	w->found[w->nfound++] = addr | (f.q ? 0 : NOTQMD);
 	push_deps(w, &e);
 }
 
 static void give(struct walk *w, const struct gw_event *head, uint64_t entry, gw_qmd_out_fn out,
 		 void *arg)
 {
-	struct gw_event e = { .kind = GW_UNSEEN, .qmd = entry & ~UNSEEN, .graph = head->qmd,
+	struct gw_event e = { .kind = GW_UNSEEN, .qmd = entry & ~FLAGS, .graph = head->qmd,
 			      .graph_launch = head->graph_launch };
-	struct gw_qmd_slot *s = entry & UNSEEN ? NULL : gw_qmds_get(w->m, entry);
+	struct gw_qmd_slot *s = entry & FLAGS ? NULL : gw_qmds_get(w->m, entry);
 	struct gw_qmd_facts f;
 
 	if (s) {
 		gw_qmd_read(&e, w->k, s->dw, s->n, &f);
-		e.kind = f.q ? (empty_grid(&e) ? GW_EMPTY_QMD : GW_LAUNCH) : GW_UNSEEN;
-		e.name = f.q ? NULL : "the bytes uploaded there are no QMD layout of the class";
+		e.kind = empty_grid(&e) ? GW_EMPTY_QMD : GW_LAUNCH;
+	} else if (entry & NOTQMD) {
+		e.name = "the bytes uploaded there are no QMD layout of the class";
 	} else {
 		e.name = e.qmd ? "not seen uploaded" : "a null pointer";
 	}
@@ -216,8 +220,8 @@ void gw_qmd_walk(struct gw_qmds *m, const struct gw_class *k, struct gw_event *h
 	while (w.nstack && !w.cut)
 		visit(&w, w.stack[--w.nstack]);
 	for (i = 0; i < w.nfound; i++) {
-		head->graph_kernels += !(w.found[i] & UNSEEN);
-		head->graph_unseen += !!(w.found[i] & UNSEEN);
+		head->graph_kernels += !(w.found[i] & FLAGS);
+		head->graph_unseen += !!(w.found[i] & FLAGS);
 	}
 	head->graph_unseen += w.cut;
 	out(arg, head);
