@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GW_QMDS_MAX  8192   /* addresses kept per process (4.3 MB at most) */
+#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 536 bytes, 8.8 MB, at most) */
 #define GW_QMD_KEEP  128    /* dwords kept of each: every QMD layout fits */
 
 struct gw_qmd_slot {
