@@ -323,6 +323,7 @@ void ct_decoder_finish(struct ct_decoder *d)
 
 	flush_unfinished(d, 0);
 	out_flush(&d->out);   /* before the views print their tables */
+	ct_gpuwork_finish(d);
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].finish && d->views[i].finish(d->views[i].ctx))
 			d->st.views_failed++;

@@ -40,6 +40,10 @@ struct ct_decode_stats {
 	bool have_trailer;
 	uint64_t trailer_events, trailer_lost, trailer_lost_inflight;
 	uint32_t views_failed;    /* views whose finish failed (and said why) */
+	/* --gpu-work: graph launches followed, QMDs a chain led to that could
+	 * not be followed (their work unseen), QMD uploads not remembered
+	 * (a process's memory of QMDs was full) */
+	uint64_t gw_graph_launches, gw_unseen_qmds, gw_qmds_not_kept;
 };
 
 struct ct_decoder;
@@ -54,6 +58,10 @@ int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v);
 /* Prints calls still waiting for their exit, then finishes the views. */
 void ct_decoder_finish(struct ct_decoder *d);
 const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d);
+/* What the GPU-work decoding has to say at the end ("gpu-work decoding: 4
+ * graph launches followed, ..."), for the caller's closing line; false if
+ * nothing (no graph followed, nothing unseen). */
+bool ct_gpuwork_summary(const struct ct_decode_stats *st, char *buf, size_t n);
 void ct_decoder_free(struct ct_decoder *d);
 
 

@@ -108,6 +108,8 @@ void ct_gpuwork_on_put(struct ct_decoder *d, const struct ct_gpu_put *w);
 /* A finished call, remembered for the GPU work after it (gpuwork_tie.h). */
 void ct_gpuwork_note_call(struct ct_decoder *d, const struct ct_call *c);
 void ct_gpuwork_decoder_free(struct ct_decoder *d);
+/* At the end: the GPU-work counts into the decoder's stats. */
+void ct_gpuwork_finish(struct ct_decoder *d);
 
 /* print_common.c */
 void ct_print_head(struct ct_decoder *d, const char *type, uint64_t ts,

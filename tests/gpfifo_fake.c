@@ -28,6 +28,18 @@
  *        gpfifo_fake -f PATH burst N
  *          N copies of distinct sizes at once, no pause: more than the ring
  *          holds laps it between two polls; prints them, then "done ENTRIES"
+ *        gpfifo_fake -f PATH cluster
+ *          one launch of a QMD with a cluster shape (GRID_GPC_CGA): grid
+ *          (362,2,1) of clusters (2,1,1); prints "launch 724 2 1 128 1 1
+ *          cluster 2 1 1" (the grid in blocks)
+ *        gpfifo_fake -f PATH graph K R
+ *          a stand-in CUDA graph of K kernels launched R times, as CUDA
+ *          12-13 does it on Hopper: K node QMDs uploaded, each SCHEDULEing
+ *          the next (REQUIRE_SCHEDULING_PCAS), sent once (not launches),
+ *          and a head QMD of grid 0 SCHEDULEing the first, sent R times;
+ *          prints "graph N" before each launch of it and "launch GX 1 1 BX 1 1
+ *          graph N" for each kernel it starts, then a head whose
+ *          first dependent was never uploaded: "unseen QMD"
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -382,6 +394,107 @@ static void burst(int n)
 	pace_us = 2000;
 }
 
+/* --- clusters and graphs: QMD V04_00 fields by hand (clcbc0qmd.h) --------- */
+
+#define QMD_TYPE_GRID_CTA     2u   /* QMD_TYPE 25:23 */
+#define QMD_TYPE_GRID_GPC_CGA 3u
+#define QMD_ACTION_SCHEDULE   1u   /* DEPENDENT_QMD_ACTION_QMD_SCHEDULE */
+
+/* A QMD V04_00: type, grid, block bx, shared memory 0. */
+static void qmd_v04(uint32_t *q, uint32_t type, uint32_t gx, uint32_t gy, uint32_t bx)
+{
+	memset(q, 0, 96 * 4);
+	q[0] = type << 23;                           /* QMD_TYPE 25:23 */
+	q[18] = 4u << 4;                             /* QMD_MAJOR_VERSION 583:580, minor 0 */
+	q[32] = gx;                                  /* GRID_WIDTH 1055:1024 */
+	q[33] = gy;                                  /* GRID_HEIGHT 1071:1056 */
+	q[34] = 1;                                   /* GRID_DEPTH 1103:1088 */
+	q[36] = bx | 1u << 16;                       /* CTA_THREAD_DIMENSION0/1 */
+	q[37] = 1;                                   /* CTA_THREAD_DIMENSION2 */
+}
+
+/* When q ends, the GPU SCHEDULEs the QMD at next (DEPENDENT_QMD0). */
+static void qmd_then(uint32_t *q, uint64_t next)
+{
+	q[11] |= 1u << 16 | QMD_ACTION_SCHEDULE << 17 | 1u << 20;   /* ENABLE(0) 368, ACTION(0) 371:369, PREFETCH(0) 372 */
+	q[14] = (uint32_t)(next >> 8);                               /* DEPENDENT_QMD0_POINTER 479:448 */
+}
+
+/* Methods that upload q to addr inline, into the current segment. */
+static void put_qmd(const uint32_t *q, uint64_t addr)
+{
+	w(hdr(OP_INC, 4, 1, 0x180));                 /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
+	w(96 * 4);
+	w(1);
+	w((uint32_t)(addr >> 32));
+	w((uint32_t)addr);
+	w(hdr(OP_INC, 1, 1, 0x1b0));                 /* LAUNCH_DMA */
+	w(0x41);
+	w(hdr(OP_NONINC, 96, 1, 0x1b4));             /* LOAD_INLINE_DATA */
+	for (int i = 0; i < 96; i++)
+		w(q[i]);
+}
+
+static void send_qmd(uint64_t addr)
+{
+	w(hdr(OP_INC, 1, 1, 0x2b4));                 /* SEND_PCAS_A */
+	w((uint32_t)(addr >> 8));
+	w(hdr(OP_INC, 1, 1, 0x2c0));                 /* SEND_SIGNALING_PCAS2_B */
+	w(0xa);                                      /* INVALIDATE_PREFETCH_COPY_SCHEDULE */
+}
+
+static void cluster_launch(void)
+{
+	uint32_t q[96];
+
+	qmd_v04(q, QMD_TYPE_GRID_GPC_CGA, 362, 2, 128);
+	q[67] = 2u | 1u << 8 | 1u << 16;             /* GPC_CGA_WIDTH 2149:2144, HEIGHT 2157:2152, DEPTH 2165:2160 */
+	seg_begin();
+	put_qmd(q, 0x204e00000ull);
+	send_qmd(0x204e00000ull);
+	submit();
+	printf("launch 724 2 1 128 1 1 cluster 2 1 1\n");
+}
+
+/* k kernels (grids 100 + i, block 32 * (i + 1)), launched r times. */
+static void graph(int k, int r)
+{
+	const uint64_t head = 0x204c00000ull, node0 = head + 0x200;
+	uint32_t q[96];
+	int i, n;
+
+	if (k < 1 || k > 64)
+		k = 3;
+	seg_begin();
+	for (i = k - 1; i >= 0; i--) {   /* the last node first, as CUDA sends them */
+		qmd_v04(q, QMD_TYPE_GRID_CTA, 100 + (uint32_t)i, 1, 32 * (uint32_t)(i + 1));
+		q[0] |= 1u << 30;                    /* REQUIRE_SCHEDULING_PCAS 30 */
+		if (i + 1 < k)
+			qmd_then(q, node0 + 0x200ull * (uint64_t)(i + 1));
+		put_qmd(q, node0 + 0x200ull * (uint64_t)i);
+		send_qmd(node0 + 0x200ull * (uint64_t)i);
+		submit();
+		seg_begin();
+	}
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 0, 0, 1);
+	qmd_then(q, node0);
+	put_qmd(q, head);
+	for (n = 1; n <= r; n++) {
+		send_qmd(head);
+		submit();
+		printf("graph %d\n", n);
+		for (i = 0; i < k; i++)
+			printf("launch %u 1 1 %u 1 1 graph %d\n", 100 + i, 32 * (i + 1), n);
+		seg_begin();
+	}
+	/* a head whose first dependent was never uploaded */
+	qmd_then(q, 0x204d00000ull);
+	put_qmd(q, head + 0x10000);
+	send_qmd(head + 0x10000);
+	submit();
+	printf("unseen 0x204d00000\n");
+}
+
 static void hostile(void)
 {
 	uint32_t i;
@@ -457,12 +570,18 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "burst")) {
 		setup(argv[2]);
 		burst(atoi(argv[4]));
+	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "cluster")) {
+		setup(argv[2]);
+		cluster_launch();
+	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "graph")) {
+		setup(argv[2]);
+		graph(atoi(argv[4]), atoi(argv[5]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | "
+				"-f PATH late N | -f PATH cluster | -f PATH graph K R | "
 				"-f PATH hostile\n");
 		return 2;
 	}

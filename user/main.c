@@ -47,7 +47,7 @@ static int ct_decode_file(const struct ct_options *o)
 	struct ct_decoder *d;
 	struct ct_reader *r;
 	enum ct_read_status s;
-	char skipped[160] = "";
+	char skipped[640] = "", gw[400];
 	const void *rec;
 	size_t len;
 	char err[512];
@@ -70,11 +70,14 @@ static int ct_decode_file(const struct ct_options *o)
 	ct_views_after(o, st);
 	if (st->views_failed)   /* --perfetto, --sqlite: each said why */
 		rc = 1;
-	/* One line on stderr says how the read went; skipped records join it. */
+	/* One line on stderr says how the read went; skipped records and what
+	 * GPU work could not be followed join it. */
 	if (ct_reader_skipped(r))
 		snprintf(skipped, sizeof(skipped), "; skipped %llu records of a type this "
 			 "version does not know (written by a newer cudatrace?)",
 			 (unsigned long long)ct_reader_skipped(r));
+	if (ct_gpuwork_summary(st, gw, sizeof(gw)))
+		snprintf(skipped + strlen(skipped), sizeof(skipped) - strlen(skipped), "; %s", gw);
 	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
 		ct_err("writing %s failed: %s\n",
 			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));

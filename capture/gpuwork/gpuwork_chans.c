@@ -8,6 +8,8 @@
  * a --device stand-in file fails with ENOTTY: there the NV_STATUS alone
  * says whether it succeeded (the stand-in writes it).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,7 @@
 
 #define GW_MAX_RINGS 4096
 #define GW_MAX_MAPS  65536
+#define GW_SAY_UNFOLLOWED 8   /* lines at once; the rest counted */
 
 struct gw_map { uint32_t pid, client, hmem; uint64_t addr, len; };
 struct gw_pending { uint32_t pid, client, hmem; int32_t fd; };
@@ -55,29 +58,100 @@ static const struct ct_layout *arg_layout(const struct gw_chans *c, const struct
 	return ct_layout_find(CT_LAYOUT_ESCAPE, IOC_NR(ex->cmd), ex->arg_size, c->driver);
 }
 
+/* A channel allocation that cannot be followed: said (the first few) and
+ * counted, with the last reason kept for the closing line. */
+static bool not_followed(struct gw_chans *c, const struct gw_ring *r, const char *fmt, ...)
+{
+	const struct nv_class_info *k = nv_class_lookup(r->cls);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->unfollowed_why, sizeof(c->unfollowed_why), fmt, ap);
+	va_end(ap);
+	if (c->unfollowed++ < GW_SAY_UNFOLLOWED)
+		fprintf(stderr, "cudatrace: gpu-work: channel 0x%x (%s) of process %u is not "
+			"followed: %s\n", r->handle, k ? k->name : "?", r->pid, c->unfollowed_why);
+	return false;
+}
+
+static uint32_t major_of(uint32_t drv)
+{
+	return drv / 1000000;   /* ct_driver_version(): major * 10^6 + minor * 10^3 + patch */
+}
+
+/*
+ * The layout of class cls's allocation parameters: the one of the size
+ * copied when the driver is not known (a stand-in, an old trace), else
+ * the newest one whose first driver is not newer than the trace's.  The
+ * struct changes between major releases (570 added tpcConfigId, 610
+ * hHandleVASpace before hUserdMemory): a driver of a major release newer
+ * than every layout's gets none, and *why says so.
+ */
+static const struct ct_layout *alloc_layout(const struct gw_chans *c, uint32_t cls,
+					    uint32_t copied, char *why, size_t n)
+{
+	const struct ct_layout *all[16], *best = NULL, *newest = NULL;
+	size_t k = ct_layout_sizes(CT_LAYOUT_ALLOC, cls, c->driver, all, 16), i;
+
+	if (k > 16)
+		k = 16;
+	for (i = 0; i < k; i++) {
+		if (!newest || all[i]->until > newest->until)
+			newest = all[i];
+		if (c->driver && all[i]->since <= c->driver && (!best || all[i]->since > best->since))
+			best = all[i];
+	}
+	if (!c->driver)
+		best = ct_layout_find(CT_LAYOUT_ALLOC, cls, copied, 0);
+	if (!newest)
+		snprintf(why, n, "the tables have no layout of its allocation parameters");
+	else if (!c->driver && !best)
+		snprintf(why, n, "%u bytes of parameters, and the tables have no %s of that size "
+			 "(the driver is not known)", copied, newest->name);
+	else if (c->driver && (!best || (best == newest &&
+					 major_of(c->driver) > major_of(newest->until))))
+		snprintf(why, n, "driver %u.%02u.%02u is %s every %s layout the tables hold (the "
+			 "newest is of %u.%02u.%02u, %u bytes): its fields move between major "
+			 "releases, so the ring's address cannot be trusted", major_of(c->driver),
+			 c->driver / 1000 % 1000, c->driver % 1000, best ? "newer than" : "older than",
+			 newest->name, major_of(newest->until), newest->until / 1000 % 1000,
+			 newest->until % 1000, newest->size);
+	else
+		return best;
+	return NULL;
+}
+
 static bool learn_channel(struct gw_chans *c, const struct ct_ioctl *ex)
 {
 	const struct ct_layout *l = arg_layout(c, ex), *pl;
 	const unsigned char *nest = ct_ioctl_nested(ex);
 	/* no entry can be put before the channel exists */
 	struct gw_ring r = { .pid = ex->h.pid, .gpu = -1, .put_seen_ns = ex->h.ts_ns };
+	char why[sizeof(c->unfollowed_why)];
 
 	if (!call_ok(ex, l, "status") ||
 	    !ct_read_u32(l, ct_ioctl_arg(ex), ex->arg_size, "hClass", &r.cls) ||
 	    gw_engine_of(r.cls) != GW_ENG_HOST ||
 	    !ct_read_u32(l, ct_ioctl_arg(ex), ex->arg_size, "hRoot", &r.client) ||
 	    !ct_read_u32(l, ct_ioctl_arg(ex), ex->arg_size, "hObjectNew", &r.handle))
-		return false;
-	pl = ct_layout_find(CT_LAYOUT_ALLOC, r.cls, ex->nest_size, c->driver);
-	if (!pl)
-		ct_layout_sizes(CT_LAYOUT_ALLOC, r.cls, c->driver, &pl, 1);
+		return false;   /* not a channel made */
+	if (!(pl = alloc_layout(c, r.cls, ex->nest_size, why, sizeof(why))))
+		return not_followed(c, &r, "%s", why);
 	if (!ct_read_u64(pl, nest, ex->nest_size, "gpFifoOffset", &r.ring_va) ||
 	    !ct_read_u32(pl, nest, ex->nest_size, "gpFifoEntries", &r.entries) ||
 	    !ct_read_u32(pl, nest, ex->nest_size, "hUserdMemory[0]", &r.userd_mem) ||
-	    !ct_read_u64(pl, nest, ex->nest_size, "userdOffset[0]", &r.userd_off) ||
-	    r.entries == 0 || r.entries > GW_RING_MAX ||
-	    !grow((void **)&c->rings, &c->cap, c->nrings, sizeof(r), GW_MAX_RINGS))
-		return false;
+	    !ct_read_u64(pl, nest, ex->nest_size, "userdOffset[0]", &r.userd_off))
+		return not_followed(c, &r, "%u bytes of its parameters were read (%s%s), too few "
+				    "for the ring's fields in %s of %u bytes", ex->nest_size,
+				    ex->flags & CT_F_NEST_FAULT ? "reading them faulted" : "cut",
+				    ex->flags & CT_F_NEST_TRUNC ? " at the bound" : "", pl->name,
+				    pl->size);
+	if (r.entries == 0 || r.entries > GW_RING_MAX)
+		return not_followed(c, &r, "its ring has %u entries (followed: 1 to %u)",
+				    r.entries, GW_RING_MAX);
+	if (!grow((void **)&c->rings, &c->cap, c->nrings, sizeof(r), GW_MAX_RINGS))
+		return not_followed(c, &r, "%zu channels are followed already (at most %u)",
+				    c->nrings, GW_MAX_RINGS);
 	if (c->objs)
 		r.gpu = ct_objects_gpu(c->objs, r.client, r.handle);
 	c->rings[c->nrings++] = r;
@@ -229,4 +303,12 @@ void gw_chans_free(struct gw_chans *c)
 	free(c->pending);
 	ct_objects_free(c->objs);
 	memset(c, 0, sizeof(*c));
+}
+
+void gw_chans_report(const struct gw_chans *c)
+{
+	if (c->unfollowed)
+		fprintf(stderr, "cudatrace: gpu-work: %llu channel allocations not followed (their "
+			"work is unseen); the last: %s\n", (unsigned long long)c->unfollowed,
+			c->unfollowed_why);
 }

@@ -44,6 +44,8 @@ struct gw_chans {
 	uint32_t driver;
 	struct ct_objects *objs;    /* the RM object tree: which GPU a channel is on */
 	uint64_t learned;           /* channels learned so far */
+	uint64_t unfollowed;        /* channel allocations that could not be followed */
+	char unfollowed_why[320];   /* ... the last one's reason */
 };
 
 /* Learns from one checked record; returns true if a channel was added. */
@@ -53,5 +55,7 @@ bool gw_chans_resolve(struct gw_chans *c, struct gw_ring *r);
 /* Removes the dead rings. */
 void gw_chans_sweep(struct gw_chans *c);
 void gw_chans_free(struct gw_chans *c);
+/* A line on stderr if channel allocations could not be followed. */
+void gw_chans_report(const struct gw_chans *c);
 
 #endif

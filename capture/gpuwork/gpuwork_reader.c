@@ -183,4 +183,5 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 		(unsigned long long)s->lost, (unsigned long long)s->overwritten,
 		(unsigned long long)s->wraps, wraps, (unsigned long long)s->polls,
 		(double)s->cpu_ns / 1e6);
+	gw_chans_report(&g->chans);   /* channel allocations not followed (gpuwork_chans.c) */
 }

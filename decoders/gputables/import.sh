@@ -140,17 +140,43 @@ on && $1 == "NvU32" && ($2 == "GPGet;" || $2 == "GPPut;") {
 	"$tmp/cl$host.h" > "$tmp/userd"
 [ "$(wc -l < "$tmp/userd")" -eq 2 ] || { echo "import-gpuwork: no GPGet/GPPut in cl$host.h" >&2; exit 1; }
 
-# QMD layouts: the fields a launch line shows, per class and QMD version.
-QMD_WANT='QMD_MAJOR_VERSION|QMD_VERSION|CTA_RASTER_WIDTH|CTA_RASTER_HEIGHT|CTA_RASTER_DEPTH|GRID_WIDTH|GRID_HEIGHT|GRID_DEPTH|CTA_THREAD_DIMENSION0|CTA_THREAD_DIMENSION1|CTA_THREAD_DIMENSION2|SHARED_MEMORY_SIZE|PROGRAM_ADDRESS_LOWER|PROGRAM_ADDRESS_UPPER|PROGRAM_OFFSET'
+# QMD layouts: the fields a launch line shows (grid, block, cluster shape),
+# the version fields that choose a layout (V03 names the minor version
+# QMD_VERSION, V04 on QMD_MINOR_VERSION), and those that link QMDs into
+# chains (CUDA graphs: dependent QMDs, what they do, dependence counters).
+QMD_WANT='QMD_MAJOR_VERSION|QMD_VERSION|QMD_MINOR_VERSION|QMD_TYPE|QMD_GROUP_ID|DEPENDENCE_COUNTER|REQUIRE_SCHEDULING_PCAS|CTA_RASTER_WIDTH|CTA_RASTER_HEIGHT|CTA_RASTER_DEPTH|GRID_WIDTH|GRID_HEIGHT|GRID_DEPTH|GPC_CGA_WIDTH|GPC_CGA_HEIGHT|GPC_CGA_DEPTH|CTA_THREAD_DIMENSION0|CTA_THREAD_DIMENSION1|CTA_THREAD_DIMENSION2|SHARED_MEMORY_SIZE|PROGRAM_ADDRESS_LOWER|PROGRAM_ADDRESS_UPPER|PROGRAM_OFFSET|DEPENDENT_QMD[01]_(POINTER|ENABLE|ACTION|PREFETCH)'
+# Indexed fields, "NAME(i)  MW((a+(i)*s):(b+(i)*s))", kept as "NAME(0)" ..
+# "NAME(n-1)": the dependent QMDs are as many as the plain
+# DEPENDENT_QMD<i>_POINTER fields (two); constant buffers: bank 0 only
+# (where a kernel's parameters are).
+QMD_INDEXED='DEPENDENT_QMD_ENABLE:2 DEPENDENT_QMD_ACTION:2 DEPENDENT_QMD_PREFETCH:2 CONSTANT_BUFFER_VALID:1 CONSTANT_BUFFER_ADDR_LOWER:1 CONSTANT_BUFFER_ADDR_UPPER:1 CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6:1 CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6:1 CONSTANT_BUFFER_SIZE_SHIFTED4:1'
+# Fields whose named values are kept (values.tsv, scope qmd:CLASS:VERSION).
+QMD_VALUES='QMD_TYPE|REQUIRE_SCHEDULING_PCAS|DEPENDENT_QMD_ACTION|DEPENDENT_QMD[01]_ACTION|DEPENDENT_QMD_ENABLE|DEPENDENT_QMD[01]_ENABLE'
 for c in $computes; do
-	awk -v c="$c" -v want="^($QMD_WANT)\$" '
-	$1 == "#define" && $2 ~ /_QMDV[0-9][0-9]_[0-9][0-9]_/ && $3 ~ /^MW\([0-9]+:[0-9]+\)$/ {
-		s = $2; sub(/^NV[0-9A-F]+_QMDV/, "", s)
-		ver = substr(s, 1, 5); f = substr(s, 7)
-		if (f !~ want) next
-		b = $3; gsub(/MW\(|\)/, "", b); split(b, hl, ":")
-		printf "qmd:%s:%s\t%s\t%s\t%s\n", c, ver, f, hl[1], hl[2] }' "$tmp/cl${c}qmd.h"
-done | LC_ALL=C sort -u > "$tmp/qmd"
+	awk -v c="$c" -v want="^($QMD_WANT)\$" -v vwant="^($QMD_VALUES)_" -v indexed="$QMD_INDEXED" '
+	BEGIN { n = split(indexed, ix, " "); for (k = 1; k <= n; k++) { split(ix[k], p, ":"); count[p[1]] = p[2] } }
+	function strip(s) { sub(/^NV[0-9A-F]+_QMDV/, "", s); return s }
+	# "368+(i)*5" -> base and step (a plain number: step 0)
+	function term(e, r) { r[1] = e + 0; r[2] = 0
+		if (match(e, /\+\(i\)\*[0-9]+$/)) { r[1] = substr(e, 1, RSTART - 1) + 0; r[2] = substr(e, RSTART + 5) + 0 } }
+	$1 == "#define" && $2 ~ /_QMDV[0-9][0-9]_[0-9][0-9]_/ {
+		s = strip($2); ver = substr(s, 1, 5); f = substr(s, 7)
+		if ($3 ~ /^MW\([0-9]+:[0-9]+\)$/ && f ~ want) {
+			b = $3; gsub(/MW\(|\)/, "", b); split(b, hl, ":")
+			printf "F\tqmd:%s:%s\t%s\t%s\t%s\n", c, ver, f, hl[1], hl[2]
+		} else if (f ~ /\(i\)$/ && $3 ~ /^MW\(\(/ && (substr(f, 1, length(f) - 3) in count)) {
+			base = substr(f, 1, length(f) - 3)
+			b = $3; sub(/^MW\(\(/, "", b); sub(/\)\)$/, "", b); split(b, e, "\\):\\(")
+			term(e[1], hi); term(e[2], lo)
+			for (i = 0; i < count[base]; i++)
+				printf "F\tqmd:%s:%s\t%s(%d)\t%d\t%d\n", c, ver, base, i, hi[1] + i * hi[2], lo[1] + i * lo[2]
+		} else if ($3 ~ /^0x[0-9a-fA-F]+$/ && f ~ vwant) {
+			printf "V\tqmd:%s:%s\t%s\t%s\n", c, ver, f, $3
+		}
+	}' "$tmp/cl${c}qmd.h"
+done | LC_ALL=C sort -u > "$tmp/qmdall"
+awk -F '\t' '$1 == "F" { print $2 "\t" $3 "\t" $4 "\t" $5 }' "$tmp/qmdall" > "$tmp/qmd"
+awk -F '\t' '$1 == "V" { print $2 "\t" $3 "\t" $4 }' "$tmp/qmdall" > "$tmp/qmd_values"
 
 head3() {
 	printf '#From %s\n' "$1"
@@ -177,11 +203,11 @@ DSRC="open-gpu-doc (commit $dcommit)"
 	} | LC_ALL=C sort -u
 } > "$tmp/fields.tsv"
 {
-	head3 "$KSRC $kpath/cl{$(echo $hosts | tr ' ' ,)}.h; $DSRC classes/host/clc76f.h, classes/compute/cl*c0.h, classes/dma-copy/cl*b5.h" \
+	head3 "$KSRC $kpath/cl{$(echo $hosts | tr ' ' ,)}.h; $DSRC classes/host/clc76f.h, classes/compute/cl*c0.h and cl*c0qmd.h, classes/dma-copy/cl*b5.h" \
 		"scope	name	value"
 	{
 		awk -F '\t' '$2 == "V" { printf "%s\t%s\t%s\n", $1, $3, $4 }' "$tmp/facts"
-		cat "$tmp/dma_values"
+		cat "$tmp/dma_values" "$tmp/qmd_values"
 	} | LC_ALL=C sort -u
 } > "$tmp/values.tsv"
 

@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "gpuwork_class.h"
+#include "gpuwork_qmd.h"
 #include "nvtables.h"
 
 const char *const gw_kind_names[GW_KINDS] = {
 	"LAUNCH", "EMPTY-QMD", "COPY", "SEMAPHORE", "BIND", "METHOD", "BAD", "GP-ENTRY",
+	"GRAPH-LAUNCH", "QMD-LOAD", "UNSEEN-QMD",
 };
 const char *const gw_engine_names[] = { "?", "HOST", "COMPUTE", "COPY" };
 
@@ -41,6 +43,7 @@ struct gw_chan {
 	struct gw_upload cur;
 	struct gw_upload done[GW_UPLOADS];
 	unsigned next_done;
+	struct gw_qmds *qmds;       /* the process's, NULL: none (not owned) */
 };
 
 static struct {
@@ -93,6 +96,11 @@ void gw_chan_free(struct gw_chan *c)
 	for (i = 0; i < GW_SUBCH; i++)
 		free(c->regs[i]);
 	free(c);
+}
+
+void gw_chan_set_qmds(struct gw_chan *c, struct gw_qmds *q)
+{
+	c->qmds = q;
 }
 
 uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s)
@@ -181,69 +189,78 @@ static void host_method(struct ctx *x, uint32_t subch, uint32_t m, uint32_t data
 	}
 }
 
-/* The QMD layout of k whose version fields match the uploaded dwords. */
-static const struct gw_qmd_layout *qmd_layout(const struct gw_class *k, const struct gw_upload *u)
+/* The QMD at addr: the channel's recent uploads first, then the process's. */
+static bool find_qmd(const struct gw_chan *c, uint64_t addr, const uint32_t **dw, uint32_t *n)
 {
-	uint64_t v;
-	int i;
+	const struct gw_qmd_slot *s;
+	unsigned i;
 
-	for (i = 0; i < k->nqmd; i++) {
-		const struct gw_qmd_layout *q = &k->qmd[i];
+	for (i = 0; i < GW_UPLOADS; i++) {
+		const struct gw_upload *u = &c->done[(c->next_done + GW_UPLOADS - 1 - i) % GW_UPLOADS];
 
-		if (!gw_get_mw(u->dw, u->n, q->major, &v) || v != q->want_major)
-			continue;
-		if (q->minor && (!gw_get_mw(u->dw, u->n, q->minor, &v) || v != q->want_minor))
-			continue;
-		return q;
+		if (u->n && u->dst == addr) {
+			*dw = u->dw;
+			*n = u->n;
+			return true;
+		}
 	}
-	return NULL;
+	if (!(s = gw_qmds_get(c->qmds, addr)))
+		return false;
+	*dw = s->dw;
+	*n = s->n;
+	return true;
 }
 
-static void read_qmd(struct gw_event *e, const struct gw_class *k, const struct gw_upload *u)
-{
-	const struct gw_qmd_layout *q = qmd_layout(k, u);
-	uint64_t v = 0, hi = 0;
-	int i;
+struct chain_ctx {
+	struct ctx *x;
+	uint32_t subch;
+	const struct gw_class *k;
+};
 
-	if (!q)
-		return;
-	e->have_qmd = true;
-	e->qmd_version = q->version;
-	for (i = 0; i < 3; i++) {
-		e->grid[i] = gw_get_mw(u->dw, u->n, q->grid[i], &v) ? (uint32_t)v : 0;
-		e->block[i] = gw_get_mw(u->dw, u->n, q->block[i], &v) ? (uint32_t)v : 0;
-	}
-	e->smem = gw_get_mw(u->dw, u->n, q->smem, &v) ? (uint32_t)v : 0;
-	if (gw_get_mw(u->dw, u->n, q->prog_lo, &v)) {
-		gw_get_mw(u->dw, u->n, q->prog_hi, &hi);
-		e->program = hi << 32 | v;
-	}
+static void chain_out(void *arg, struct gw_event *e)
+{
+	struct chain_ctx *cc = arg;
+
+	emit(cc->x, e, cc->subch, cc->k);
 }
 
+/* A QMD sent (SEND_PCAS_A, then a PCAS action that schedules). */
 static void launch(struct ctx *x, uint32_t subch, const struct gw_class *k, const uint32_t *regs)
 {
 	struct gw_event e = { .kind = GW_LAUNCH };
-	unsigned i;
+	struct gw_qmd_facts f = { 0 };
+	const uint32_t *dw;
+	uint32_t n;
 
-	e.qmd = (uint64_t)reg(regs, k->send_pcas_a) << 8;
-	for (i = 0; i < GW_UPLOADS; i++) {
-		const struct gw_upload *u = &x->c->done[(x->c->next_done + GW_UPLOADS - 1 - i) % GW_UPLOADS];
+	e.qmd = (uint64_t)reg(regs, k->send_pcas_a) << GW_QMD_ADDR_SHIFT;
+	if (find_qmd(x->c, e.qmd, &dw, &n))
+		gw_qmd_read(&e, k, dw, n, &f);
+	e.kind = gw_qmd_send_kind(&e, &f);
+	if (e.kind == GW_GRAPH && x->c->qmds) {
+		struct chain_ctx cc = { x, subch, k };
 
-		if (u->n && u->dst == e.qmd) {
-			read_qmd(&e, k, u);
-			if (e.have_qmd && (uint64_t)e.grid[0] * e.grid[1] * e.grid[2] == 0)
-				e.kind = GW_EMPTY_QMD;
-			break;
-		}
+		gw_qmd_walk(x->c->qmds, k, &e, chain_out, &cc);
+		return;
 	}
+	if (e.kind == GW_GRAPH)   /* no memory of QMDs: its chain is not followed */
+		e.name = "no QMDs remembered: its chain was not followed";
 	emit(x, &e, subch, k);
 }
 
-static void upload_done(struct gw_chan *c)
+/* An inline upload ended; one that is a QMD of k is kept for the process. */
+static void upload_done(struct gw_chan *c, const struct gw_class *k)
 {
+	struct gw_event probe = { 0 };
+	struct gw_qmd_facts f;
+
 	c->done[c->next_done] = c->cur;
 	c->next_done = (c->next_done + 1) % GW_UPLOADS;
 	c->uploading = false;
+	if (!c->qmds)
+		return;
+	gw_qmd_read(&probe, k, c->cur.dw, c->cur.n, &f);
+	if (f.q)
+		gw_qmds_put(c->qmds, c->cur.dst, c->cur.dw, c->cur.n);
 }
 
 static void compute_method(struct ctx *x, uint32_t subch, const struct gw_class *k,
@@ -267,7 +284,7 @@ static void compute_method(struct ctx *x, uint32_t subch, const struct gw_class 
 		if (c->cur.n < GW_UPLOAD_DW)
 			c->cur.dw[c->cur.n++] = data;
 		if (--c->up_want == 0)
-			upload_done(c);
+			upload_done(c, k);
 		return;   /* data, not a method worth an event */
 	} else if (m == k->send_pcas2_b && k->pcas2_action) {
 		action = gw_value_name(k->scope, "SEND_SIGNALING_PCAS2_B_PCAS_ACTION",

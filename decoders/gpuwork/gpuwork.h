@@ -17,9 +17,12 @@
 #include <stdint.h>
 
 enum gw_kind {
-	GW_LAUNCH,      /* a compute kernel was scheduled */
+	GW_LAUNCH,      /* a compute kernel was scheduled: by its own send, or
+			 * (graph set) by a QMD it depends on */
 	GW_EMPTY_QMD,   /* a QMD of grid 0 was scheduled: no kernel runs (CUDA
-			 * sends one before each launch on Hopper, H100 580.159.04) */
+			 * sends one of QMD_TYPE GRID_NULL before each launch on
+			 * Hopper, 580.159.04: it waits on DEPENDENCE_COUNTER, the
+			 * launch after it decrements it; shown with -v) */
 	GW_COPY,        /* a copy engine transfer (fill: a memset-like remap) */
 	GW_SEMAPHORE,   /* a semaphore operation (host, compute or copy) */
 	GW_BIND,        /* SET_OBJECT: a class bound to a subchannel */
@@ -27,6 +30,14 @@ enum gw_kind {
 	GW_BAD,         /* a header the format does not allow, or a count past the end */
 	GW_GP,          /* the GPFIFO entry itself (gp): a control entry, or with -v
 			 * the segment's level, sync and fetch */
+	GW_GRAPH,       /* a QMD sent that starts others when it ends (dependent
+			 * QMDs it SCHEDULEs: a CUDA graph's head); the kernels
+			 * follow as GW_LAUNCH events with graph set */
+	GW_QMD_LOAD,    /* a QMD sent that its send does not start
+			 * (REQUIRE_SCHEDULING_PCAS: the QMD that SCHEDULEs it
+			 * does; CUDA sends a graph's nodes so at its first launch) */
+	GW_UNSEEN,      /* a QMD a chain leads to that cannot be followed (not
+			 * seen uploaded, the chain too long): its work is unseen */
 	GW_KINDS
 };
 extern const char *const gw_kind_names[GW_KINDS];
@@ -64,6 +75,9 @@ bool gw_gp_decode(uint32_t chan_class, uint64_t entry, struct gw_gp *gp);
 uint64_t gw_gp_address(const struct gw_gp *gp, uint64_t base);
 
 struct gw_tie;
+struct gw_qmds;
+
+#define GW_EVENT_DEPS 2
 
 struct gw_event {
 	enum gw_kind kind;
@@ -73,12 +87,28 @@ struct gw_event {
 	uint32_t method, data;  /* GW_METHOD, GW_BIND (data: SET_OBJECT's); GW_BAD: the header */
 	const char *name;       /* GW_METHOD: method name or NULL; GW_BAD: why;
 				 * GW_SEMAPHORE: the operation ("RELEASE") */
-	/* GW_LAUNCH */
+	/* GW_LAUNCH and the QMD kinds (GW_EMPTY_QMD, GW_GRAPH, GW_QMD_LOAD, GW_UNSEEN) */
 	uint64_t qmd;
-	bool have_qmd;          /* the QMD was uploaded in this channel's segments */
+	bool have_qmd;          /* the QMD was seen uploaded (this process's segments) */
 	const char *qmd_version;  /* "04_00" */
-	uint32_t grid[3], block[3], smem;
+	uint32_t grid[3];       /* in blocks, clusters or not */
+	uint32_t cluster[3];    /* blocks per cluster (GPC_CGA_*); 0,0,0: no clusters */
+	uint32_t block[3], smem;
 	uint64_t program;
+	const char *qmd_type;   /* QMD_TYPE's value name ("GRID_CTA"), NULL: none */
+	uint32_t dep_counter;   /* DEPENDENCE_COUNTER: ends it waits for */
+	struct gw_dep {         /* what the GPU does with another QMD when this one ends */
+		uint64_t qmd;
+		const char *action;   /* "QMD_SCHEDULE", NULL: no name */
+		uint32_t action_v;
+		bool schedules;       /* the action starts it (..._SCHEDULE) */
+	} deps[GW_EVENT_DEPS];
+	uint32_t ndeps;
+	/* a kernel a graph's head started (GW_LAUNCH, GW_UNSEEN) or the head
+	 * itself (GW_GRAPH): the head's address and which of its sends */
+	uint64_t graph;         /* 0: not part of a graph */
+	uint32_t graph_launch;
+	uint32_t graph_kernels, graph_unseen;   /* GW_GRAPH: what its chain gave */
 	/* GW_COPY */
 	uint64_t src, dst, bytes;
 	bool fill;
@@ -98,6 +128,9 @@ struct gw_chan;
 
 /* A channel of class chan_class (its host class); NULL if out of memory. */
 struct gw_chan *gw_chan_new(uint32_t chan_class);
+/* The process's remembered QMDs (gpuwork_qmds.h), shared by its channels:
+ * uploads go there, and chains of QMDs are followed through it. */
+void gw_chan_set_qmds(struct gw_chan *c, struct gw_qmds *q);
 void gw_chan_free(struct gw_chan *c);
 /* The class bound to subchannel s (0 unknown). */
 uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);

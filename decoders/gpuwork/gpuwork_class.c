@@ -50,14 +50,58 @@ static void fill_host(struct gw_class *k)
 					&k->gp_op_set_base);
 }
 
+/* Dependent QMD i's field NAME: "DEPENDENT_QMD_NAME(i)" (V04's indexed
+ * form) or "DEPENDENT_QMD<i>_NAME" (V03, V05); prefix: its values' prefix. */
+static const struct gw_field *dep_field(const char *scope, const char *name, int i,
+					char prefix[40])
+{
+	const struct gw_field *f;
+	char n[40];
+
+	snprintf(n, sizeof(n), "DEPENDENT_QMD_%s(%d)", name, i);
+	if ((f = gw_field_find(scope, n))) {
+		snprintf(prefix, 40, "DEPENDENT_QMD_%s", name);
+		return f;
+	}
+	snprintf(n, sizeof(n), "DEPENDENT_QMD%d_%s", i, name);
+	snprintf(prefix, 40, "%s", n);
+	return gw_field_find(scope, n);
+}
+
+/* What a layout says about clusters and chains of QMDs (none before V03). */
+static void add_chain_fields(struct gw_qmd_layout *q)
+{
+	static const char *const cga[3] = { "GPC_CGA_WIDTH", "GPC_CGA_HEIGHT", "GPC_CGA_DEPTH" };
+	char name[64], unused[40];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		q->cga[i] = gw_field_find(q->scope, cga[i]);
+	q->type = gw_field_find(q->scope, "QMD_TYPE");
+	q->dep_counter = gw_field_find(q->scope, "DEPENDENCE_COUNTER");
+	q->require_pcas = gw_field_find(q->scope, "REQUIRE_SCHEDULING_PCAS");
+	q->have_require_true = gw_value_find(q->scope, "REQUIRE_SCHEDULING_PCAS_TRUE",
+					     &q->require_true);
+	for (i = 0; i < GW_QMD_DEPS; i++) {
+		snprintf(name, sizeof(name), "DEPENDENT_QMD%d_POINTER", i);
+		q->dep_pointer[i] = gw_field_find(q->scope, name);
+		q->dep_enable[i] = dep_field(q->scope, "ENABLE", i, unused);
+		q->dep_action[i] = dep_field(q->scope, "ACTION", i, q->action_prefix[i]);
+		snprintf(name, sizeof(name), "%s_QMD_SCHEDULE", q->action_prefix[i]);
+		q->have_schedule[i][0] = gw_value_find(q->scope, name, &q->act_schedule[i][0]);
+		snprintf(name, sizeof(name), "%s_QMD_INVALIDATE_COPY_SCHEDULE", q->action_prefix[i]);
+		q->have_schedule[i][1] = gw_value_find(q->scope, name, &q->act_schedule[i][1]);
+	}
+}
+
 /* One QMD version's layout, "qmd:cbc0:04_00", if its version fields are known. */
 static void add_qmd(struct gw_class *k, const char *version)
 {
 	struct gw_qmd_layout *q;
-	char scope[32];
 	static const char *const grid[2][3] = {
 		{ "GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH" },
 		{ "CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH" } };
+	const char *scope;
 	unsigned maj, min;
 	int i;
 
@@ -65,11 +109,15 @@ static void add_qmd(struct gw_class *k, const char *version)
 		return;
 	q = &k->qmd[k->nqmd];
 	snprintf(q->version, sizeof(q->version), "%s", version);
-	snprintf(scope, sizeof(scope), "qmd:%s:%s", k->scope, version);
+	snprintf(q->scope, sizeof(q->scope), "qmd:%s:%s", k->scope, version);
+	scope = q->scope;
 	q->major = gw_field_find(scope, "QMD_MAJOR_VERSION");
-	q->minor = gw_field_find(scope, "QMD_VERSION");
+	q->minor = gw_field_find(scope, "QMD_MINOR_VERSION");   /* V04 on */
+	if (!q->minor)
+		q->minor = gw_field_find(scope, "QMD_VERSION");  /* V03's name */
 	q->want_major = maj;
 	q->want_minor = min;
+	add_chain_fields(q);
 	for (i = 0; i < 3; i++) {
 		char b[32];
 

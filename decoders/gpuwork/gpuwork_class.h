@@ -12,11 +12,23 @@
 #define GW_NO_METHOD 0xffffffffu
 #define GW_QMD_VERSIONS 8
 
+#define GW_QMD_DEPS 2   /* DEPENDENT_QMD0 and 1: the pointers the layouts have */
+
 struct gw_qmd_layout {
 	char version[8];               /* "04_00" */
+	char scope[24];                /* "qmd:cbc0:04_00" */
 	const struct gw_field *major, *minor;   /* minor may be NULL */
 	uint32_t want_major, want_minor;
 	const struct gw_field *grid[3], *block[3], *smem, *prog_lo, *prog_hi;
+	/* clusters (V04+): GPC_CGA_* is the cluster's shape in blocks */
+	const struct gw_field *cga[3], *type;
+	/* chains: what the GPU does with dependent QMD i when this one ends */
+	const struct gw_field *dep_enable[GW_QMD_DEPS], *dep_action[GW_QMD_DEPS],
+			      *dep_pointer[GW_QMD_DEPS], *dep_counter, *require_pcas;
+	char action_prefix[GW_QMD_DEPS][40];   /* the action's values' prefix */
+	/* the actions that schedule it: QMD_SCHEDULE, QMD_INVALIDATE_COPY_SCHEDULE */
+	uint32_t act_schedule[GW_QMD_DEPS][2], require_true;
+	bool have_schedule[GW_QMD_DEPS][2], have_require_true;
 };
 
 struct gw_class {

@@ -9,16 +9,20 @@
  *   0.512 gpu-work 683 chan 0x5c00001c COMPUTE LAUNCH grid=(23,1,1) block=(32,1,1) smem=0 qmd=0x204e13800
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "call_name.h"
 #include "decoder.h"
 #include "gpuwork.h"
+#include "gpuwork_qmds.h"
 #include "nvtables.h"
 
 struct ct_gwstate {
 	struct idmap chans;   /* client << 32 | channel -> struct chan */
+	struct idmap procs;   /* pid -> struct gw_qmds: the QMDs it uploaded */
+	uint64_t graph_launches, unseen;   /* for the closing line */
 };
 
 /* A channel: its decoder, and what its latest work came after. */
@@ -47,10 +51,21 @@ static struct chan *chan_of(struct ct_decoder *d, uint32_t client, uint32_t chan
 	return c;
 }
 
-static struct gw_chan *decoder_of(struct chan *c, uint32_t chan_class)
+/* The process's remembered QMDs, made on first use (NULL: out of memory). */
+static struct gw_qmds *qmds_of(struct ct_gwstate *g, uint32_t pid)
 {
-	if (c && !c->dec)
-		c->dec = gw_chan_new(chan_class);
+	struct gw_qmds *q = idmap_get(&g->procs, (uint64_t)pid + 1);
+
+	if (!q && (q = gw_qmds_new()))
+		idmap_put(&g->procs, (uint64_t)pid + 1, q);
+	return q;
+}
+
+static struct gw_chan *decoder_of(struct ct_decoder *d, struct chan *c, uint32_t chan_class,
+				  uint32_t pid)
+{
+	if (c && !c->dec && (c->dec = gw_chan_new(chan_class)))
+		gw_chan_set_qmds(c->dec, qmds_of(d->gw, pid));
 	return c ? c->dec : NULL;
 }
 
@@ -117,31 +132,138 @@ static void head(struct ct_decoder *d, const struct ct_gpu_seg *s, const char *e
 		out_printf(&d->out, "gpu-work %u chan 0x%x %s", s->h.pid, s->channel, kind);
 }
 
+static void json_xyz(struct emit *e, const char *key, const uint32_t v[3])
+{
+	em_open(e, key);
+	em_u64(e, "x", v[0]); em_u64(e, "y", v[1]); em_u64(e, "z", v[2]);
+	em_close(e);
+}
+
+/* JSON: the QMD's type, dependence counter and dependent QMDs. */
+static void json_qmd_links(struct emit *e, const struct gw_event *ev)
+{
+	uint32_t i;
+
+	if (ev->qmd_type)
+		em_str(e, "qmd_type", ev->qmd_type);
+	em_u64(e, "dependence_counter", ev->dep_counter);
+	em_open(e, "dependents");
+	for (i = 0; i < ev->ndeps; i++) {
+		char key[12];
+
+		snprintf(key, sizeof(key), "%u", i);
+		em_open(e, key);
+		em_hex(e, "qmd", ev->deps[i].qmd);
+		em_hex_named(e, "action", ev->deps[i].action_v, ev->deps[i].action);
+		em_close(e);
+	}
+	em_close(e);
+}
+
+/* Text, -v: " type=GRID_NULL waits=2 then QMD_SCHEDULE 0x204e0c800". */
+static void text_qmd_links(struct ct_decoder *d, const struct gw_event *ev)
+{
+	uint32_t i;
+
+	if (ev->qmd_type)
+		out_printf(&d->out, " type=%s", ev->qmd_type);
+	if (ev->dep_counter)
+		out_printf(&d->out, " waits=%u", ev->dep_counter);
+	for (i = 0; i < ev->ndeps; i++) {
+		if (ev->deps[i].action)
+			out_printf(&d->out, " then %s 0x%" PRIx64, ev->deps[i].action, ev->deps[i].qmd);
+		else
+			out_printf(&d->out, " then action 0x%x 0x%" PRIx64, ev->deps[i].action_v,
+				   ev->deps[i].qmd);
+	}
+}
+
+static void print_graph_mark(struct ct_decoder *d, const struct gw_event *ev)
+{
+	if (!ev->graph)
+		return;
+	if (d->o.json) {
+		em_u64(&d->em, "graph_launch", ev->graph_launch);
+		em_hex(&d->em, "graph", ev->graph);
+	} else {
+		out_printf(&d->out, " (graph launch %u of 0x%" PRIx64 ")", ev->graph_launch, ev->graph);
+	}
+}
+
 static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 {
 	struct emit *e = &d->em;
+	bool cluster = ev->cluster[0] != 0;
 
 	if (d->o.json) {
 		if (ev->have_qmd) {
-			em_open(e, "grid");
-			em_u64(e, "x", ev->grid[0]); em_u64(e, "y", ev->grid[1]); em_u64(e, "z", ev->grid[2]);
-			em_close(e);
-			em_open(e, "block");
-			em_u64(e, "x", ev->block[0]); em_u64(e, "y", ev->block[1]); em_u64(e, "z", ev->block[2]);
-			em_close(e);
+			json_xyz(e, "grid", ev->grid);   /* in blocks */
+			if (cluster)
+				json_xyz(e, "cluster", ev->cluster);
+			json_xyz(e, "block", ev->block);
 			em_u64(e, "smem", ev->smem);
 			em_hex(e, "program", ev->program);
 			em_str(e, "qmd_version", ev->qmd_version);
+			if (d->o.verbose || ev->kind != GW_LAUNCH)
+				json_qmd_links(e, ev);
 		}
 		em_hex(e, "qmd", ev->qmd);
+		print_graph_mark(d, ev);
 		return;
 	}
-	if (ev->have_qmd)
+	if (ev->have_qmd && cluster)
+		out_printf(&d->out, " grid=(%u,%u,%u) cluster=(%u,%u,%u) block=(%u,%u,%u) smem=%u",
+			   ev->grid[0], ev->grid[1], ev->grid[2], ev->cluster[0], ev->cluster[1],
+			   ev->cluster[2], ev->block[0], ev->block[1], ev->block[2], ev->smem);
+	else if (ev->have_qmd)
 		out_printf(&d->out, " grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u", ev->grid[0],
 			   ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2], ev->smem);
 	else
 		out_printf(&d->out, " grid=? (QMD not uploaded in a segment read)");
 	out_printf(&d->out, " qmd=0x%" PRIx64, ev->qmd);
+	if (ev->have_qmd && (d->o.verbose || ev->kind != GW_LAUNCH))
+		text_qmd_links(d, ev);
+	print_graph_mark(d, ev);
+}
+
+/* A graph's head: which launch, and what its chain gave. */
+static void print_graph(struct ct_decoder *d, const struct gw_event *ev)
+{
+	struct emit *e = &d->em;
+
+	if (d->o.json) {
+		em_u64(e, "graph_launch", ev->graph_launch);
+		em_hex(e, "qmd", ev->qmd);
+		em_u64(e, "kernels", ev->graph_kernels);
+		em_u64(e, "unseen", ev->graph_unseen);
+		if (ev->name)
+			em_str(e, "error", ev->name);
+		if (d->o.verbose)
+			json_qmd_links(e, ev);
+		return;
+	}
+	out_printf(&d->out, " %u qmd=0x%" PRIx64 ": %u QMD%s started", ev->graph_launch, ev->qmd,
+		   ev->graph_kernels, ev->graph_kernels == 1 ? "" : "s");
+	if (ev->graph_unseen)
+		out_printf(&d->out, ", %u that could not be followed (their work is unseen)",
+			   ev->graph_unseen);
+	if (ev->name)
+		out_printf(&d->out, " (%s)", ev->name);
+	if (d->o.verbose)
+		text_qmd_links(d, ev);
+}
+
+/* A QMD of a chain that cannot be followed, and why. */
+static void print_unseen(struct ct_decoder *d, const struct gw_event *ev)
+{
+	if (d->o.json) {
+		em_hex(&d->em, "qmd", ev->qmd);
+		em_str(&d->em, "error", ev->name ? ev->name : "?");
+	} else {
+		out_printf(&d->out, " qmd=0x%" PRIx64 ": %s: what it starts is unseen", ev->qmd,
+			   ev->name ? ev->name : "?");
+	}
+	print_graph_mark(d, ev);
 }
 
 /* A ring entry's level, sync and fetch, by the names the class gives them. */
@@ -209,7 +331,14 @@ static void print_body(struct ct_decoder *d, const struct gw_event *ev)
 	switch (ev->kind) {
 	case GW_LAUNCH:
 	case GW_EMPTY_QMD:
+	case GW_QMD_LOAD:
 		print_launch(d, ev);
+		break;
+	case GW_GRAPH:
+		print_graph(d, ev);
+		break;
+	case GW_UNSEEN:
+		print_unseen(d, ev);
 		break;
 	case GW_COPY:
 		if (d->o.json) {
@@ -299,6 +428,14 @@ static void print_after(struct ct_decoder *d, const struct gw_tie *t)
 	}
 }
 
+/* Named methods, a segment's own entry, QMDs that start no kernel when
+ * sent (stream order, a graph's nodes loaded): -v (control entries always). */
+static bool verbose_only(const struct gw_event *ev)
+{
+	return (ev->kind == GW_METHOD && ev->name) || (ev->kind == GW_GP && !ev->gp->control) ||
+	       ev->kind == GW_EMPTY_QMD || ev->kind == GW_QMD_LOAD;
+}
+
 static void on_event(void *arg, const struct gw_event *ev_in)
 {
 	struct seg_ctx *x = arg;
@@ -312,9 +449,10 @@ static void on_event(void *arg, const struct gw_event *ev_in)
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
-	/* named methods and a segment's own entry: -v (control entries always) */
-	if (d->o.quiet || (!d->o.verbose && ((ev->kind == GW_METHOD && ev->name) ||
-					     (ev->kind == GW_GP && !ev->gp->control))))
+	if (ev->kind == GW_GRAPH)
+		d->gw->graph_launches++;
+	d->gw->unseen += ev->kind == GW_UNSEEN;
+	if (d->o.quiet || (!d->o.verbose && verbose_only(ev)))
 		return;
 	head(d, x->s, gw_engine_names[ev->engine], gw_kind_names[ev->kind]);
 	print_body(d, ev);
@@ -385,10 +523,50 @@ void ct_gpuwork_on_seg(struct ct_decoder *d, const struct ct_gpu_seg *s)
 	}
 	if (on_entry(&x))
 		return;
-	dec = decoder_of(c, s->chan_class);
+	dec = decoder_of(d, c, s->chan_class, s->h.pid);
 	if (dec)
 		gw_decode(dec, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC,
 			  on_event, &x);
+}
+
+static void sum_not_kept(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	*(uint64_t *)ctx += gw_qmds_not_kept(val);
+}
+
+void ct_gpuwork_finish(struct ct_decoder *d)
+{
+	struct ct_decode_stats *st = &d->st;
+
+	if (!d->gw)
+		return;
+	st->gw_graph_launches = d->gw->graph_launches;
+	st->gw_unseen_qmds = d->gw->unseen;
+	st->gw_qmds_not_kept = 0;
+	idmap_each(&d->gw->procs, sum_not_kept, &st->gw_qmds_not_kept);
+}
+
+bool ct_gpuwork_summary(const struct ct_decode_stats *st, char *buf, size_t n)
+{
+	int k;
+
+	if (!st->gw_graph_launches && !st->gw_unseen_qmds && !st->gw_qmds_not_kept)
+		return false;
+	k = snprintf(buf, n, "gpu-work decoding: %" PRIu64 " graph launches followed, %" PRIu64
+		     " QMDs a chain led to could not be followed (not seen uploaded: the kernels "
+		     "they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
+	if (st->gw_qmds_not_kept && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", %" PRIu64 " QMD uploads not remembered (a "
+			 "process's memory of %u QMDs was full)", st->gw_qmds_not_kept, GW_QMDS_MAX);
+	return true;
+}
+
+static void free_qmds(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	gw_qmds_free(val);
 }
 
 static void free_chan(uint64_t key, void *val, void *ctx)
@@ -407,6 +585,8 @@ void ct_gpuwork_decoder_free(struct ct_decoder *d)
 		return;
 	idmap_drain(&d->gw->chans, free_chan, NULL);
 	idmap_free(&d->gw->chans);
+	idmap_drain(&d->gw->procs, free_qmds, NULL);
+	idmap_free(&d->gw->procs);
 	free(d->gw);
 	d->gw = NULL;
 }

@@ -18,6 +18,8 @@
 #   escape_probe_fields.tsv escape structs nvabi has no fields for (optional)
 #   ctrl_fields.tsv    RM control params, key = NVOS54 cmd     (optional)
 #   alloc_fields.tsv   RM alloc params, key = NVOS21/64 hClass (optional)
+#   alloc_gvisor_fields.tsv the same, for drivers newer than shared/nvabi,
+#                      from gVisor's pkg/abi/nvgpu (by hand, with its #From) (optional)
 #   refine.tsv         what the headers' types do not say      (optional)
 #   array_elems.tsv    the entries of counted arrays          (optional)
 #
@@ -79,6 +81,7 @@ BEGIN {
 	fam_of["uvm_api_fields"] = 1; keyw["uvm_api_fields"] = 8
 	fam_of["ctrl_fields"] = 2;   keyw["ctrl_fields"] = 8
 	fam_of["alloc_fields"] = 3;  keyw["alloc_fields"] = 8
+	fam_of["alloc_gvisor_fields"] = 3; keyw["alloc_gvisor_fields"] = 8
 	NFAM = 4
 	fam_c[0] = "CT_LAYOUT_ESCAPE"; fam_c[1] = "CT_LAYOUT_UVM"
 	fam_c[2] = "CT_LAYOUT_CTRL";   fam_c[3] = "CT_LAYOUT_ALLOC"
@@ -122,7 +125,7 @@ FNR == 1 {
 	t = file_table(FILENAME)
 	if (t == "refine") { ftag = "-"; seen_file[t] = 1; next }
 	if (!(t in fam_of) && t != "array_elems")
-		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv, alloc_fields.tsv, refine.tsv or array_elems.tsv)")
+		die("unknown layout file (expected escape_fields.tsv, escape_probe_fields.tsv, uvm_fields.tsv, uvm_api_fields.tsv, ctrl_fields.tsv, alloc_fields.tsv, alloc_gvisor_fields.tsv, refine.tsv or array_elems.tsv)")
 	if (t in seen_file) die("file given twice")
 	seen_file[t] = 1
 	ftag = ""

@@ -171,6 +171,45 @@ put("rec-edge-trailer-ncpu0", rec(10, struct.pack("<QQQII", 1, 5, 6, 0, 0)))
 put("rec-edge-mmap-err", rec(4, struct.pack("<Q16siIQQQIIQqII", 1, b"x", 3, 0xc300000, 0, 0,
                                             4096, 3, 1, 0, -12, 0, 0)))
 
+# --gpu-work QMD chains (CUDA graphs) and clusters: V04_00 fields by hand
+# (clcbc0qmd.h; the same as tests/hostile/hostile.py), in GPU_SEG records.
+def qmd(gx, deps=(), require=0, cga=(0, 0, 0), qtype=2, counter=0):
+    q = [0] * 96
+    q[0] = qtype << 23 | require << 30 | counter
+    q[18] = 4 << 4
+    q[32], q[33], q[34], q[36], q[37] = gx, 1, 1, 32 | 1 << 16, 1
+    for i, a in enumerate(deps[:2]):
+        q[11] |= 3 << (16 + 5 * i)                  # ENABLE(i), ACTION(i) = SCHEDULE
+        q[14 + i] = (a >> 8) & 0xffffffff           # DEPENDENT_QMDi_POINTER
+    q[67] = cga[0] | cga[1] << 8 | cga[2] << 16     # GPC_CGA_WIDTH/HEIGHT/DEPTH
+    return q
+def hd(op, n, sub, m):
+    return op << 29 | n << 16 | sub << 13 | m >> 2
+def up(addr, q):
+    return [hd(1, 4, 1, 0x180), 384, 1, addr >> 32, addr & 0xffffffff,
+            hd(1, 1, 1, 0x1b0), 0x41, hd(3, 96, 1, 0x1b4)] + q
+def snd(addr):
+    return [hd(1, 1, 1, 0x2b4), (addr >> 8) & 0xffffffff, hd(1, 1, 1, 0x2c0), 0xa]
+def gseg(dw):
+    dw = [hd(1, 1, 1, 0), 0xcbc0] + dw
+    entry = 0x200800000 & 0xfffffffc | ((0x200800000 >> 32) & 0xff | len(dw) << 10) << 32
+    return rec(19, struct.pack("<IIIiIIIIQQIIII", 0xc1d00001, 0x5c00001c, 0xc86f, 0, 1, 1024,
+                               2, 3, entry, 0x200800000, len(dw), len(dw), 0, 0)
+               + struct.pack("<%dI" % len(dw), *dw))
+A = lambda i: 0x300000000 + 0x200 * i
+put("edge-gpu-graph", PRE + pad(meta) + pad(gseg(
+    up(A(1), qmd(5, [A(2)], 1)) + up(A(2), qmd(6, [], 1)) + snd(A(2)) + snd(A(1))
+    + up(A(0), qmd(0, [A(1)])) + snd(A(0)) + snd(A(0)))) + pad(trailer))
+put("edge-gpu-graph-loop", PRE + pad(meta) + pad(gseg(
+    up(A(0), qmd(0, [A(1), A(0)])) + up(A(1), qmd(5, [A(0), A(1)], 1)) + snd(A(0)) * 3)))
+put("edge-gpu-graph-nowhere", PRE + pad(meta) + pad(gseg(
+    up(A(0), qmd(0, [A(9), 0])) + up(A(1), qmd(0, [0xffffffff << 8])) + snd(A(0)) + snd(A(1))
+    + snd(A(5)))))
+put("edge-gpu-cluster", PRE + pad(meta) + pad(gseg(
+    up(A(0), qmd(362, cga=(2, 1, 1), qtype=3)) + snd(A(0))
+    + up(A(1), qmd(0xffffffff, cga=(63, 63, 63), qtype=3)) + snd(A(1))
+    + up(A(2), qmd(0, [A(2)], counter=0xffff)) + snd(A(2)))))
+
 # --- zstd (-z) -------------------------------------------------------------
 if shutil.which("zstd"):
     for name in sorted(os.listdir(out)):

@@ -474,6 +474,64 @@ def body(tap, cases, tmp):
          r"gpu put record has the wrong size.*; decoded the \d+ records before it$"),
     ])
 
+    # --- --gpu-work QMD chains (CUDA graphs) and clusters ----------------------------
+    # QMD V04_00 fields by hand (clcbc0qmd.h): QMD_TYPE 25:23, REQUIRE_SCHEDULING_PCAS
+    # 30, DEPENDENCE_COUNTER 15:0, DEPENDENT_QMD_ENABLE(i) 368+5i, ACTION(i)
+    # 371+5i:369+5i (SCHEDULE 1), DEPENDENT_QMD0/1_POINTER 479:448 / 511:480
+    # (address >> 8), QMD_MAJOR_VERSION 583:580, GRID_* dwords 32-34,
+    # CTA_THREAD_DIMENSION* 36-37, GPC_CGA_* dword 67.
+    def qmd(gx, deps=(), require=False, cga=(0, 0, 0), qtype=2, counter=0):
+        q = [0] * 96
+        q[0] = qtype << 23 | require << 30 | counter
+        q[18] = 4 << 4
+        q[32], q[33], q[34], q[36], q[37] = gx, 1, 1, 32 | 1 << 16, 1
+        for i, a in enumerate(deps[:2]):
+            q[11] |= (1 | 1 << 1) << (16 + 5 * i)
+            q[14 + i] = (a >> 8) & 0xffffffff
+        q[67] = cga[0] | cga[1] << 8 | cga[2] << 16
+        return q
+
+    def hd(op, n, sub, m):
+        return op << 29 | n << 16 | sub << 13 | m >> 2
+
+    def up(addr, q):   # LINE_LENGTH_IN.., LAUNCH_DMA, LOAD_INLINE_DATA
+        return [hd(1, 4, 1, 0x180), 384, 1, addr >> 32, addr & 0xffffffff,
+                hd(1, 1, 1, 0x1b0), 0x41, hd(3, 96, 1, 0x1b4)] + q
+
+    def snd(addr):     # SEND_PCAS_A, SEND_SIGNALING_PCAS2_B (schedule)
+        return [hd(1, 1, 1, 0x2b4), (addr >> 8) & 0xffffffff, hd(1, 1, 1, 0x2c0), 0xa]
+
+    def whole(groups):  # each group of dwords in segments of its own (methods never cut)
+        out, cur = b"", [hd(1, 1, 1, 0), 0xcbc0]
+        for g in groups:
+            if len(cur) + len(g) > 4096:
+                out += gseg(len(cur), struct.pack("<%dI" % len(cur), *cur))
+                cur = []
+            cur += g
+        return out + gseg(len(cur), struct.pack("<%dI" % len(cur), *cur))
+
+    A = lambda i: 0x300000000 + 0x200 * i  # noqa: E731
+    loop = whole([up(A(0), qmd(0, [A(1)])), up(A(1), qmd(5, [A(2)], True)),
+                  up(A(2), qmd(6, [A(1), A(0)], True))] + [snd(A(0))] * 2000)
+    selfloop = whole([up(A(0), qmd(0, [A(0), A(0)]))] + [snd(A(0))] * 2000)
+    nowhere = whole([up(A(0), qmd(0, [A(99), 0])), up(A(1), qmd(0, [0xffffffff << 8] * 2))]
+                    + [snd(A(0)), snd(A(1)), snd(A(7)), snd(0)] * 500)
+    full = whole([up(A(i), qmd(i + 1, [A(i + 1), A(i + 2)], True)) for i in range(9000)]
+                 + [up(A(20000), qmd(0, [A(0), A(1)]))] + [snd(A(20000))] * 3)
+    clusters = whole([up(A(0), qmd(0xffffffff, cga=(63, 63, 63), qtype=3)), snd(A(0)),
+                      up(A(1), qmd(7, cga=(0, 5, 0), qtype=5)), snd(A(1)),
+                      up(A(2), qmd(0, [A(2)], counter=0xffff)), snd(A(2))])
+    cases.group("--gpu-work QMD chains and clusters: loops, nowhere, full memory, huge shapes", [
+        ("a chain that loops, its head sent 2000 times", head + loop, 0, r"no trailer"),
+        ("a head that schedules itself twice", head + selfloop, 0, r"no trailer"),
+        ("chains to nowhere: never uploaded, null, the top of memory", head + nowhere, 0,
+         r"no trailer"),
+        ("9000 QMDs (memory full) in one chain, each reached twice", head + full, 0,
+         r"no trailer"),
+        ("clusters of 63^3 over a grid of 2^32-1; a partial shape; a head that waits 65535",
+         head + clusters, 0, r"no trailer"),
+    ], jobs=1)
+
     # --- memory: the largest legal records, many pending calls ------------------------
     big_meta = b"".join(b"key%06d=%s\n" % (i, b"v" * 100) for i in range(9000))[:CT_META_MAX - SIZEOF_REC]
     big_ioctl = ioctl(2, arg=b"A" * (CT_ARG_MAX - 1), nest=b"N" * CT_NEST_MAX)

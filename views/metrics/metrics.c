@@ -28,7 +28,7 @@
 #include "utf8.h"
 #include "grow.h"
 
-enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_FAMS };
+enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_UNSEEN, F_FAMS };
 
 static const struct {
 	const char *name, *type, *help;
@@ -46,10 +46,14 @@ static const struct {
 		       "(memory held before it is not seen)." },
 	[F_LAUNCHES] = { "cudatrace_gpu_launches_total", "counter",
 			 "Kernel launches read from the process's channels (--gpu-work): QMDs "
-			 "scheduled with a grid of at least one block." },
+			 "scheduled with a grid of at least one block, by their own send or by "
+			 "the QMD before them in a CUDA graph." },
 	[F_COPIED] = { "cudatrace_gpu_copied_bytes_total", "counter",
 		       "Bytes of the copy engine transfers (copies and fills) read from the "
 		       "process's channels (--gpu-work)." },
+	[F_UNSEEN] = { "cudatrace_gpu_unseen_qmds_total", "counter",
+		       "QMDs a chain of QMDs (a CUDA graph) led to that could not be followed "
+		       "(--gpu-work): not seen uploaded; the kernels they start are unseen." },
 };
 
 /* Upper bounds of the duration buckets, in seconds. */
@@ -360,7 +364,7 @@ static void view_record(void *ctx, const struct ct_rec *r)
 		free(idmap_del(&m->procs, r->pid));
 }
 
-/* --gpu-work: launches and copied bytes, per process and GPU. */
+/* --gpu-work: launches, copied bytes and unseen QMDs, per process and GPU. */
 static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
 {
 	struct ct_metrics *m = ctx;
@@ -369,16 +373,17 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	size_t pos = 0;
 	struct series *s;
 
-	if (!e || (e->kind != GW_LAUNCH && e->kind != GW_COPY))
+	if (!e || (e->kind != GW_LAUNCH && e->kind != GW_COPY && e->kind != GW_UNSEEN))
 		return;
 	p = proc_info(m, g->h.pid);
 	snprintf(pid, sizeof(pid), "%u", g->h.pid);
 	if (!proc_labels(m, lb, sizeof(lb), &pos, g->gpu, g->h.pid, p ? p->comm : "") ||
 	    (!m->o.no_pid && !label(lb, sizeof(lb), &pos, "pid", pid)))
 		return;
-	s = get_series(m, e->kind == GW_LAUNCH ? F_LAUNCHES : F_COPIED, lb);
+	s = get_series(m, e->kind == GW_LAUNCH ? F_LAUNCHES : e->kind == GW_COPY ? F_COPIED : F_UNSEEN,
+		       lb);
 	if (s)
-		atomic_fetch_add_explicit(&s->value, e->kind == GW_LAUNCH ? 1 : e->bytes,
+		atomic_fetch_add_explicit(&s->value, e->kind == GW_COPY ? e->bytes : 1,
 					  memory_order_relaxed);
 }
 

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * QMDs (gpuwork_qmd.h).  What H200 + driver 580.159.04 showed
+ * (docs/GPUWORK.md, "Graphs and clusters"): a cluster launch's QMD is
+ * GRID_GPC_CGA with GRID_* counting clusters and GPC_CGA_* the cluster's
+ * shape; a graph's first launch sends its nodes' QMDs with
+ * REQUIRE_SCHEDULING_PCAS (their send does not start them), and every
+ * launch sends one head QMD of grid 0 whose DEPENDENT_QMD0 SCHEDULEs the
+ * first node, which SCHEDULEs the next, and so on.
+ */
+#include <string.h>
+
+#include "gpuwork_qmd.h"
+
+static uint32_t get(const uint32_t *dw, uint32_t n, const struct gw_field *f)
+{
+	uint64_t v = 0;
+
+	return f && gw_get_mw(dw, n, f, &v) ? (uint32_t)v : 0;
+}
+
+/* The layout of k whose version fields match the dwords. */
+static const struct gw_qmd_layout *layout(const struct gw_class *k, const uint32_t *dw, uint32_t n)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < k->nqmd; i++) {
+		const struct gw_qmd_layout *q = &k->qmd[i];
+
+		if (!gw_get_mw(dw, n, q->major, &v) || v != q->want_major)
+			continue;
+		if (q->minor && (!gw_get_mw(dw, n, q->minor, &v) || v != q->want_minor))
+			continue;
+		return q;
+	}
+	return NULL;
+}
+
+/* Grid in blocks: GRID_* counts clusters where a cluster shape is set. */
+static void read_shape(struct gw_event *e, const struct gw_qmd_layout *q, const uint32_t *dw,
+		       uint32_t n)
+{
+	bool clusters = true;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		e->grid[i] = get(dw, n, q->grid[i]);
+		e->block[i] = get(dw, n, q->block[i]);
+		e->cluster[i] = get(dw, n, q->cga[i]);
+		clusters &= e->cluster[i] != 0;
+	}
+	for (i = 0; i < 3; i++) {
+		if (!clusters)
+			e->cluster[i] = 0;
+		else if ((uint64_t)e->grid[i] * e->cluster[i] > UINT32_MAX)
+			e->grid[i] = UINT32_MAX;   /* a hostile QMD: saturate */
+		else
+			e->grid[i] *= e->cluster[i];
+	}
+}
+
+static void read_deps(struct gw_event *e, const struct gw_qmd_layout *q, const uint32_t *dw,
+		      uint32_t n, struct gw_qmd_facts *f)
+{
+	int i;
+
+	e->ndeps = 0;
+	for (i = 0; i < GW_QMD_DEPS && i < GW_EVENT_DEPS; i++) {
+		struct gw_dep *d = &e->deps[e->ndeps];
+
+		if (!q->dep_enable[i] || !q->dep_pointer[i] || !get(dw, n, q->dep_enable[i]))
+			continue;
+		d->qmd = (uint64_t)get(dw, n, q->dep_pointer[i]) << GW_QMD_ADDR_SHIFT;
+		d->action_v = get(dw, n, q->dep_action[i]);
+		d->action = q->dep_action[i] ? gw_value_name(q->scope, q->action_prefix[i],
+							     d->action_v) : NULL;
+		d->schedules = (q->have_schedule[i][0] && d->action_v == q->act_schedule[i][0]) ||
+			       (q->have_schedule[i][1] && d->action_v == q->act_schedule[i][1]);
+		f->schedules |= d->schedules;
+		e->ndeps++;
+	}
+}
+
+void gw_qmd_read(struct gw_event *e, const struct gw_class *k, const uint32_t *dw, uint32_t n,
+		 struct gw_qmd_facts *f)
+{
+	const struct gw_qmd_layout *q = layout(k, dw, n);
+	uint64_t lo = 0, hi = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->q = q;
+	if (!q)
+		return;
+	e->have_qmd = true;
+	e->qmd_version = q->version;
+	read_shape(e, q, dw, n);
+	e->smem = get(dw, n, q->smem);
+	if (gw_get_mw(dw, n, q->prog_lo, &lo)) {
+		gw_get_mw(dw, n, q->prog_hi, &hi);
+		e->program = hi << 32 | lo;
+	}
+	e->qmd_type = q->type ? gw_value_name(q->scope, "QMD_TYPE", get(dw, n, q->type)) : NULL;
+	e->dep_counter = get(dw, n, q->dep_counter);
+	f->require_pcas = q->require_pcas && q->have_require_true &&
+			  get(dw, n, q->require_pcas) == q->require_true;
+	read_deps(e, q, dw, n, f);
+}
+
+static bool empty_grid(const struct gw_event *e)
+{
+	return (uint64_t)e->grid[0] * e->grid[1] * e->grid[2] == 0;
+}
+
+enum gw_kind gw_qmd_send_kind(const struct gw_event *e, const struct gw_qmd_facts *f)
+{
+	if (!e->have_qmd)
+		return GW_LAUNCH;   /* a launch whose QMD was not seen: said so */
+	if (f->require_pcas)
+		return GW_QMD_LOAD;
+	/* It runs when sent (nothing to wait for) and starts others: a head.
+	 * One that waits (CUDA's stream-order GRID_NULL QMDs) SCHEDULEs the
+	 * stream's next QMD slot, which that QMD's own send starts. */
+	if (f->schedules && e->dep_counter == 0)
+		return GW_GRAPH;
+	return empty_grid(e) ? GW_EMPTY_QMD : GW_LAUNCH;
+}
+
+/* --- the chain ----------------------------------------------------------- */
+
+/* Flags in a found entry's low bits (QMD addresses are << 8): */
+#define UNSEEN 1ull   /* not kept: not seen uploaded */
+#define NOTQMD 2ull   /* kept, but no QMD layout of the head's class */
+#define FLAGS (UNSEEN | NOTQMD)
+
+struct walk {
+	struct gw_qmds *m;
+	const struct gw_class *k;
+	uint64_t *stack, *found;
+	uint32_t nstack, nfound, mark;
+	bool cut;                 /* more than GW_QMDS_MAX: the rest not followed */
+};
+
+/* The QMDs e SCHEDULEs, first dependent on top.  Those it only
+ * decrements (DECREMENT_DEPENDENCE: stream order) are not followed. */
+static void push_deps(struct walk *w, const struct gw_event *e)
+{
+	int i;
+
+	for (i = (int)e->ndeps - 1; i >= 0; i--) {
+		if (!e->deps[i].schedules)
+			continue;
+		if (w->nstack == GW_QMDS_MAX) {
+			w->cut = true;
+			return;
+		}
+		w->stack[w->nstack++] = e->deps[i].qmd;
+	}
+}
+
+static void visit(struct walk *w, uint64_t addr)
+{
+	struct gw_qmd_slot *s = gw_qmds_get(w->m, addr);
+	struct gw_event e = { 0 };
+	struct gw_qmd_facts f;
+
+	if (s && s->walk == w->mark)
+		return;   /* started once per walk, however many lead to it */
+	if (w->nfound == GW_QMDS_MAX) {
+		w->cut = true;
+		return;
+	}
+	if (!s) {
+		w->found[w->nfound++] = addr | UNSEEN;
+		return;
+	}
+	s->walk = w->mark;
+	gw_qmd_read(&e, w->k, s->dw, s->n, &f);
+	w->found[w->nfound++] = addr | (f.q ? 0 : NOTQMD);
+	push_deps(w, &e);
+}
+
+static void give(struct walk *w, const struct gw_event *head, uint64_t entry, gw_qmd_out_fn out,
+		 void *arg)
+{
+	struct gw_event e = { .kind = GW_UNSEEN, .qmd = entry & ~FLAGS, .graph = head->qmd,
+			      .graph_launch = head->graph_launch };
+	struct gw_qmd_slot *s = entry & FLAGS ? NULL : gw_qmds_get(w->m, entry);
+	struct gw_qmd_facts f;
+
+	if (s) {
+		gw_qmd_read(&e, w->k, s->dw, s->n, &f);
+		e.kind = empty_grid(&e) ? GW_EMPTY_QMD : GW_LAUNCH;
+	} else if (entry & NOTQMD) {
+		e.name = "the bytes uploaded there are no QMD layout of the class";
+	} else {
+		e.name = e.qmd ? "not seen uploaded" : "a null pointer";
+	}
+	out(arg, &e);
+}
+
+void gw_qmd_walk(struct gw_qmds *m, const struct gw_class *k, struct gw_event *head,
+		 gw_qmd_out_fn out, void *arg)
+{
+	struct walk w = { m, k, NULL, NULL, 0, 0, 0, false };
+	struct gw_qmd_slot *h = gw_qmds_get(m, head->qmd);
+	uint32_t i;
+
+	head->graph = head->qmd;
+	head->graph_launch = h ? ++h->launches : 1;
+	if (!gw_qmds_scratch(m, &w.stack, &w.found)) {
+		head->name = "out of memory: its chain was not followed";
+		out(arg, head);
+		return;
+	}
+	w.mark = gw_qmds_new_walk(m);
+	if (h)
+		h->walk = w.mark;
+	push_deps(&w, head);
+	while (w.nstack && !w.cut)
+		visit(&w, w.stack[--w.nstack]);
+	for (i = 0; i < w.nfound; i++) {
+		head->graph_kernels += !(w.found[i] & FLAGS);
+		head->graph_unseen += !!(w.found[i] & FLAGS);
+	}
+	head->graph_unseen += w.cut;
+	out(arg, head);
+	if (!empty_grid(head)) {   /* a head with a kernel of its own */
+		struct gw_event self = *head;
+
+		self.kind = GW_LAUNCH;
+		out(arg, &self);
+	}
+	for (i = 0; i < w.nfound; i++)
+		give(&w, head, w.found[i], out, arg);
+	if (w.cut) {
+		struct gw_event e = { .kind = GW_UNSEEN, .graph = head->qmd,
+				      .graph_launch = head->graph_launch,
+				      .name = "the chain is longer than the decoder follows" };
+		out(arg, &e);
+	}
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The QMDs a process uploaded inline, by GPU address: what a QMD sent
+ * later, or started by another QMD (a CUDA graph's kernels), holds.
+ * Bounded: at most GW_QMDS_MAX addresses per process; an upload to a new
+ * address past that is not kept, and counted.  Pure memory, no I/O.
+ */
+#ifndef CT_GPUWORK_QMDS_H
+#define CT_GPUWORK_QMDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 536 bytes, 8.8 MB, at most) */
+#define GW_QMD_KEEP  128    /* dwords kept of each: every QMD layout fits */
+
+struct gw_qmd_slot {
+	uint64_t addr;          /* 0: free */
+	uint32_t n;             /* dwords kept */
+	uint32_t walk;          /* the chain walk that last reached it (cycles) */
+	uint32_t launches;      /* times it was sent as a graph's head */
+	uint32_t dw[GW_QMD_KEEP];
+};
+
+struct gw_qmds;
+
+struct gw_qmds *gw_qmds_new(void);
+void gw_qmds_free(struct gw_qmds *m);
+/* Keeps n dwords uploaded at addr (the first GW_QMD_KEEP); an upload of
+ * other bytes to a kept address starts its launches again.  false if the
+ * address is new and memory is full (counted) or addr is 0. */
+bool gw_qmds_put(struct gw_qmds *m, uint64_t addr, const uint32_t *dw, uint32_t n);
+/* The slot kept for addr, NULL if none. */
+struct gw_qmd_slot *gw_qmds_get(struct gw_qmds *m, uint64_t addr);
+/* A new walk's number: slots it reaches get it (gw_qmd_slot.walk). */
+uint32_t gw_qmds_new_walk(struct gw_qmds *m);
+/* Uploads not kept: memory was full. */
+uint64_t gw_qmds_not_kept(const struct gw_qmds *m);
+uint32_t gw_qmds_count(const struct gw_qmds *m);
+/* Two arrays of GW_QMDS_MAX entries for a chain walk (gpuwork_qmd.c),
+ * made on first use; false if out of memory. */
+bool gw_qmds_scratch(struct gw_qmds *m, uint64_t **stack, uint64_t **found);
+
+#endif
