@@ -7,10 +7,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -26,6 +29,7 @@
 #include "privs.h"
 #include "procinfo.h"
 #include "python.h"
+#include "record_queue.h"
 #include "record.h"
 #include "stack_tally.h"
 #include "trace_file.h"
@@ -92,8 +96,9 @@ static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t
 	ct_sink_record(c, &rec.f.h);
 }
 
-#define FILE_FULL (-ECANCELED)   /* on_record's "the trace file is full" */
-
+/* The reader thread's side: every record the kernel hands over is checked,
+ * shown to the GPU-work reader (channels, mappings, forks, exits: learned
+ * now, not when the record loop gets to it) and queued. */
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct ct_capture *c = ctx;
@@ -104,44 +109,25 @@ static int on_record(void *ctx, void *data, size_t len)
 		fprintf(stderr, "cudatrace: dropping a malformed record from the kernel: %s\n", bad);
 		return 0;
 	}
-	c->events++;
-	if (c->python && ct_python_take(c->python, r))
-		return c->sink_error ? -1 : 0;
+	__atomic_add_fetch(&c->events, 1, __ATOMIC_RELAXED);
 	if (c->gpuwork)
 		ct_gpuwork_learn(c->gpuwork, r);
-	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
-		return c->sink_error ? -1 : 0;
-	switch (r->type) {
-	case CT_REC_IOCTL_ENTER: {
-		const struct ct_ioctl *io = data;
-
-		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
-		break;
-	}
-	case CT_REC_MMAP: {
-		const struct ct_mmap *m = data;
-
-		name_new_device(c, r->pid, m->fd, m->dev, m->flags, m->ino);
-		break;
-	}
-	case CT_REC_PROC:
-		/* Ring buffer memory is read-only: filter the environment in a copy. */
-		memcpy(c->procbuf, data, len);
-		ct_proc_filter_env((struct ct_proc *)c->procbuf);
-		ct_sink_record(c, (struct ct_rec *)c->procbuf);
-		return c->sink_error ? -1 : 0;
-	}
-	ct_sink_record(c, r);
-	if (c->sink_error)
-		return -1;
-	/* --max-size: stop this poll here, run_loop rotates or stops. */
-	if (ct_sink_file_at_max(c))
-		return FILE_FULL;
+	if (r->type != CT_REC_GPU_EXIT)   /* the reader's alone: it sent what it held */
+		ct_rq_push(c->queue, r);
 	return 0;
 }
 
-/* The records that the unwinder, the Python frames and the GPU work reader
- * make: -k's summary counts them, then they go to the sink. */
+/* The GPU-work reader's records (reader thread): queued behind the
+ * kernel's records it has taken so far. */
+static void gpuwork_sink(void *ctx, const struct ct_rec *r)
+{
+	struct ct_capture *c = ctx;
+
+	ct_rq_push(c->queue, r);
+}
+
+/* The records that the unwinder and the Python frames make (record loop):
+ * -k's summary counts them, then they go to the sink. */
 static void unwind_sink(void *ctx, const struct ct_rec *r)
 {
 	struct ct_capture *c = ctx;
@@ -150,7 +136,140 @@ static void unwind_sink(void *ctx, const struct ct_rec *r)
 	ct_sink_record(ctx, r);
 }
 
-/* --- the poll loop -------------------------------------------------------- */
+/* The record loop's side: one record, in the order the reader queued it. */
+static void take_record(struct ct_capture *c, const struct ct_rec *r)
+{
+	if (c->slow_record_us)   /* CT_TEST_SLOW_RECORD_US: a record loop slowed on purpose */
+		usleep((useconds_t)c->slow_record_us);
+	if (c->python && ct_python_take(c->python, r))
+		return;
+	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
+		return;
+	switch (r->type) {
+	case CT_REC_IOCTL_ENTER: {
+		const struct ct_ioctl *io = (const struct ct_ioctl *)r;
+
+		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
+		break;
+	}
+	case CT_REC_MMAP: {
+		const struct ct_mmap *m = (const struct ct_mmap *)r;
+
+		name_new_device(c, r->pid, m->fd, m->dev, m->flags, m->ino);
+		break;
+	}
+	case CT_REC_PROC:
+		/* Filter the environment in a copy (the queue's is the reader's). */
+		memcpy(c->procbuf, r, r->size);
+		ct_proc_filter_env((struct ct_proc *)c->procbuf);
+		ct_sink_record(c, (struct ct_rec *)c->procbuf);
+		return;
+	}
+	ct_sink_record(c, r);
+}
+
+/* --- the reader thread ---------------------------------------------------- */
+
+/* --gpu-work's drain (gpuwork_reader.h): the records the kernel has now. */
+static void drain_kernel_records(void *ctx)
+{
+	struct ct_capture *c = ctx;
+
+	ring_buffer__consume(c->rb);
+}
+
+/* How long the reader may sleep: until the next channel is due, or 100 ms
+ * (the kernel wakes it only when a quarter of the ring buffer is full: a
+ * sleep that timed out takes what is there, so live output and --metrics
+ * lag by at most that). */
+static uint64_t reader_sleep_ns(struct ct_capture *c)
+{
+	uint64_t now = ct_now_ns(CLOCK_MONOTONIC), due, most = 100000000ull;
+
+	if (!c->gpuwork)
+		return most;
+	due = ct_gpuwork_next_due(c->gpuwork);
+	return due <= now ? 0 : due - now < most ? due - now : most;
+}
+
+/* Sleeps until the kernel has records, the record loop says stop, or
+ * `ns` pass; false once asked to stop. */
+static bool reader_wait(struct ct_capture *c, uint64_t ns)
+{
+	struct pollfd p[2] = { { ring_buffer__epoll_fd(c->rb), POLLIN, 0 },
+			       { c->reader_wake, POLLIN, 0 } };
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR)
+		return true;
+	return !(p[1].revents & POLLIN);
+}
+
+static void *reader_main(void *arg)
+{
+	struct ct_capture *c = arg;
+	int err = 0;
+
+	while (reader_wait(c, reader_sleep_ns(c))) {
+		err = ring_buffer__consume(c->rb);
+		if (err < 0 && err != -EINTR) {
+			c->reader_error = err;
+			break;
+		}
+		if (c->gpuwork)
+			ct_gpuwork_poll_due(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
+	}
+	/* Everything the kernel produced before we stopped, and what every
+	 * channel put since its last poll. */
+	ring_buffer__consume(c->rb);
+	if (c->gpuwork)
+		ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
+	ct_rq_close(c->queue);
+	return NULL;
+}
+
+static int start_reader(struct ct_capture *c)
+{
+	sigset_t all, old;
+	int err;
+
+	c->reader_wake = eventfd(0, EFD_CLOEXEC);
+	if (c->reader_wake < 0) {
+		fprintf(stderr, "cudatrace: cannot make an eventfd: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Signals (Ctrl-C, the command's exit) go to the record loop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&c->reader, NULL, reader_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		fprintf(stderr, "cudatrace: cannot start the reader thread: %s\n", strerror(err));
+		return -1;
+	}
+	c->reader_running = true;
+	return 0;
+}
+
+/* Asks the reader to take the kernel's last records and stop; waits. */
+static void stop_reader(struct ct_capture *c)
+{
+	uint64_t one = 1;
+
+	if (!c->reader_running)
+		return;
+	if (write(c->reader_wake, &one, sizeof(one)) != sizeof(one))
+		fprintf(stderr, "cudatrace: cannot wake the reader thread: %s\n", strerror(errno));
+}
+
+static void join_reader(struct ct_capture *c)
+{
+	if (c->reader_running)
+		pthread_join(c->reader, NULL);
+	c->reader_running = false;
+}
+
+/* --- the record loop -------------------------------------------------------- */
 
 /* Whether the capture is over: the command or every -p process has
  * exited, or -d ran out. */
@@ -167,53 +286,57 @@ static bool capture_over(struct ct_capture *c, uint64_t deadline)
 	return false;
 }
 
-/* --gpu-work's drain (gpuwork_reader.h): the records the kernel has now,
- * unless the sink failed or the file is full and does not rotate. */
-static void drain_kernel_records(void *ctx)
+/* One record to the sink; false when the capture must stop taking records
+ * (the sink failed, or the file is full and does not rotate). */
+static bool sink_one(struct ct_capture *c, const struct ct_rec *r)
 {
-	struct ct_capture *c = ctx;
-
-	if (!c->sink_error && (c->o->rotate || !ct_sink_file_at_max(c)))
-		ring_buffer__consume(c->rb);
+	take_record(c, r);
+	if (c->sink_error)
+		return false;
+	/* --max-size: rotate, or stop */
+	return !(ct_sink_file_at_max(c) && ct_sink_file_full(c));
 }
 
+/* Takes the queue's records until it is closed and empty (after
+ * stop_reader), or the sink stops. */
 static int run_loop(struct ct_capture *c)
 {
 	const struct ct_options *o = c->o;
 	uint64_t deadline = o->duration > 0 ?
 		ct_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9) : 0;
-	int err;
+	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC);
+	bool stopping = false, done = false, taking = true;
 
-	while (!stop_requested && !c->sink_error) {
-		err = ring_buffer__poll(c->rb, c->gpuwork ? (int)(1000 / o->gpu_work_hz) : 100);
-		/* The kernel wakes us only when a quarter of the buffer is
-		 * full: a poll that timed out takes what is there, so live
-		 * output and --metrics lag by at most its 100 ms. */
-		if (err == 0)
-			err = ring_buffer__consume(c->rb);
-		if (err < 0 && err != -EINTR && err != FILE_FULL) {
-			fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
-				strerror(-err));
-			return -1;
+	while (!done) {
+		/* short waits: the command's exit and Ctrl-C are seen within 10 ms */
+		struct ct_rec *r = ct_rq_pop(c->queue, 10000000ull, &done);
+		uint64_t now = ct_now_ns(CLOCK_MONOTONIC);
+
+		if (r && taking && !sink_one(c, r)) {
+			taking = false;   /* the reader may still queue: nothing more is taken */
+			ct_rq_abandon(c->queue);
 		}
-		if (c->gpuwork && err >= 0)
-			ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
-		/* A killed capture loses at most one poll's worth of records. */
-		if (c->writer)
+		free(r);
+		/* A killed capture loses at most 100 ms of records. */
+		if (c->writer && (!r || now - flushed > 100000000ull)) {
 			ct_writer_flush(c->writer);
-		if (ct_sink_file_at_max(c) && ct_sink_file_full(c))
-			break;
-		ct_status_line(c, false);
-		ct_sink_update_lost(c, false);
-		if (capture_over(c, deadline))
-			break;
+			flushed = now;
+		}
+		if (!r) {
+			ct_status_line(c, false);
+			ct_sink_update_lost(c, false);
+		}
+		if (!stopping && (stop_requested || !taking || c->reader_error ||
+				  capture_over(c, deadline))) {
+			stopping = true;
+			stop_reader(c);
+		}
 	}
 	ct_status_line(c, true);
-	/* Everything the kernel produced before we stopped is still there
-	 * (but a full file, unrotated, takes nothing more). */
-	while (!c->sink_error && (o->rotate || !ct_sink_file_at_max(c))) {
-		if (ring_buffer__consume(c->rb) != FILE_FULL || ct_sink_file_full(c))
-			break;
+	if (c->reader_error) {
+		fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
+			strerror(-c->reader_error));
+		return -1;
 	}
 	return 0;
 }
@@ -236,6 +359,16 @@ static void emit_attach_records(struct ct_capture *c)
 	}
 }
 
+/* How much the queue between the threads may hold: the record loop may
+ * fall this far behind (stacks of a busy start-up) before the reader
+ * waits for it. */
+static size_t queue_limit(const struct ct_options *o)
+{
+	size_t ring = (size_t)(o->ringbuf_mb ? o->ringbuf_mb : 16) << 20;
+
+	return ring * 16 > (size_t)256 << 20 ? ring * 16 : (size_t)256 << 20;
+}
+
 /* The ring's reader, and the readers whose records join it: the unwinder
  * (-k), the Python frames (--py-stack), the GPU work (--gpu-work).  0, or
  * -1. */
@@ -251,15 +384,22 @@ static int start_readers(struct ct_capture *c)
 						       unwind_sink, c)))
 		return -1;
 	if (o->gpu_work_hz &&
-	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, unwind_sink, c)))
+	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, gpuwork_sink, c)))
 		return -1;
+	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
+		fprintf(stderr, "cudatrace: out of memory\n");
+		return -1;
+	}
 	c->rb = ring_buffer__new(fds.rb, on_record, c, NULL);
 	if (!c->rb) {
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
 		return -1;
 	}
-	if (c->gpuwork)
+	if (c->gpuwork) {
+		ct_gpuwork_set_rate(c->gpuwork, o->gpu_work_hz);
 		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
+		ct_gpuwork_set_exit_map(c->gpuwork, fds.gw_exit);
+	}
 	return 0;
 }
 
@@ -316,6 +456,8 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 				       (uint32_t)getpid(), &c->devs);
 		ct_gpuwork_before_say(&c->gw_before, false);
 	}
+	if (start_reader(c))
+		return -1;
 	return ct_child_go(go_fd);
 }
 
@@ -326,8 +468,6 @@ static void report_counts(struct ct_capture *c)
 {
 	uint64_t lost = 0, lost_inflight = 0;
 
-	if (c->gpuwork)   /* what was put since the last poll */
-		ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
 	ct_sink_update_lost(c, true);
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
@@ -343,6 +483,9 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 	if (!c->timed_out)   /* -d ran out: the command goes on */
 		ct_child_wait(&c->child, rc != 0 || stop_requested);
 	ring_buffer__free(c->rb);
+	ct_rq_free(c->queue);
+	if (c->reader_wake > 0)
+		close(c->reader_wake);
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
@@ -387,9 +530,15 @@ int ct_capture_run(const struct ct_options *o)
 		return 1;
 	}
 	catch_signals(o);
+	if (getenv("CT_TEST_SLOW_RECORD_US"))   /* a test hook: docs/GPUWORK.md */
+		c.slow_record_us = strtoull(getenv("CT_TEST_SLOW_RECORD_US"), NULL, 10);
 	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
 		rc = run_loop(&c) == 0 ? 0 : 1;
+		join_reader(&c);
 		report_counts(&c);
+	} else {
+		stop_reader(&c);
+		join_reader(&c);
 	}
 	rc = teardown(&c, go_fd, rc);
 	return ct_child_exit_status(&c.child, rc);

@@ -3,8 +3,10 @@
  * Inside the live capture: the state its files share.  main.c starts it
  * with ct_capture_run (capture_run.h); only capture/capture*.c include this.
  *
- *   capture.c          start, the poll loop, stop: ring buffer -> record
- *                      checks -> stacks, Python frames, GPU work -> the sink
+ *   capture.c          start, the two loops, stop: the reader thread (ring
+ *                      buffer -> record checks -> GPU work -> the queue) and
+ *                      the record loop (queue -> stacks, Python frames -> sink)
+ *   record_queue.c     the records between them, in order
  *   capture_sink.c     where records go: the trace file (-w: header,
  *                      --max-size, --rotate, trailer), the decoder, --metrics
  *   capture_status.c   what it says on stderr: the status line, the counts
@@ -14,6 +16,7 @@
 #ifndef CT_CAPTURE_H
 #define CT_CAPTURE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -37,7 +40,19 @@ struct ct_capture {
 	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	struct ct_gpuwork *gpuwork;  /* --gpu-work */
 	struct ct_gpuwork_before gw_before;  /* ... processes with channels it cannot follow */
-	uint64_t events;             /* records received from the kernel */
+	uint64_t events;             /* records received from the kernel (reader thread:
+				      * read with __atomic_load_n elsewhere) */
+	/* The reader thread (reader_main in capture.c) takes the kernel's
+	 * records and reads the GPU work; the record loop, on the main
+	 * thread, takes them from the queue.  Only the record loop calls the
+	 * sink, the unwinder and the Python frames; only the reader thread
+	 * touches the ring buffer and the GPU-work reader until it is joined. */
+	struct ct_rq *queue;
+	pthread_t reader;
+	bool reader_running;
+	int reader_wake;             /* eventfd: the record loop asks the reader to stop */
+	int reader_error;            /* -errno: reading the ring buffer failed */
+	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: a test hook (docs/GPUWORK.md) */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
 	struct ct_child child;       /* -- COMMAND */

@@ -28,6 +28,11 @@
  *        gpfifo_fake -f PATH burst N
  *          N copies of distinct sizes at once, no pause: more than the ring
  *          holds laps it between two polls; prints them, then "done ENTRIES"
+ *        gpfifo_fake -f PATH burst-exit N [kill]
+ *          sets up, waits 300 ms (a poller has read the set-up), then puts
+ *          N launches of distinct grids at once and exits within a
+ *          millisecond (with `kill`: SIGKILL to itself instead); prints
+ *          the launches first.  N < 64: the ring holds them
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -50,6 +55,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -382,6 +388,26 @@ static void burst(int n)
 	pace_us = 2000;
 }
 
+/* n launches put at once, then gone: exit, or SIGKILL */
+static void burst_exit(int n, int kill_self)
+{
+	uint32_t grids[64];
+
+	if (n < 1 || n > (int)ENTRIES - 1)
+		n = (int)ENTRIES - 1;
+	srand((unsigned)getpid());
+	distinct(grids, n, 1, 65536);
+	pause_us(300000);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);   /* printed in one write, after the work */
+	pace_us = 0;
+	for (int i = 0; i < n; i++)
+		launch(grids[i], 64, 0, 0x204e00000ull + 0x200ull * (uint64_t)i);
+	fflush(stdout);
+	if (kill_self)
+		raise(SIGKILL);
+	_exit(0);
+}
+
 static void hostile(void)
 {
 	uint32_t i;
@@ -457,12 +483,16 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "burst")) {
 		setup(argv[2]);
 		burst(atoi(argv[4]));
+	} else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "-f") &&
+		   !strcmp(argv[3], "burst-exit")) {
+		setup(argv[2]);
+		burst_exit(atoi(argv[4]), argc == 6 && !strcmp(argv[5], "kill"));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | "
+				"-f PATH late N | -f PATH burst-exit N [kill] | "
 				"-f PATH hostile\n");
 		return 2;
 	}
