@@ -9,11 +9,14 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -205,10 +208,37 @@ static bool reader_wait(struct ct_capture *c, uint64_t ns)
 	return !(p[1].revents & POLLIN);
 }
 
+/*
+ * The reader runs ahead of ordinary threads, as the Python prefetch thread
+ * does (python.c says why): on a loaded machine a woken thread of ordinary
+ * priority can wait longer than a busy ring takes to go round, or than a
+ * short program lives.  It sleeps between polls, its work per poll is
+ * bounded, and the kernel's real-time throttling bounds it anyway.  Where
+ * real time is refused, a nice value of its own.
+ */
+#define READER_NICE (-10)
+
+static void reader_priority(struct ct_capture *c)
+{
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+		c->reader_priority = "real time";
+	else if (setpriority(PRIO_PROCESS, (id_t)gettid(), READER_NICE) == 0)
+		c->reader_priority = "nice -10";
+	else
+		c->reader_priority = "ordinary";
+	/* started before the capture drops its privileges: it drops its own */
+	c->reader_drop_err = ct_drop_privileges();
+	sem_post(&c->reader_started);
+}
+
 static void *reader_main(void *arg)
 {
 	struct ct_capture *c = arg;
 	int err = 0;
+
+	reader_priority(c);
 
 	while (reader_wait(c, reader_sleep_ns(c))) {
 		err = ring_buffer__consume(c->rb);
@@ -218,6 +248,8 @@ static void *reader_main(void *arg)
 		}
 		if (c->gpuwork)
 			ct_gpuwork_poll_due(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
+		if (c->slow_poll_us)   /* CT_TEST_SLOW_GPU_POLL_US: a reader busy on purpose */
+			usleep((useconds_t)c->slow_poll_us);
 	}
 	/* Everything the kernel produced before we stopped, and what every
 	 * channel put since its last poll. */
@@ -248,6 +280,7 @@ static int start_reader(struct ct_capture *c)
 		return -1;
 	}
 	c->reader_running = true;
+	sem_wait(&c->reader_started);
 	return 0;
 }
 
@@ -429,8 +462,13 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 			strerror(-err));
 		return -1;
 	}
+	/* Before the drop: the reader raises its priority, then drops its own. */
+	if (start_reader(c))
+		return -1;
 	/* The command was forked before this: it keeps the privileges it had. */
 	err = ct_drop_privileges();
+	if (!err)
+		err = c->reader_drop_err;
 	if (err)
 		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
 			strerror(-err));
@@ -456,8 +494,6 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 				       (uint32_t)getpid(), &c->devs);
 		ct_gpuwork_before_say(&c->gw_before, false);
 	}
-	if (start_reader(c))
-		return -1;
 	return ct_child_go(go_fd);
 }
 
@@ -519,6 +555,7 @@ int ct_capture_run(const struct ct_options *o)
 
 	for (int i = 0; i < CT_MAX_PIDS; i++)
 		c.pidfds[i] = -1;
+	sem_init(&c.reader_started, 0, 0);
 	if (ct_bpf_check_kernel(o) || ct_pids_open(o, c.pidfds) ||
 	    ct_targets_devices(&c.devs, o)) {
 		ct_pids_close(o, c.pidfds);
@@ -530,8 +567,11 @@ int ct_capture_run(const struct ct_options *o)
 		return 1;
 	}
 	catch_signals(o);
-	if (getenv("CT_TEST_SLOW_RECORD_US"))   /* a test hook: docs/GPUWORK.md */
+	/* test hooks (docs/GPUWORK.md, "Test hooks") */
+	if (getenv("CT_TEST_SLOW_RECORD_US"))
 		c.slow_record_us = strtoull(getenv("CT_TEST_SLOW_RECORD_US"), NULL, 10);
+	if (getenv("CT_TEST_SLOW_GPU_POLL_US"))
+		c.slow_poll_us = strtoull(getenv("CT_TEST_SLOW_GPU_POLL_US"), NULL, 10);
 	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
 		rc = run_loop(&c) == 0 ? 0 : 1;
 		join_reader(&c);

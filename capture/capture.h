@@ -17,6 +17,7 @@
 #define CT_CAPTURE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -52,7 +53,11 @@ struct ct_capture {
 	bool reader_running;
 	int reader_wake;             /* eventfd: the record loop asks the reader to stop */
 	int reader_error;            /* -errno: reading the ring buffer failed */
-	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: a test hook (docs/GPUWORK.md) */
+	sem_t reader_started;        /* it has its priority and dropped its privileges */
+	int reader_drop_err;
+	const char *reader_priority; /* "real time", "nice -10", "ordinary" */
+	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: test hooks (docs/GPUWORK.md) */
+	uint64_t slow_poll_us;       /* CT_TEST_SLOW_GPU_POLL_US */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
 	struct ct_child child;       /* -- COMMAND */

@@ -33,6 +33,10 @@
  *          N launches of distinct grids at once and exits within a
  *          millisecond (with `kill`: SIGKILL to itself instead); prints
  *          the launches first.  N < 64: the ring holds them
+ *        gpfifo_fake -f PATH rate R N
+ *          after 300 ms, N launches at R a second at most, evenly
+ *          (busy-waited; late, it goes on from then without catching up),
+ *          then "done ENTRIES": a steady burst to measure the poller by
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -408,6 +412,34 @@ static void burst_exit(int n, int kill_self)
 	_exit(0);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* n launches at r a second: a steady burst */
+static void rate(int r, int n)
+{
+	uint64_t t0, gap = 1000000000ull / (uint64_t)(r > 0 ? r : 1);
+
+	pause_us(300000);
+	pace_us = 0;
+	t0 = now_ns();
+	for (int i = 0; i < n; i++) {
+		uint64_t t;
+
+		while ((t = now_ns()) < t0)
+			;
+		/* late (this process was not running): go on from now, no catching up */
+		t0 = (t > t0 + gap ? t : t0) + gap;
+		launch(1 + (uint32_t)i, 32, 0, 0x204e00000ull);
+	}
+	pace_us = 2000;
+}
+
 static void hostile(void)
 {
 	uint32_t i;
@@ -487,12 +519,15 @@ int main(int argc, char **argv)
 		   !strcmp(argv[3], "burst-exit")) {
 		setup(argv[2]);
 		burst_exit(atoi(argv[4]), argc == 6 && !strcmp(argv[5], "kill"));
+	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "rate")) {
+		setup(argv[2]);
+		rate(atoi(argv[4]), atoi(argv[5]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | -f PATH burst-exit N [kill] | "
+				"-f PATH late N | -f PATH burst-exit N [kill] | -f PATH rate R N | "
 				"-f PATH hostile\n");
 		return 2;
 	}

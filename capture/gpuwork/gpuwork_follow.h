@@ -15,6 +15,7 @@ struct gw_follow {
 	uint64_t due_ns;            /* next poll; 0: at the next one */
 	uint64_t interval_ns;       /* 1/HZ when idle, down to GW_MIN_INTERVAL_NS when busy */
 	uint64_t last_snap_ns;      /* the previous poll's read of GPPut */
+	uint64_t hold_ns, hold_until_ns;   /* the shortest interval needed lately, kept until */
 	/* the kernel's last look (gpuwork_exit.c) */
 	bool published;             /* in the BPF map gw_exit, at `slot` */
 	uint32_t slot, published_next;

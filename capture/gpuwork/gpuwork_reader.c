@@ -163,25 +163,36 @@ void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, int fd)
  * the poll before: at the rate it moves, a quarter of the ring is used in
  * entries / (4 * rate); poll by then, but at most every
  * GW_MIN_INTERVAL_NS and at least HZ times a second.  A ring that went
- * round is polled as fast as can be.
+ * round is polled as fast as can be.  Work comes in trains with gaps (a
+ * training step, a producer that lost its CPU for a few ms): the
+ * shortest interval a ring needed is kept for GW_BUSY_HOLD_NS after.
  */
+#define GW_BUSY_HOLD_NS 100000000ull
+
 static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, bool wrapped)
 {
-	uint64_t dt = r->f.last_snap_ns && r->snap_ns > r->f.last_snap_ns ?
-		r->snap_ns - r->f.last_snap_ns : g->idle_ns;
+	struct gw_follow *f = &r->f;
+	uint64_t dt = f->last_snap_ns && r->snap_ns > f->last_snap_ns ?
+		r->snap_ns - f->last_snap_ns : g->idle_ns;
 	uint64_t iv = g->idle_ns;
 
 	if (wrapped)
 		iv = GW_MIN_INTERVAL_NS;
-	else if (n)   /* dt * entries / (4 n), in 128-bit-free steps */
+	else if (n)   /* dt * entries / (4 n), without overflow */
 		iv = dt / 4 / n * r->entries < iv ? dt / 4 / n * r->entries : iv;
 	if (iv < GW_MIN_INTERVAL_NS)
 		iv = GW_MIN_INTERVAL_NS;
+	if (iv < g->idle_ns && (iv <= f->hold_ns || r->snap_ns >= f->hold_until_ns)) {
+		f->hold_ns = iv;
+		f->hold_until_ns = r->snap_ns + GW_BUSY_HOLD_NS;
+	}
+	if (r->snap_ns < f->hold_until_ns && f->hold_ns < iv)
+		iv = f->hold_ns;
 	if (iv < g->idle_ns)
 		g->st.fast_polls++;
-	r->f.interval_ns = iv;
-	r->f.last_snap_ns = r->snap_ns;
-	r->f.due_ns = r->snap_ns + iv;
+	f->interval_ns = iv;
+	f->last_snap_ns = r->snap_ns;
+	f->due_ns = r->snap_ns + iv;
 }
 
 static bool due(const struct gw_ring *r, uint64_t now)
