@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.h"
@@ -392,6 +393,21 @@ static void emit_attach_records(struct ct_capture *c)
 	}
 }
 
+/* --gpu-work's last look: the rings, in the BPF map the kernel reads at exit. */
+static int gw_exit_publish_bpf(void *ctx, const struct ct_gx_key *k, const struct ct_gx_chan *v)
+{
+	struct ct_capture *c = ctx;
+
+	return bpf_map_update_elem(c->gw_exit_fd, k, v, BPF_ANY) ? -errno : 0;
+}
+
+static void gw_exit_unpublish_bpf(void *ctx, const struct ct_gx_key *k)
+{
+	struct ct_capture *c = ctx;
+
+	bpf_map_delete_elem(c->gw_exit_fd, k);
+}
+
 /* How much the queue between the threads may hold: the record loop may
  * fall this far behind (stacks of a busy start-up) before the reader
  * waits for it. */
@@ -431,7 +447,9 @@ static int start_readers(struct ct_capture *c)
 	if (c->gpuwork) {
 		ct_gpuwork_set_rate(c->gpuwork, o->gpu_work_hz);
 		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
-		ct_gpuwork_set_exit_map(c->gpuwork, fds.gw_exit);
+		c->gw_exit_fd = fds.gw_exit;
+		ct_gpuwork_set_exit_map(c->gpuwork, &(struct ct_gpuwork_exit_map){
+			gw_exit_publish_bpf, gw_exit_unpublish_bpf, c });
 	}
 	return 0;
 }

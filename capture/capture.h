@@ -58,6 +58,7 @@ struct ct_capture {
 	const char *reader_priority; /* "real time", "nice -10", "ordinary" */
 	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: test hooks (docs/GPUWORK.md) */
 	uint64_t slow_poll_us;       /* CT_TEST_SLOW_GPU_POLL_US */
+	int gw_exit_fd;              /* --gpu-work: the BPF map of rings read at exit */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
 	struct ct_child child;       /* -- COMMAND */

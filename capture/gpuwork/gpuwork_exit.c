@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <bpf/bpf.h>
-
 #include "gpuwork.h"
 #include "gpuwork_class.h"
 #include "gpuwork_ring.h"
@@ -44,7 +42,7 @@ void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r)
 	struct ct_gx_key key = { r->pid, 0 };
 	struct gw_proc *p;
 
-	if (g->exit_map < 0 || !r->userd_cpu || r->dead || r->f.exit_seen ||
+	if (!g->exit_map.publish || !r->userd_cpu || r->dead || r->f.exit_seen ||
 	    (r->f.published && r->f.published_next == r->next))
 		return;
 	if (!r->f.published) {
@@ -66,7 +64,7 @@ void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r)
 	v.entries = r->entries;
 	v.next = r->next;
 	v.max_dwords = g->max_dwords < CT_GPU_SEG_DEFAULT ? g->max_dwords : CT_GPU_SEG_DEFAULT;
-	if (bpf_map_update_elem(g->exit_map, &key, &v, BPF_ANY)) {
+	if (g->exit_map.publish(g->exit_map.ctx, &key, &v)) {
 		if (!r->f.published)
 			g->st.unpublished++;
 		r->f.published = true;
@@ -81,8 +79,8 @@ void gw_exit_unpublish(struct ct_gpuwork *g, struct gw_ring *r)
 {
 	struct ct_gx_key key = { r->pid, r->f.slot };
 
-	if (g->exit_map >= 0 && r->f.published && r->f.slot != UINT32_MAX)
-		bpf_map_delete_elem(g->exit_map, &key);
+	if (g->exit_map.unpublish && r->f.published && r->f.slot != UINT32_MAX)
+		g->exit_map.unpublish(g->exit_map.ctx, &key);
 	r->f.published = false;
 }
 

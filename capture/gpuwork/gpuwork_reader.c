@@ -61,7 +61,6 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	g->gpget_off = get->lo / 8;
 	g->probe = getenv("CUDATRACE_GPUWORK_PROBE") != NULL;
 	g->idle_ns = 1000000000ull / 200;
-	g->exit_map = -1;
 	return g;
 }
 
@@ -153,9 +152,9 @@ void ct_gpuwork_set_rate(struct ct_gpuwork *g, uint32_t hz)
 		g->idle_ns = GW_MIN_INTERVAL_NS;
 }
 
-void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, int fd)
+void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_map *m)
 {
-	g->exit_map = fd;
+	g->exit_map = *m;
 }
 
 /*

@@ -70,9 +70,15 @@ void ct_gpuwork_poll_due(struct ct_gpuwork *g, uint64_t now_ns);
 uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g);
 /* --gpu-work=HZ: the idle rings' rate (default 200). */
 void ct_gpuwork_set_rate(struct ct_gpuwork *g, uint32_t hz);
-/* The BPF map gw_exit (bpf/gpuwork_exit.bpf.h): rings published there are
- * read by the kernel as their process exits.  -1: none. */
-void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, int fd);
+/* Where rings are published for the kernel's last look before exit (the
+ * BPF map gw_exit, bpf/gpuwork_exit.bpf.h; capture.c's functions write
+ * it): publish returns 0 or -errno. */
+struct ct_gpuwork_exit_map {
+	int (*publish)(void *ctx, const struct ct_gx_key *k, const struct ct_gx_chan *v);
+	void (*unpublish)(void *ctx, const struct ct_gx_key *k);
+	void *ctx;
+};
+void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_map *m);
 const struct ct_gpuwork_stats *ct_gpuwork_stats(const struct ct_gpuwork *g);
 /* The closing line on stderr: channels, segments, lost, unreadable, CPU. */
 void ct_gpuwork_report(const struct ct_gpuwork *g);

@@ -47,7 +47,7 @@ struct ct_gpuwork {
 	void (*drain)(void *ctx);         /* hands over the kernel's records (capture.c) */
 	void *drain_ctx;
 	uint64_t idle_ns;                 /* 1/HZ: how often an idle ring is polled */
-	int exit_map;                     /* the BPF map gw_exit, or -1 */
+	struct ct_gpuwork_exit_map exit_map;   /* publish NULL: no last look */
 };
 
 /* The busiest ring is polled this often at most (1000 Hz, --gpu-work's ceiling). */
