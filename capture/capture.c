@@ -413,9 +413,9 @@ static void gw_exit_unpublish_bpf(void *ctx, const struct ct_gx_key *k)
  * waits for it. */
 static size_t queue_limit(const struct ct_options *o)
 {
-	size_t ring = (size_t)(o->ringbuf_mb ? o->ringbuf_mb : 16) << 20;
+	size_t ring = (size_t)o->ringbuf_mb << 20;
 
-	return ring * 16 > (size_t)256 << 20 ? ring * 16 : (size_t)256 << 20;
+	return ring * 4 > (size_t)256 << 20 ? ring * 4 : (size_t)256 << 20;
 }
 
 /* The ring's reader, and the readers whose records join it: the unwinder
