@@ -517,6 +517,28 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 
 /* --- stop ----------------------------------------------------------------- */
 
+/* The queue between the threads: said only when the record loop held the
+ * reader back, or records were dropped after the sink stopped. */
+static void report_queue(struct ct_capture *c)
+{
+	struct ct_rq_stats q = ct_rq_stats(c->queue);
+
+	if (q.waits)
+		fprintf(stderr, "cudatrace: the reader thread waited %llu times (%.1f ms in all) for the "
+				"record loop, %llu MiB behind (stacks, Python names or the sink): "
+				"meanwhile the kernel's records stayed in the ring buffer%s\n",
+			(unsigned long long)q.waits, (double)q.wait_ns / 1e6,
+			(unsigned long long)(q.max_bytes >> 20),
+			c->gpuwork ? " and the rings were not polled" : "");
+	if (q.dropped)
+		fprintf(stderr, "cudatrace: %llu records read after the capture stopped writing "
+				"were not written\n", (unsigned long long)q.dropped);
+	if (c->gpuwork && c->reader_priority && strcmp(c->reader_priority, "real time"))
+		fprintf(stderr, "cudatrace: gpu-work: the reader thread ran at %s priority (real time "
+				"was refused): on a loaded machine its polls may come late\n",
+			c->reader_priority);
+}
+
 /* The trailer record and the closing lines: events captured and lost. */
 static void report_counts(struct ct_capture *c)
 {
@@ -526,6 +548,7 @@ static void report_counts(struct ct_capture *c)
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
 	ct_status_report(c, lost, lost_inflight);
+	report_queue(c);
 }
 
 /* Stops the command if the capture failed or was interrupted, frees
