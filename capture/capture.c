@@ -145,6 +145,8 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 {
 	if (c->slow_record_us)   /* CT_TEST_SLOW_RECORD_US: a record loop slowed on purpose */
 		usleep((useconds_t)c->slow_record_us);
+	if (r->type != CT_REC_GPU_SEG && r->type != CT_REC_GPU_PUT)
+		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
 	if (c->python && ct_python_take(c->python, r))
 		return;
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
@@ -338,7 +340,7 @@ static int run_loop(struct ct_capture *c)
 	const struct ct_options *o = c->o;
 	uint64_t deadline = o->duration > 0 ?
 		ct_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9) : 0;
-	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC);
+	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC), said = flushed;
 	bool stopping = false, done = false, taking = true;
 
 	while (!done) {
@@ -356,9 +358,10 @@ static int run_loop(struct ct_capture *c)
 			ct_writer_flush(c->writer);
 			flushed = now;
 		}
-		if (!r) {
+		if (now - said > 100000000ull) {   /* each rate-limits itself too */
 			ct_status_line(c, false);
 			ct_sink_update_lost(c, false);
+			said = now;
 		}
 		if (!stopping && (stop_requested || !taking || c->reader_error ||
 				  capture_over(c, deadline))) {

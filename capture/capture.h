@@ -48,6 +48,7 @@ struct ct_capture {
 	 * thread, takes them from the queue.  Only the record loop calls the
 	 * sink, the unwinder and the Python frames; only the reader thread
 	 * touches the ring buffer and the GPU-work reader until it is joined. */
+	uint64_t events_taken;       /* ... of which the record loop has taken (trailers) */
 	struct ct_rq *queue;
 	pthread_t reader;
 	bool reader_running;
