@@ -1,25 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * Live capture (capture.h lists its files), top to bottom: a record's way
- * from the ring buffer to the sink (on_record), the poll loop that drives
- * it (run_loop), then the start (BPF loaded, sink open, command let go)
- * and the stop (last records, counts, everything freed) around them.
+ * from the queue the reader thread fills (capture_reader.c) to the sink
+ * (take_record), the record loop that drives it (run_loop), then the start
+ * (BPF loaded, sink open, reader started, command let go) and the stop
+ * (last records, counts, everything freed) around them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.h"
@@ -33,6 +29,7 @@
 #include "privs.h"
 #include "procinfo.h"
 #include "python.h"
+#include "capture_reader.h"
 #include "record_queue.h"
 #include "record.h"
 #include "stack_tally.h"
@@ -54,7 +51,7 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-/* --- a record's way: ring buffer -> checks -> producers -> sink ---------- */
+/* --- a record's way: queue -> stacks, Python frames -> sink --------------- */
 
 /* A file the trace has not named yet: learn its path from /proc. */
 static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t kdev,
@@ -98,36 +95,6 @@ static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t
 		 (int)n, rec.path);
 	c->devs.ndevs++;
 	ct_sink_record(c, &rec.f.h);
-}
-
-/* The reader thread's side: every record the kernel hands over is checked,
- * shown to the GPU-work reader (channels, mappings, forks, exits: learned
- * now, not when the record loop gets to it) and queued. */
-static int on_record(void *ctx, void *data, size_t len)
-{
-	struct ct_capture *c = ctx;
-	const struct ct_rec *r = data;
-	const char *bad = ct_record_check(data, len);
-
-	if (bad) {
-		fprintf(stderr, "cudatrace: dropping a malformed record from the kernel: %s\n", bad);
-		return 0;
-	}
-	__atomic_add_fetch(&c->events, 1, __ATOMIC_RELAXED);
-	if (c->gpuwork)
-		ct_gpuwork_learn(c->gpuwork, r);
-	if (r->type != CT_REC_GPU_EXIT)   /* the reader's alone: it sent what it held */
-		ct_rq_push(c->queue, r);
-	return 0;
-}
-
-/* The GPU-work reader's records (reader thread): queued behind the
- * kernel's records it has taken so far. */
-static void gpuwork_sink(void *ctx, const struct ct_rec *r)
-{
-	struct ct_capture *c = ctx;
-
-	ct_rq_push(c->queue, r);
 }
 
 /* The records that the unwinder and the Python frames make (record loop):
@@ -174,137 +141,6 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 	ct_sink_record(c, r);
 }
 
-/* --- the reader thread ---------------------------------------------------- */
-
-/* --gpu-work's drain (gpuwork_reader.h): the records the kernel has now. */
-static void drain_kernel_records(void *ctx)
-{
-	struct ct_capture *c = ctx;
-
-	ring_buffer__consume(c->rb);
-}
-
-/* How long the reader may sleep: until the next channel is due, or 100 ms
- * (the kernel wakes it only when a quarter of the ring buffer is full: a
- * sleep that timed out takes what is there, so live output and --metrics
- * lag by at most that). */
-static uint64_t reader_sleep_ns(struct ct_capture *c)
-{
-	uint64_t now = ct_now_ns(CLOCK_MONOTONIC), due, most = 100000000ull;
-
-	if (!c->gpuwork)
-		return most;
-	due = ct_gpuwork_next_due(c->gpuwork);
-	return due <= now ? 0 : due - now < most ? due - now : most;
-}
-
-/* Sleeps until the kernel has records, the record loop says stop, or
- * `ns` pass; false once asked to stop. */
-static bool reader_wait(struct ct_capture *c, uint64_t ns)
-{
-	struct pollfd p[2] = { { ring_buffer__epoll_fd(c->rb), POLLIN, 0 },
-			       { c->reader_wake, POLLIN, 0 } };
-	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-
-	if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR)
-		return true;
-	return !(p[1].revents & POLLIN);
-}
-
-/*
- * The reader runs ahead of ordinary threads, as the Python prefetch thread
- * does (python.c says why): on a loaded machine a woken thread of ordinary
- * priority can wait longer than a busy ring takes to go round, or than a
- * short program lives.  It sleeps between polls, its work per poll is
- * bounded, and the kernel's real-time throttling bounds it anyway.  Where
- * real time is refused, a nice value of its own.
- */
-#define READER_NICE (-10)
-
-static void reader_priority(struct ct_capture *c)
-{
-	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
-
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
-		c->reader_priority = "real time";
-	else if (setpriority(PRIO_PROCESS, (id_t)gettid(), READER_NICE) == 0)
-		c->reader_priority = "nice -10";
-	else
-		c->reader_priority = "ordinary";
-	/* started before the capture drops its privileges: it drops its own */
-	c->reader_drop_err = ct_drop_privileges();
-	sem_post(&c->reader_started);
-}
-
-static void *reader_main(void *arg)
-{
-	struct ct_capture *c = arg;
-	int err = 0;
-
-	reader_priority(c);
-
-	while (reader_wait(c, reader_sleep_ns(c))) {
-		err = ring_buffer__consume(c->rb);
-		if (err < 0 && err != -EINTR) {
-			c->reader_error = err;
-			break;
-		}
-		if (c->gpuwork)
-			ct_gpuwork_poll_due(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
-		if (c->slow_poll_us)   /* CT_TEST_SLOW_GPU_POLL_US: a reader busy on purpose */
-			usleep((useconds_t)c->slow_poll_us);
-	}
-	/* Everything the kernel produced before we stopped, and what every
-	 * channel put since its last poll. */
-	ring_buffer__consume(c->rb);
-	if (c->gpuwork)
-		ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
-	ct_rq_close(c->queue);
-	return NULL;
-}
-
-static int start_reader(struct ct_capture *c)
-{
-	sigset_t all, old;
-	int err;
-
-	c->reader_wake = eventfd(0, EFD_CLOEXEC);
-	if (c->reader_wake < 0) {
-		fprintf(stderr, "cudatrace: cannot make an eventfd: %s\n", strerror(errno));
-		return -1;
-	}
-	/* Signals (Ctrl-C, the command's exit) go to the record loop. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&c->reader, NULL, reader_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		fprintf(stderr, "cudatrace: cannot start the reader thread: %s\n", strerror(err));
-		return -1;
-	}
-	c->reader_running = true;
-	sem_wait(&c->reader_started);
-	return 0;
-}
-
-/* Asks the reader to take the kernel's last records and stop; waits. */
-static void stop_reader(struct ct_capture *c)
-{
-	uint64_t one = 1;
-
-	if (!c->reader_running)
-		return;
-	if (write(c->reader_wake, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "cudatrace: cannot wake the reader thread: %s\n", strerror(errno));
-}
-
-static void join_reader(struct ct_capture *c)
-{
-	if (c->reader_running)
-		pthread_join(c->reader, NULL);
-	c->reader_running = false;
-}
-
 /* --- the record loop -------------------------------------------------------- */
 
 /* Whether the capture is over: the command or every -p process has
@@ -334,7 +170,7 @@ static bool sink_one(struct ct_capture *c, const struct ct_rec *r)
 }
 
 /* Takes the queue's records until it is closed and empty (after
- * stop_reader), or the sink stops. */
+ * ct_reader_stop), or the sink stops. */
 static int run_loop(struct ct_capture *c)
 {
 	const struct ct_options *o = c->o;
@@ -363,10 +199,11 @@ static int run_loop(struct ct_capture *c)
 			ct_sink_update_lost(c, false);
 			said = now;
 		}
-		if (!stopping && (stop_requested || !taking || c->reader_error ||
+		if (!stopping && (stop_requested || !taking ||
+				  __atomic_load_n(&c->reader_error, __ATOMIC_RELAXED) ||
 				  capture_over(c, deadline))) {
 			stopping = true;
-			stop_reader(c);
+			ct_reader_stop(c);
 		}
 	}
 	ct_status_line(c, true);
@@ -396,31 +233,6 @@ static void emit_attach_records(struct ct_capture *c)
 	}
 }
 
-/* --gpu-work's last look: the rings, in the BPF map the kernel reads at exit. */
-static int gw_exit_publish_bpf(void *ctx, const struct ct_gx_key *k, const struct ct_gx_chan *v)
-{
-	struct ct_capture *c = ctx;
-
-	return bpf_map_update_elem(c->gw_exit_fd, k, v, BPF_ANY) ? -errno : 0;
-}
-
-static void gw_exit_unpublish_bpf(void *ctx, const struct ct_gx_key *k)
-{
-	struct ct_capture *c = ctx;
-
-	bpf_map_delete_elem(c->gw_exit_fd, k);
-}
-
-/* How much the queue between the threads may hold: the record loop may
- * fall this far behind (stacks of a busy start-up) before the reader
- * waits for it. */
-static size_t queue_limit(const struct ct_options *o)
-{
-	size_t ring = (size_t)o->ringbuf_mb << 20;
-
-	return ring * 4 > (size_t)256 << 20 ? ring * 4 : (size_t)256 << 20;
-}
-
 /* The ring's reader, and the readers whose records join it: the unwinder
  * (-k), the Python frames (--py-stack), the GPU work (--gpu-work).  0, or
  * -1. */
@@ -435,26 +247,7 @@ static int start_readers(struct ct_capture *c)
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root, fds.py_procs, fds.py_rb,
 						       unwind_sink, c)))
 		return -1;
-	if (o->gpu_work_hz &&
-	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, gpuwork_sink, c)))
-		return -1;
-	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
-		fprintf(stderr, "cudatrace: out of memory\n");
-		return -1;
-	}
-	c->rb = ring_buffer__new(fds.rb, on_record, c, NULL);
-	if (!c->rb) {
-		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
-		return -1;
-	}
-	if (c->gpuwork) {
-		ct_gpuwork_set_rate(c->gpuwork, o->gpu_work_hz);
-		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
-		c->gw_exit_fd = fds.gw_exit;
-		ct_gpuwork_set_exit_map(c->gpuwork, &(struct ct_gpuwork_exit_map){
-			gw_exit_publish_bpf, gw_exit_unpublish_bpf, c });
-	}
-	return 0;
+	return ct_reader_setup(c);
 }
 
 /* Up to the moment calls are traced: BPF loaded, the sink open, the
@@ -484,7 +277,7 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 		return -1;
 	}
 	/* Before the drop: the reader raises its priority, then drops its own. */
-	if (start_reader(c))
+	if (ct_reader_start(c))
 		return -1;
 	/* The command was forked before this: it keeps the privileges it had. */
 	err = ct_drop_privileges();
@@ -520,28 +313,6 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 
 /* --- stop ----------------------------------------------------------------- */
 
-/* The queue between the threads: said only when the record loop held the
- * reader back, or records were dropped after the sink stopped. */
-static void report_queue(struct ct_capture *c)
-{
-	struct ct_rq_stats q = ct_rq_stats(c->queue);
-
-	if (q.waits)
-		fprintf(stderr, "cudatrace: the reader thread waited %llu times (%.1f ms in all) for the "
-				"record loop, %llu MiB behind (stacks, Python names or the sink): "
-				"meanwhile the kernel's records stayed in the ring buffer%s\n",
-			(unsigned long long)q.waits, (double)q.wait_ns / 1e6,
-			(unsigned long long)(q.max_bytes >> 20),
-			c->gpuwork ? " and the rings were not polled" : "");
-	if (q.dropped)
-		fprintf(stderr, "cudatrace: %llu records read after the capture stopped writing "
-				"were not written\n", (unsigned long long)q.dropped);
-	if (c->gpuwork && c->reader_priority && strcmp(c->reader_priority, "real time"))
-		fprintf(stderr, "cudatrace: gpu-work: the reader thread ran at %s priority (real time "
-				"was refused): on a loaded machine its polls may come late\n",
-			c->reader_priority);
-}
-
 /* The trailer record and the closing lines: events captured and lost. */
 static void report_counts(struct ct_capture *c)
 {
@@ -551,7 +322,7 @@ static void report_counts(struct ct_capture *c)
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
 	ct_status_report(c, lost, lost_inflight);
-	report_queue(c);
+	ct_reader_report(c);
 }
 
 /* Stops the command if the capture failed or was interrupted, frees
@@ -562,14 +333,10 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 		close(go_fd);   /* the child sees EOF and exits */
 	if (!c->timed_out)   /* -d ran out: the command goes on */
 		ct_child_wait(&c->child, rc != 0 || stop_requested);
-	ring_buffer__free(c->rb);
-	ct_rq_free(c->queue);
-	if (c->reader_wake > 0)
-		close(c->reader_wake);
+	ct_reader_free(c);
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
-	ct_gpuwork_free(c->gpuwork);
 	rc = ct_sink_close(c, rc);
 	ct_bpf_unload(c->skel);
 	free(c->procbuf);
@@ -618,11 +385,11 @@ int ct_capture_run(const struct ct_options *o)
 		c.slow_poll_us = strtoull(getenv("CT_TEST_SLOW_GPU_POLL_US"), NULL, 10);
 	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
 		rc = run_loop(&c) == 0 ? 0 : 1;
-		join_reader(&c);
+		ct_reader_join(&c);
 		report_counts(&c);
 	} else {
-		stop_reader(&c);
-		join_reader(&c);
+		ct_reader_stop(&c);
+		ct_reader_join(&c);
 	}
 	rc = teardown(&c, go_fd, rc);
 	return ct_child_exit_status(&c.child, rc);

@@ -3,9 +3,10 @@
  * Inside the live capture: the state its files share.  main.c starts it
  * with ct_capture_run (capture_run.h); only capture/capture*.c include this.
  *
- *   capture.c          start, the two loops, stop: the reader thread (ring
- *                      buffer -> record checks -> GPU work -> the queue) and
- *                      the record loop (queue -> stacks, Python frames -> sink)
+ *   capture.c          start, the record loop (queue -> stacks, Python
+ *                      frames -> the sink), stop
+ *   capture_reader.c   the reader thread: ring buffer -> record checks -> GPU
+ *                      work -> the queue
  *   record_queue.c     the records between them, in order
  *   capture_sink.c     where records go: the trace file (-w: header,
  *                      --max-size, --rotate, trailer), the decoder, --metrics
