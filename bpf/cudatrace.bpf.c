@@ -15,6 +15,7 @@
 #include "targets.bpf.h"
 #include "stacks.bpf.h"
 #include "pyframes.bpf.h"
+#include "gpuwork_exit.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -756,6 +757,7 @@ int on_exit(void *ctx)
 	if (filter_pids ? !word || !(__sync_fetch_and_and(word, ~bit) & bit)
 			: bpf_map_delete_elem(&described, &tgid))
 		return 0;
+	gpuwork_last_look(tgid);   /* before PROC_EXIT: the reader ends the channels there */
 	r.type = CT_REC_PROC_EXIT;
 	r.size = sizeof(r);
 	r.ts_ns = bpf_ktime_get_ns();

@@ -42,6 +42,8 @@ enum ct_rec_type {
 	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
 	CT_REC_GPU_SEG     = 19, /* --gpu-work: struct ct_gpu_seg + dwords */
 	CT_REC_GPU_PUT     = 20, /* --gpu-work: struct ct_gpu_put */
+	/* 21: the kernel-names work's */
+	CT_REC_GPU_EXIT    = 22, /* --gpu-work, ring buffer only: struct ct_gpu_exit + dwords */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -433,6 +435,58 @@ struct ct_gpu_put {
 	__u32 from;
 	__u32 put;
 	__u64 since_ns;
+};
+
+/*
+ * --gpu-work: the last look before exit (docs/GPUWORK.md).  The reader
+ * publishes each channel it follows in the map gw_exit (key struct
+ * ct_gx_key, value struct ct_gx_chan), with the ring index it reads next;
+ * when the process exits, bpf/gpuwork_exit.bpf.h reads GPPut of each and
+ * copies the entries from that index up to it, and their segments, while
+ * the process's memory is still there (sched_process_exit runs before
+ * exit_mm: measured on 6.18).  It never reaches a file: the reader turns
+ * it into the GPU_PUT and GPU_SEG records a poll would have made.
+ */
+#define CT_GX_SLOTS        256    /* channels per process the kernel looks at */
+#define CT_GX_ENTRIES_MAX  1024   /* entries per channel it copies at exit */
+
+struct ct_gx_key {
+	__u32 pid;
+	__u32 slot;
+};
+
+struct ct_gx_chan {
+	__u64 ring_va;       /* gpFifoOffset */
+	__u64 gpput_addr;    /* the USERD's GPPut, a CPU address in the process */
+	__u64 pb_base;       /* address bits above an entry's (extended base) */
+	__u32 entries;       /* gpFifoEntries */
+	__u32 next;          /* the ring index the reader reads next */
+	__u32 max_dwords;    /* dwords copied per segment (<= CT_GPU_SEG_DEFAULT) */
+	/* the entry's fields, bit positions from the tables (clc86f.h):
+	 * GP_ENTRY0_GET, GP_ENTRY1_GET_HI, GP_ENTRY1_LENGTH */
+	__u8 get_lo, get_bits, get_hi_lo, get_hi_bits, len_lo, len_bits;
+	__u8 pad[2];
+};
+
+#define CT_GX_HEAD      (1u << 0)  /* a channel's first record: from, put; no entry */
+#define CT_GX_NO_PUT    (1u << 1)  /* with HEAD: GPPut could not be read */
+#define CT_GX_NO_ENTRY  (1u << 2)  /* the ring entry could not be read */
+#define CT_GX_NO_SEG    (1u << 3)  /* the segment could not be read: ndwords 0 */
+#define CT_GX_TRUNC     (1u << 4)  /* ndwords < want_dwords */
+#define CT_GX_CONTROL   (1u << 5)  /* a control entry (length 0): nothing to copy */
+
+struct ct_gpu_exit {
+	struct ct_rec h;     /* pid; tid: the exiting thread; ts_ns: its exit */
+	__u32 slot;          /* the channel's slot in gw_exit */
+	__u32 from;          /* the reader's next index the kernel started at */
+	__u32 put;           /* GPPut at exit */
+	__u32 index;         /* this entry's ring index */
+	__u32 flags;         /* CT_GX_* */
+	__u32 want_dwords;   /* the segment's length the entry gives */
+	__u32 ndwords;       /* dwords that follow */
+	__u32 pad;
+	__u64 entry;         /* the raw entry */
+	__u64 va;            /* the segment's address, from the published base */
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

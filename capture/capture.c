@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Live capture (capture.h lists its files), top to bottom: a record's way
- * from the ring buffer to the sink (on_record), the poll loop that drives
- * it (run_loop), then the start (BPF loaded, sink open, command let go)
- * and the stop (last records, counts, everything freed) around them.
+ * from the queue the reader thread fills (capture_reader.c) to the sink
+ * (take_record), the record loop that drives it (run_loop), then the start
+ * (BPF loaded, sink open, reader started, command let go) and the stop
+ * (last records, counts, everything freed) around them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,8 @@
 #include "privs.h"
 #include "procinfo.h"
 #include "python.h"
+#include "capture_reader.h"
+#include "record_queue.h"
 #include "record.h"
 #include "stack_tally.h"
 #include "trace_file.h"
@@ -46,7 +51,7 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-/* --- a record's way: ring buffer -> checks -> producers -> sink ---------- */
+/* --- a record's way: queue -> stacks, Python frames -> sink --------------- */
 
 /* A file the trace has not named yet: learn its path from /proc. */
 static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t kdev,
@@ -92,56 +97,8 @@ static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t
 	ct_sink_record(c, &rec.f.h);
 }
 
-#define FILE_FULL (-ECANCELED)   /* on_record's "the trace file is full" */
-
-static int on_record(void *ctx, void *data, size_t len)
-{
-	struct ct_capture *c = ctx;
-	const struct ct_rec *r = data;
-	const char *bad = ct_record_check(data, len);
-
-	if (bad) {
-		fprintf(stderr, "cudatrace: dropping a malformed record from the kernel: %s\n", bad);
-		return 0;
-	}
-	c->events++;
-	if (c->python && ct_python_take(c->python, r))
-		return c->sink_error ? -1 : 0;
-	if (c->gpuwork)
-		ct_gpuwork_learn(c->gpuwork, r);
-	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
-		return c->sink_error ? -1 : 0;
-	switch (r->type) {
-	case CT_REC_IOCTL_ENTER: {
-		const struct ct_ioctl *io = data;
-
-		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
-		break;
-	}
-	case CT_REC_MMAP: {
-		const struct ct_mmap *m = data;
-
-		name_new_device(c, r->pid, m->fd, m->dev, m->flags, m->ino);
-		break;
-	}
-	case CT_REC_PROC:
-		/* Ring buffer memory is read-only: filter the environment in a copy. */
-		memcpy(c->procbuf, data, len);
-		ct_proc_filter_env((struct ct_proc *)c->procbuf);
-		ct_sink_record(c, (struct ct_rec *)c->procbuf);
-		return c->sink_error ? -1 : 0;
-	}
-	ct_sink_record(c, r);
-	if (c->sink_error)
-		return -1;
-	/* --max-size: stop this poll here, run_loop rotates or stops. */
-	if (ct_sink_file_at_max(c))
-		return FILE_FULL;
-	return 0;
-}
-
-/* The records that the unwinder, the Python frames and the GPU work reader
- * make: -k's summary counts them, then they go to the sink. */
+/* The records that the unwinder and the Python frames make (record loop):
+ * -k's summary counts them, then they go to the sink. */
 static void unwind_sink(void *ctx, const struct ct_rec *r)
 {
 	struct ct_capture *c = ctx;
@@ -150,7 +107,41 @@ static void unwind_sink(void *ctx, const struct ct_rec *r)
 	ct_sink_record(ctx, r);
 }
 
-/* --- the poll loop -------------------------------------------------------- */
+/* The record loop's side: one record, in the order the reader queued it. */
+static void take_record(struct ct_capture *c, const struct ct_rec *r)
+{
+	if (c->slow_record_us)   /* CT_TEST_SLOW_RECORD_US: a record loop slowed on purpose */
+		usleep((useconds_t)c->slow_record_us);
+	if (r->type != CT_REC_GPU_SEG && r->type != CT_REC_GPU_PUT)
+		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
+	if (c->python && ct_python_take(c->python, r))
+		return;
+	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
+		return;
+	switch (r->type) {
+	case CT_REC_IOCTL_ENTER: {
+		const struct ct_ioctl *io = (const struct ct_ioctl *)r;
+
+		name_new_device(c, r->pid, io->fd, io->dev, io->flags, io->ino);
+		break;
+	}
+	case CT_REC_MMAP: {
+		const struct ct_mmap *m = (const struct ct_mmap *)r;
+
+		name_new_device(c, r->pid, m->fd, m->dev, m->flags, m->ino);
+		break;
+	}
+	case CT_REC_PROC:
+		/* Filter the environment in a copy (the queue's is the reader's). */
+		memcpy(c->procbuf, r, r->size);
+		ct_proc_filter_env((struct ct_proc *)c->procbuf);
+		ct_sink_record(c, (struct ct_rec *)c->procbuf);
+		return;
+	}
+	ct_sink_record(c, r);
+}
+
+/* --- the record loop -------------------------------------------------------- */
 
 /* Whether the capture is over: the command or every -p process has
  * exited, or -d ran out. */
@@ -167,53 +158,59 @@ static bool capture_over(struct ct_capture *c, uint64_t deadline)
 	return false;
 }
 
-/* --gpu-work's drain (gpuwork_reader.h): the records the kernel has now,
- * unless the sink failed or the file is full and does not rotate. */
-static void drain_kernel_records(void *ctx)
+/* One record to the sink; false when the capture must stop taking records
+ * (the sink failed, or the file is full and does not rotate). */
+static bool sink_one(struct ct_capture *c, const struct ct_rec *r)
 {
-	struct ct_capture *c = ctx;
-
-	if (!c->sink_error && (c->o->rotate || !ct_sink_file_at_max(c)))
-		ring_buffer__consume(c->rb);
+	take_record(c, r);
+	if (c->sink_error)
+		return false;
+	/* --max-size: rotate, or stop */
+	return !(ct_sink_file_at_max(c) && ct_sink_file_full(c));
 }
 
+/* Takes the queue's records until it is closed and empty (after
+ * ct_reader_stop), or the sink stops. */
 static int run_loop(struct ct_capture *c)
 {
 	const struct ct_options *o = c->o;
 	uint64_t deadline = o->duration > 0 ?
 		ct_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9) : 0;
-	int err;
+	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC), said = flushed;
+	bool stopping = false, done = false, taking = true;
 
-	while (!stop_requested && !c->sink_error) {
-		err = ring_buffer__poll(c->rb, c->gpuwork ? (int)(1000 / o->gpu_work_hz) : 100);
-		/* The kernel wakes us only when a quarter of the buffer is
-		 * full: a poll that timed out takes what is there, so live
-		 * output and --metrics lag by at most its 100 ms. */
-		if (err == 0)
-			err = ring_buffer__consume(c->rb);
-		if (err < 0 && err != -EINTR && err != FILE_FULL) {
-			fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
-				strerror(-err));
-			return -1;
+	while (!done) {
+		/* short waits: the command's exit and Ctrl-C are seen within 10 ms */
+		struct ct_rec *r = ct_rq_pop(c->queue, 10000000ull, &done);
+		uint64_t now = ct_now_ns(CLOCK_MONOTONIC);
+
+		if (r && taking && !sink_one(c, r)) {
+			taking = false;   /* the reader may still queue: nothing more is taken */
+			ct_rq_abandon(c->queue);
 		}
-		if (c->gpuwork && err >= 0)
-			ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
-		/* A killed capture loses at most one poll's worth of records. */
-		if (c->writer)
+		free(r);
+		/* A killed capture loses at most 100 ms of records. */
+		if (c->writer && (!r || now - flushed > 100000000ull)) {
 			ct_writer_flush(c->writer);
-		if (ct_sink_file_at_max(c) && ct_sink_file_full(c))
-			break;
-		ct_status_line(c, false);
-		ct_sink_update_lost(c, false);
-		if (capture_over(c, deadline))
-			break;
+			flushed = now;
+		}
+		if (now - said > 100000000ull) {   /* each rate-limits itself too */
+			ct_status_line(c, false);
+			ct_sink_update_lost(c, false);
+			said = now;
+		}
+		if (!stopping && (stop_requested || !taking ||
+				  __atomic_load_n(&c->reader_error, __ATOMIC_RELAXED) ||
+				  capture_over(c, deadline))) {
+			stopping = true;
+			ct_reader_stop(c);
+		}
 	}
 	ct_status_line(c, true);
-	/* Everything the kernel produced before we stopped is still there
-	 * (but a full file, unrotated, takes nothing more). */
-	while (!c->sink_error && (o->rotate || !ct_sink_file_at_max(c))) {
-		if (ring_buffer__consume(c->rb) != FILE_FULL || ct_sink_file_full(c))
-			break;
+	if (c->reader_error) {
+		fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
+			strerror(-c->reader_error));
+		return -1;
 	}
 	return 0;
 }
@@ -250,17 +247,7 @@ static int start_readers(struct ct_capture *c)
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root, fds.py_procs, fds.py_rb,
 						       unwind_sink, c)))
 		return -1;
-	if (o->gpu_work_hz &&
-	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, unwind_sink, c)))
-		return -1;
-	c->rb = ring_buffer__new(fds.rb, on_record, c, NULL);
-	if (!c->rb) {
-		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
-		return -1;
-	}
-	if (c->gpuwork)
-		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
-	return 0;
+	return ct_reader_setup(c);
 }
 
 /* Up to the moment calls are traced: BPF loaded, the sink open, the
@@ -289,8 +276,13 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 			strerror(-err));
 		return -1;
 	}
+	/* Before the drop: the reader raises its priority, then drops its own. */
+	if (ct_reader_start(c))
+		return -1;
 	/* The command was forked before this: it keeps the privileges it had. */
 	err = ct_drop_privileges();
+	if (!err)
+		err = c->reader_drop_err;
 	if (err)
 		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
 			strerror(-err));
@@ -326,12 +318,11 @@ static void report_counts(struct ct_capture *c)
 {
 	uint64_t lost = 0, lost_inflight = 0;
 
-	if (c->gpuwork)   /* what was put since the last poll */
-		ct_gpuwork_poll(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
 	ct_sink_update_lost(c, true);
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
 	ct_status_report(c, lost, lost_inflight);
+	ct_reader_report(c);
 }
 
 /* Stops the command if the capture failed or was interrupted, frees
@@ -342,11 +333,10 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 		close(go_fd);   /* the child sees EOF and exits */
 	if (!c->timed_out)   /* -d ran out: the command goes on */
 		ct_child_wait(&c->child, rc != 0 || stop_requested);
-	ring_buffer__free(c->rb);
+	ct_reader_free(c);
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
-	ct_gpuwork_free(c->gpuwork);
 	rc = ct_sink_close(c, rc);
 	ct_bpf_unload(c->skel);
 	free(c->procbuf);
@@ -376,6 +366,7 @@ int ct_capture_run(const struct ct_options *o)
 
 	for (int i = 0; i < CT_MAX_PIDS; i++)
 		c.pidfds[i] = -1;
+	sem_init(&c.reader_started, 0, 0);
 	if (ct_bpf_check_kernel(o) || ct_pids_open(o, c.pidfds) ||
 	    ct_targets_devices(&c.devs, o)) {
 		ct_pids_close(o, c.pidfds);
@@ -387,9 +378,18 @@ int ct_capture_run(const struct ct_options *o)
 		return 1;
 	}
 	catch_signals(o);
+	/* test hooks (docs/GPUWORK.md, "Test hooks") */
+	if (getenv("CT_TEST_SLOW_RECORD_US"))
+		c.slow_record_us = strtoull(getenv("CT_TEST_SLOW_RECORD_US"), NULL, 10);
+	if (getenv("CT_TEST_SLOW_GPU_POLL_US"))
+		c.slow_poll_us = strtoull(getenv("CT_TEST_SLOW_GPU_POLL_US"), NULL, 10);
 	if (start_capture(&c, &go_fd) == 0 && announce_and_go(&c, &go_fd) == 0) {
 		rc = run_loop(&c) == 0 ? 0 : 1;
+		ct_reader_join(&c);
 		report_counts(&c);
+	} else {
+		ct_reader_stop(&c);
+		ct_reader_join(&c);
 	}
 	rc = teardown(&c, go_fd, rc);
 	return ct_child_exit_status(&c.child, rc);

@@ -3,8 +3,11 @@
  * Inside the live capture: the state its files share.  main.c starts it
  * with ct_capture_run (capture_run.h); only capture/capture*.c include this.
  *
- *   capture.c          start, the poll loop, stop: ring buffer -> record
- *                      checks -> stacks, Python frames, GPU work -> the sink
+ *   capture.c          start, the record loop (queue -> stacks, Python
+ *                      frames -> the sink), stop
+ *   capture_reader.c   the reader thread: ring buffer -> record checks -> GPU
+ *                      work -> the queue
+ *   record_queue.c     the records between them, in order
  *   capture_sink.c     where records go: the trace file (-w: header,
  *                      --max-size, --rotate, trailer), the decoder, --metrics
  *   capture_status.c   what it says on stderr: the status line, the counts
@@ -14,6 +17,8 @@
 #ifndef CT_CAPTURE_H
 #define CT_CAPTURE_H
 
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -37,7 +42,25 @@ struct ct_capture {
 	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	struct ct_gpuwork *gpuwork;  /* --gpu-work */
 	struct ct_gpuwork_before gw_before;  /* ... processes with channels it cannot follow */
-	uint64_t events;             /* records received from the kernel */
+	uint64_t events;             /* records received from the kernel (reader thread:
+				      * read with __atomic_load_n elsewhere) */
+	/* The reader thread (reader_main in capture.c) takes the kernel's
+	 * records and reads the GPU work; the record loop, on the main
+	 * thread, takes them from the queue.  Only the record loop calls the
+	 * sink, the unwinder and the Python frames; only the reader thread
+	 * touches the ring buffer and the GPU-work reader until it is joined. */
+	uint64_t events_taken;       /* ... of which the record loop has taken (trailers) */
+	struct ct_rq *queue;
+	pthread_t reader;
+	bool reader_running;
+	int reader_wake;             /* eventfd: the record loop asks the reader to stop */
+	int reader_error;            /* -errno: reading the ring buffer failed */
+	sem_t reader_started;        /* it has its priority and dropped its privileges */
+	int reader_drop_err;
+	const char *reader_priority; /* "real time", "nice -10", "ordinary" */
+	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: test hooks (docs/GPUWORK.md) */
+	uint64_t slow_poll_us;       /* CT_TEST_SLOW_GPU_POLL_US */
+	int gw_exit_fd;              /* --gpu-work: the BPF map of rings read at exit */
 	int sink_error;              /* -errno from the writer: stop */
 	unsigned char *procbuf;
 	struct ct_child child;       /* -- COMMAND */

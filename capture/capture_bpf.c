@@ -173,6 +173,9 @@ static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
 	if (set_layout(s, o))
 		return -1;
 	s->rodata->stack_bytes = o->stack_bytes;
+	s->rodata->gpu_work = o->gpu_work_hz != 0;
+	if (!o->gpu_work_hz)
+		bpf_map__set_max_entries(s->maps.gw_exit, 1);
 	s->rodata->py_frames = o->py_stack;
 	/* Without Python frames the per-CPU cache of code objects' checks
 	 * (180 KiB a CPU) and the prefetch ring are never used. */
@@ -342,7 +345,8 @@ struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s)
 {
 	return (struct ct_bpf_fds){ .rb = bpf_map__fd(s->maps.rb),
 				    .py_procs = bpf_map__fd(s->maps.py_procs),
-				    .py_rb = bpf_map__fd(s->maps.py_rb) };
+				    .py_rb = bpf_map__fd(s->maps.py_rb),
+				    .gw_exit = bpf_map__fd(s->maps.gw_exit) };
 }
 
 uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t *percpu,

@@ -32,7 +32,7 @@ int ct_bpf_attach(struct cudatrace_bpf *s);
 /* The maps user space reads: the record ring, and for --py-stack the
  * processes to watch and the ring of their new code objects. */
 struct ct_bpf_fds {
-	int rb, py_procs, py_rb;
+	int rb, py_procs, py_rb, gw_exit;
 };
 struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s);
 

@@ -171,7 +171,7 @@ void ct_sink_trailer(struct ct_capture *c, uint64_t *lost, uint64_t *lost_inflig
 	t->h.type = CT_REC_TRAILER;
 	t->h.size = (uint32_t)size;
 	t->h.ts_ns = ct_now_ns(CLOCK_MONOTONIC);
-	t->events = c->events;
+	t->events = c->events_taken;   /* the kernel's records the record loop has taken */
 	t->lost = *lost;
 	t->lost_inflight = *lost_inflight;
 	t->ncpu = (uint32_t)ncpu;

@@ -23,7 +23,7 @@ void ct_status_line(struct ct_capture *c, bool last)
 	uint64_t now = ct_now_ns(CLOCK_MONOTONIC), scratch[1024];
 	int ncpu = libbpf_num_possible_cpus();
 	double secs = (double)(now - c->status_ns) / 1e9;
-	uint64_t lost;
+	uint64_t lost, events = __atomic_load_n(&c->events, __ATOMIC_RELAXED);
 
 	if (!c->writer || !isatty(STDERR_FILENO) || ncpu > 1024)
 		return;
@@ -35,10 +35,10 @@ void ct_status_line(struct ct_capture *c, bool last)
 		return;
 	lost = ct_bpf_counter(c->skel, CT_CNT_LOST, scratch, ncpu);
 	fprintf(stderr, "\r\033[Kcudatrace: %llu events, %.0f/s, %.1f MB written, %llu lost",
-		(unsigned long long)c->events, (double)(c->events - c->status_events) / secs,
+		(unsigned long long)events, (double)(events - c->status_events) / secs,
 		(double)ct_writer_bytes(c->writer) / 1e6, (unsigned long long)lost);
 	c->status_ns = now;
-	c->status_events = c->events;
+	c->status_events = events;
 }
 
 /* -k: why stacks were walked by libdw, not from the rules kept (one

@@ -73,6 +73,14 @@ static const char *check_gpu_seg(const struct ct_gpu_seg *g, size_t len)
 	return NULL;
 }
 
+static const char *check_gpu_exit(const struct ct_gpu_exit *g, size_t len)
+{
+	if (len < sizeof(*g) || g->ndwords > CT_GPU_SEG_MAX ||
+	    sizeof(*g) + (size_t)g->ndwords * 4 != len)
+		return "gpu exit record sizes do not add up";
+	return NULL;
+}
+
 static bool str_ok(uint32_t off, uint32_t size)
 {
 	return off == CT_NOSTR || off < size;
@@ -174,6 +182,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_gpu_seg(buf, len);
 	case CT_REC_GPU_PUT:
 		return len == sizeof(struct ct_gpu_put) ? NULL : "gpu put record has the wrong size";
+	case CT_REC_GPU_EXIT:
+		return check_gpu_exit(buf, len);
 	default:
 		return "unknown record type";
 	}

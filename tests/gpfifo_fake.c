@@ -40,6 +40,15 @@
  *          prints "graph N" before each launch of it and "launch GX 1 1 BX 1 1
  *          graph N" for each kernel it starts, then a head whose
  *          first dependent was never uploaded: "unseen QMD"
+ *        gpfifo_fake -f PATH burst-exit N [kill]
+ *          sets up, waits 300 ms (a poller has read the set-up), then puts
+ *          N launches of distinct grids at once and exits within a
+ *          millisecond (with `kill`: SIGKILL to itself instead); prints
+ *          the launches first.  N < 64: the ring holds them
+ *        gpfifo_fake -f PATH rate R N
+ *          after 300 ms, N launches at R a second at most, evenly
+ *          (busy-waited; late, it goes on from then without catching up),
+ *          then "done ENTRIES": a steady burst to measure the poller by
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -62,6 +71,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -495,6 +505,54 @@ static void graph(int k, int r)
 	printf("unseen 0x204d00000\n");
 }
 
+/* n launches put at once, then gone: exit, or SIGKILL */
+static void burst_exit(int n, int kill_self)
+{
+	uint32_t grids[64];
+
+	if (n < 1 || n > (int)ENTRIES - 1)
+		n = (int)ENTRIES - 1;
+	srand((unsigned)getpid());
+	distinct(grids, n, 1, 65536);
+	pause_us(300000);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);   /* printed in one write, after the work */
+	pace_us = 0;
+	for (int i = 0; i < n; i++)
+		launch(grids[i], 64, 0, 0x204e00000ull + 0x200ull * (uint64_t)i);
+	fflush(stdout);
+	if (kill_self)
+		raise(SIGKILL);
+	_exit(0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* n launches at r a second: a steady burst */
+static void rate(int r, int n)
+{
+	uint64_t t0, gap = 1000000000ull / (uint64_t)(r > 0 ? r : 1);
+
+	pause_us(300000);
+	pace_us = 0;
+	t0 = now_ns();
+	for (int i = 0; i < n; i++) {
+		uint64_t t;
+
+		while ((t = now_ns()) < t0)
+			;
+		/* late (this process was not running): go on from now, no catching up */
+		t0 = (t > t0 + gap ? t : t0) + gap;
+		launch(1 + (uint32_t)i, 32, 0, 0x204e00000ull);
+	}
+	pace_us = 2000;
+}
+
 static void hostile(void)
 {
 	uint32_t i;
@@ -576,12 +634,20 @@ int main(int argc, char **argv)
 	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "graph")) {
 		setup(argv[2]);
 		graph(atoi(argv[4]), atoi(argv[5]));
+	} else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "-f") &&
+		   !strcmp(argv[3], "burst-exit")) {
+		setup(argv[2]);
+		burst_exit(atoi(argv[4]), argc == 6 && !strcmp(argv[5], "kill"));
+	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "rate")) {
+		setup(argv[2]);
+		rate(atoi(argv[4]), atoi(argv[5]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
 				"-f PATH late N | -f PATH cluster | -f PATH graph K R | "
+				"-f PATH burst-exit N [kill] | -f PATH rate R N | "
 				"-f PATH hostile\n");
 		return 2;
 	}

@@ -500,8 +500,10 @@ const struct ct_opt ct_opts[] = {
 
 	{ "gpu-work", OPT_GPU_WORK, optional_argument, "HZ", "--gpu-work[=HZ]", G_CAPTURE,
 	  "live: also read the work the traced processes give the GPU (kernel launches, "
-	  "copies, semaphores) from their channels' GPFIFO rings and pushbuffers, HZ times "
-	  "a second (default 200, at most 1000), through /proc/PID/mem (docs/GPUWORK.md); "
+	  "copies, semaphores) from their channels' GPFIFO rings and pushbuffers, through "
+	  "/proc/PID/mem (docs/GPUWORK.md): an idle ring HZ times a second (default 200, at "
+	  "most 1000), a busy one faster, up to 1000, before it can go round; the work put "
+	  "last before a process exits is read by the kernel as it exits; "
 	  "channels a process made before the capture began (-p) cannot be found and are "
 	  "not followed, which the capture says",
 	  C_NONE, NULL, apply_gpu_work },

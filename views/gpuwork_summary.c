@@ -67,15 +67,29 @@ static void add(struct ct_gwsum *s, uint32_t pid, const char *what, uint64_t n, 
 	s->rows[i].bytes += bytes;
 }
 
+struct ct_gw_unseen ct_gw_unseen_of(const struct ct_gpu_seg *g)
+{
+	if (!(g->flags & CT_GS_LOST))
+		return (struct ct_gw_unseen){ "UNREADABLE", "unreadable", 1, false };
+	if (g->flags & CT_GS_WRAP)
+		return (struct ct_gw_unseen){ "LOST IN RING WRAPS (at least)", "ring_wrap", g->lost,
+					      false };
+	/* the reader's word for a channel it gave up (gpuwork_ring.c) */
+	if (!g->lost && g->gp_put >= g->ring_entries)
+		return (struct ct_gw_unseen){ "CHANNELS NOT FOLLOWED (GPPut outside ring)",
+					      "channel_not_followed", 1, true };
+	return (struct ct_gw_unseen){ "LOST", "lost", g->lost, false };
+}
+
 static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
 {
 	struct ct_gwsum *s = ctx;
 	char what[64];
 
 	if (!e) {
-		add(s, g->h.pid, !(g->flags & CT_GS_LOST) ? "UNREADABLE" :
-				 g->flags & CT_GS_WRAP ? "LOST IN RING WRAPS (at least)" : "LOST",
-		    g->flags & CT_GS_LOST ? g->lost : 1, 0);
+		struct ct_gw_unseen u = ct_gw_unseen_of(g);
+
+		add(s, g->h.pid, u.row, u.n, 0);
 		return;
 	}
 	if (e->kind == GW_GP && !e->gp->control)

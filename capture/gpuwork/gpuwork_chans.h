@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cudatrace.h"
+#include "gpuwork_follow.h"
 
 #define GW_RING_MAX 65536   /* larger rings (gpFifoEntries) are not followed */
 
@@ -32,6 +33,7 @@ struct gw_ring {
 	uint64_t snap_ns;
 	bool dead;                  /* freed, or its process gone: drop at the next poll */
 	bool probed;                /* CUDATRACE_GPUWORK_PROBE done */
+	struct gw_follow f;         /* the reader's own (gpuwork_follow.h) */
 };
 
 struct gw_chans {

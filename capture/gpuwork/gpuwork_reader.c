@@ -60,6 +60,7 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	g->gpput_off = put->lo / 8;
 	g->gpget_off = get->lo / 8;
 	g->probe = getenv("CUDATRACE_GPUWORK_PROBE") != NULL;
+	g->idle_ns = 1000000000ull / 200;
 	return g;
 }
 
@@ -91,20 +92,27 @@ const struct ct_gpuwork_stats *ct_gpuwork_stats(const struct ct_gpuwork *g)
 	return &g->st;
 }
 
-/* /proc/PID/mem, opened once per process; -1 if it cannot be. */
-int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid)
+struct gw_proc *gw_proc_of(struct ct_gpuwork *g, uint32_t pid)
 {
 	char path[300];
 	int i;
 
 	for (i = 0; i < g->nprocs; i++)
 		if (g->procs[i].pid == pid)
-			return g->procs[i].fd;
+			return &g->procs[i];
 	if (g->nprocs == GW_MAX_PROCS)
-		return -1;
+		return NULL;
 	snprintf(path, sizeof(path), "%s/%u/mem", g->proc_root, pid);
-	g->procs[g->nprocs] = (struct gw_proc){ pid, open(path, O_RDONLY | O_CLOEXEC) };
-	return g->procs[g->nprocs++].fd;
+	g->procs[g->nprocs] = (struct gw_proc){ pid, open(path, O_RDONLY | O_CLOEXEC), 0 };
+	return &g->procs[g->nprocs++];
+}
+
+/* /proc/PID/mem, opened once per process; -1 if it cannot be. */
+int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid)
+{
+	struct gw_proc *p = gw_proc_of(g, pid);
+
+	return p ? p->fd : -1;
 }
 
 static void forget_proc(struct ct_gpuwork *g, uint32_t pid)
@@ -118,6 +126,12 @@ static void forget_proc(struct ct_gpuwork *g, uint32_t pid)
 
 void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r)
 {
+	if (r->type == CT_REC_GPU_EXIT) {   /* the kernel's last look (gpuwork_exit.c) */
+		gw_exit_take(g, (const struct ct_gpu_exit *)r);
+		return;
+	}
+	if (r->type == CT_REC_PROC_EXIT)
+		gw_exit_finish(g, r->pid);
 	if (gw_chans_learn(&g->chans, r))
 		g->st.channels++;
 	if (r->type == CT_REC_PROC_EXIT ||
@@ -131,34 +145,164 @@ void ct_gpuwork_set_drain(struct ct_gpuwork *g, void (*drain)(void *ctx), void *
 	g->drain_ctx = ctx;
 }
 
-/* Every GPPut first, then the kernel's records, then the entries: what a
- * driver call that ended before GPPut moved says reaches the sink first.
+void ct_gpuwork_set_rate(struct ct_gpuwork *g, uint32_t hz)
+{
+	g->idle_ns = 1000000000ull / (hz ? hz : 200);
+	if (g->idle_ns < GW_MIN_INTERVAL_NS)
+		g->idle_ns = GW_MIN_INTERVAL_NS;
+}
+
+void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_map *m)
+{
+	g->exit_map = *m;
+}
+
+/*
+ * When ring r is polled next, from how far GPPut moved (n entries) since
+ * the poll before: at the rate it moves, a quarter of the ring is used in
+ * entries / (4 * rate); poll by then, but at most every
+ * GW_MIN_INTERVAL_NS and at least HZ times a second.  A ring that went
+ * round is polled as fast as can be.  Work comes in trains with gaps (a
+ * training step, a producer that lost its CPU for a few ms): the
+ * shortest interval a ring needed is kept for GW_BUSY_HOLD_NS after.
+ */
+#define GW_BUSY_HOLD_NS 100000000ull
+
+static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, bool wrapped)
+{
+	struct gw_follow *f = &r->f;
+	uint64_t dt = f->last_snap_ns && r->snap_ns > f->last_snap_ns ?
+		r->snap_ns - f->last_snap_ns : g->idle_ns;
+	uint64_t iv = g->idle_ns;
+
+	if (wrapped)
+		iv = GW_MIN_INTERVAL_NS;
+	else if (n)   /* dt * entries / (4 n), without overflow */
+		iv = dt / 4 / n * r->entries < iv ? dt / 4 / n * r->entries : iv;
+	if (iv < GW_MIN_INTERVAL_NS)
+		iv = GW_MIN_INTERVAL_NS;
+	if (iv < g->idle_ns && (iv <= f->hold_ns || r->snap_ns >= f->hold_until_ns)) {
+		f->hold_ns = iv;
+		f->hold_until_ns = r->snap_ns + GW_BUSY_HOLD_NS;
+	}
+	if (r->snap_ns < f->hold_until_ns && f->hold_ns < iv)
+		iv = f->hold_ns;
+	if (iv < g->idle_ns)
+		g->st.fast_polls++;
+	f->interval_ns = iv;
+	f->last_snap_ns = r->snap_ns;
+	f->due_ns = r->snap_ns + iv;
+}
+
+static bool due(const struct gw_ring *r, uint64_t now)
+{
+	return !r->dead && r->f.due_ns <= now && !r->f.exit_seen;
+}
+
+/* Reads ring r after its snapshot and the drain, and plans its next poll. */
+static void poll_one(struct ct_gpuwork *g, struct gw_ring *r)
+{
+	uint32_t before = r->next;
+	uint64_t lost = g->st.wraps;
+
+	r->snap = false;
+	if (r->dead) {
+		gw_ring_ended(g, r);
+		return;
+	}
+	gw_poll_ring(g, r);
+	g->st.ring_polls++;
+	gw_schedule(g, r, r->snap_put < r->entries ?
+			  (r->snap_put + r->entries - before) % r->entries : 0,
+		    g->st.wraps != lost);
+	gw_exit_publish(g, r);
+}
+
+/* The dead rings go, and out of the kernel's map with them. */
+static void sweep(struct ct_gpuwork *g)
+{
+	for (size_t i = 0; i < g->chans.nrings; i++)
+		if (g->chans.rings[i].dead)
+			gw_exit_unpublish(g, &g->chans.rings[i]);
+	gw_chans_sweep(&g->chans);
+}
+
+/* Every due GPPut first, then the kernel's records, then the entries: what
+ * a driver call that ended before GPPut moved says reaches the sink first.
  * The drain may learn channels (rings[] may move) or end them. */
-void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
+static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	size_t i;
+	size_t i, nsnap = 0;
 
-	(void)now;
-	for (i = 0; i < g->chans.nrings; i++)
-		if (!g->chans.rings[i].dead)
-			gw_snapshot_ring(g, &g->chans.rings[i]);
-	if (g->drain)
-		g->drain(g->drain_ctx);
 	for (i = 0; i < g->chans.nrings; i++) {
 		struct gw_ring *r = &g->chans.rings[i];
 
-		if (!r->snap)
-			continue;
-		r->snap = false;
-		if (r->dead)
-			gw_ring_ended(g, r);
-		else
-			gw_poll_ring(g, r);
+		if (!r->dead && !r->f.exit_seen && (all || due(r, now))) {
+			gw_snapshot_ring(g, r);
+			nsnap++;
+			if (!r->snap)   /* its USERD not mapped yet, or unreadable */
+				r->f.due_ns = now + g->idle_ns;
+		}
 	}
-	gw_chans_sweep(&g->chans);
-	g->st.polls++;
+	if (g->drain)
+		g->drain(g->drain_ctx);
+	for (i = 0; i < g->chans.nrings; i++)
+		if (g->chans.rings[i].snap)
+			poll_one(g, &g->chans.rings[i]);
+	sweep(g);
+	if (nsnap)
+		g->st.polls++;
 	g->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
+{
+	poll_rings(g, now, true);
+}
+
+void ct_gpuwork_poll_due(struct ct_gpuwork *g, uint64_t now)
+{
+	poll_rings(g, now, false);
+}
+
+uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g)
+{
+	/* at least HZ times a second: the kernel's records (new channels) are
+	 * taken at each poll, whether or not a ring is due */
+	uint64_t next = ct_now_ns(CLOCK_MONOTONIC) + g->idle_ns;
+
+	for (size_t i = 0; i < g->chans.nrings; i++) {
+		const struct gw_ring *r = &g->chans.rings[i];
+
+		if (!r->dead && !r->f.exit_seen && r->f.due_ns < next)
+			next = r->f.due_ns;
+	}
+	return next;
+}
+
+/* The second line: what the last look before exit did, and channels given up. */
+static void report_exit(const struct ct_gpuwork_stats *s)
+{
+	if (s->exit_looks || s->exit_no_put || s->exit_unseen)
+		fprintf(stderr, "cudatrace: gpu-work: at exit: %llu rings had work put after their "
+				"last poll, read by the kernel as the process exited (%llu entries; %llu "
+				"could not be copied, counted lost); %llu rings whose GPPut could not be "
+				"read at exit (what they put after the last poll is not counted); the "
+				"longest a process ran after a ring's last poll: %.1f ms\n",
+			(unsigned long long)s->exit_looks, (unsigned long long)s->exit_entries,
+			(unsigned long long)s->exit_unseen, (unsigned long long)s->exit_no_put,
+			(double)s->exit_gap_ns / 1e6);
+	if (s->not_followed)
+		fprintf(stderr, "cudatrace: gpu-work: %llu channels no longer followed: GPPut read "
+				"outside the ring (not the USERD the allocation named, or a corrupt one); "
+				"what they put after is not in this capture, and not counted\n",
+			(unsigned long long)s->not_followed);
+	if (s->unpublished)
+		fprintf(stderr, "cudatrace: gpu-work: %llu rings could not be given to the kernel's "
+				"last look (more than %d channels in a process, or the map full): work "
+				"they put after their last poll before exit is not read\n",
+			(unsigned long long)s->unpublished, CT_GX_SLOTS);
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)
@@ -175,13 +319,15 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 			"%llu cut at the bound), %llu control entries, %llu unreadable, "
 			"%s%llu ring entries lost "
 			"(%llu overwritten while read), %llu ring wraps between polls%s; "
-			"%llu polls in %.1f ms of CPU\n",
+			"%llu polls in %.1f ms of CPU (%llu ring reads, %llu sooner than 1/HZ: busy rings)\n",
 		(unsigned long long)s->channels, (unsigned long long)s->segments,
 		(unsigned long long)s->bytes, (unsigned long long)s->truncated,
 		(unsigned long long)s->control, (unsigned long long)s->unreadable,
 		s->wraps ? "at least " : "",
 		(unsigned long long)s->lost, (unsigned long long)s->overwritten,
 		(unsigned long long)s->wraps, wraps, (unsigned long long)s->polls,
-		(double)s->cpu_ns / 1e6);
+		(double)s->cpu_ns / 1e6, (unsigned long long)s->ring_polls,
+		(unsigned long long)s->fast_polls);
+	report_exit(s);
 	gw_chans_report(&g->chans);   /* channel allocations not followed (gpuwork_chans.c) */
 }

@@ -34,8 +34,18 @@ struct ct_gpuwork_stats {
 	uint64_t wrap_lost;         /* entries lost in them: a lower bound (GPPut is an
 				     * index into the ring: whole rings more may have gone) */
 	uint64_t overwritten;       /* segments or entries overwritten while read (in lost) */
-	uint64_t polls;
+	uint64_t not_followed;      /* rings given up: a GPPut outside the ring */
+	uint64_t polls;             /* polls of one ring or more */
+	uint64_t ring_polls;        /* reads of one ring's GPPut */
+	uint64_t fast_polls;        /* ... sooner than 1/HZ: the ring was busy */
 	uint64_t cpu_ns;            /* thread CPU time spent polling */
+	/* the kernel's last look before exit (docs/GPUWORK.md) */
+	uint64_t exit_looks;        /* rings with work put after the last poll, read at exit */
+	uint64_t exit_entries;      /* ... entries read then */
+	uint64_t exit_unseen;       /* ... entries it could not copy (in lost) */
+	uint64_t exit_no_put;       /* rings whose GPPut could not be read at exit */
+	uint64_t exit_gap_ns;       /* the longest a process ran after a ring's last poll */
+	uint64_t unpublished;       /* rings the kernel could not be told of (map full) */
 };
 
 /* max_dwords: the bound per segment (CT_GPU_SEG_MAX at most). */
@@ -52,6 +62,23 @@ void ct_gpuwork_set_drain(struct ct_gpuwork *g, void (*drain)(void *ctx), void *
 void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r);
 /* Reads what every channel's producer has put since the last poll. */
 void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now_ns);
+/* The same, for the rings due by now_ns only: an idle ring is polled HZ
+ * times a second, a busy one faster, before it can go round (up to
+ * 1000 Hz). */
+void ct_gpuwork_poll_due(struct ct_gpuwork *g, uint64_t now_ns);
+/* When the next ring is due (CLOCK_MONOTONIC ns). */
+uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g);
+/* --gpu-work=HZ: the idle rings' rate (default 200). */
+void ct_gpuwork_set_rate(struct ct_gpuwork *g, uint32_t hz);
+/* Where rings are published for the kernel's last look before exit (the
+ * BPF map gw_exit, bpf/gpuwork_exit.bpf.h; capture.c's functions write
+ * it): publish returns 0 or -errno. */
+struct ct_gpuwork_exit_map {
+	int (*publish)(void *ctx, const struct ct_gx_key *k, const struct ct_gx_chan *v);
+	void (*unpublish)(void *ctx, const struct ct_gx_key *k);
+	void *ctx;
+};
+void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_map *m);
 const struct ct_gpuwork_stats *ct_gpuwork_stats(const struct ct_gpuwork *g);
 /* The closing line on stderr: channels, segments, lost, unreadable, CPU. */
 void ct_gpuwork_report(const struct ct_gpuwork *g);

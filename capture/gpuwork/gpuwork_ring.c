@@ -236,14 +236,20 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 		}
 		s->ndwords = sg[i].n;
 		memcpy(s + 1, g->batch + (sg[i].va - lo), (size_t)sg[i].n * 4);
-		if (sg[i].n < sg[i].want) {
-			s->flags = CT_GS_TRUNC;
-			g->st.truncated++;
-		}
-		g->st.segments++;
-		g->st.bytes += (uint64_t)sg[i].n * 4;
-		send(g);
+		gw_take_segment(g, s);
 	}
+}
+
+void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s)
+{
+	if (s->ndwords < s->want_dwords) {
+		s->flags |= CT_GS_TRUNC;
+		g->st.truncated++;
+	}
+	g->st.segments++;
+	g->st.bytes += (uint64_t)s->ndwords * 4;
+	s->h.size = (uint32_t)(sizeof(*s) + (size_t)s->ndwords * 4);
+	g->sink(g->ctx, &s->h);
 }
 
 /* Whether segment b can join a batch ending with a: readable, right after
@@ -391,6 +397,8 @@ void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r)
 {
 	struct poll_ctx p = { g, r, -1, r->snap_get, r->snap_put };
 
+	if (r->f.exit_seen)   /* read at exit by the kernel (gpuwork_exit.c) */
+		return;
 	if (r->snap_put < r->entries && r->snap_put != r->next)
 		lost(&p, r->next, (r->snap_put + r->entries - r->next) % r->entries, 0);
 }
@@ -414,10 +422,11 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	uint32_t from, n;
 	bool wrapped;
 
-	if (p.fd < 0)
+	if (p.fd < 0 || r->f.exit_seen)
 		return;
 	if (p.put >= r->entries) {   /* not a ring index: not the USERD we think */
 		lost(&p, r->next, 0, 0);
+		g->st.not_followed++;
 		r->dead = true;
 		return;
 	}

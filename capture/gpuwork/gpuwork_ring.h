@@ -19,7 +19,8 @@
 #define GW_DANGER_BYTES (64 * 1024)
 #define GW_STALE_RANGES 16            /* merged ranges of newer segments kept */
 
-struct gw_proc { uint32_t pid; int fd; };
+/* A process's /proc/PID/mem, and the slots its channels have in gw_exit. */
+struct gw_proc { uint32_t pid; int fd; uint32_t slots; };
 struct gw_range { uint64_t lo, hi; };
 /* What one ring entry asks to read: its segment's address and length (cut
  * to the bound: n), or nothing (a control entry); ok false if the tables
@@ -45,7 +46,12 @@ struct ct_gpuwork {
 	struct ct_gpuwork_stats st;
 	void (*drain)(void *ctx);         /* hands over the kernel's records (capture.c) */
 	void *drain_ctx;
+	uint64_t idle_ns;                 /* 1/HZ: how often an idle ring is polled */
+	struct ct_gpuwork_exit_map exit_map;   /* publish NULL: no last look */
 };
+
+/* The busiest ring is polled this often at most (1000 Hz, --gpu-work's ceiling). */
+#define GW_MIN_INTERVAL_NS 1000000ull
 
 /* /proc/PID/mem of pid, opened once; -1 if it cannot be (gpuwork_reader.c). */
 int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid);
@@ -56,5 +62,21 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r);
 /* Ring r ended (freed, exit, exec) after its snapshot: what it showed put
  * since the last poll is counted lost, never read. */
 void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r);
+/* Every segment the reader read, from a poll or from the kernel's last
+ * look, passes here on its way to the sink (s: a record with its dwords
+ * after it). */
+void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s);
+/* The process of pid, made if new (NULL: too many). */
+struct gw_proc *gw_proc_of(struct ct_gpuwork *g, uint32_t pid);
+
+/* gpuwork_exit.c: the kernel's last look before a process exits. */
+/* Publishes ring r (its next index) for the kernel to read at exit. */
+void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r);
+/* Takes it out of the map (the ring ended). */
+void gw_exit_unpublish(struct ct_gpuwork *g, struct gw_ring *r);
+/* A CT_REC_GPU_EXIT: the entries and segments the kernel copied. */
+void gw_exit_take(struct ct_gpuwork *g, const struct ct_gpu_exit *x);
+/* The process exits (its PROC_EXIT): what its rings' exit looks lacked is counted. */
+void gw_exit_finish(struct ct_gpuwork *g, uint32_t pid);
 
 #endif

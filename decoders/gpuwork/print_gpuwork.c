@@ -478,6 +478,8 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 		em_bool(&d->em, "at_least", s->flags & CT_GS_WRAP);
 		em_u64(&d->em, "gp_put", s->gp_put);
 		em_hex(&d->em, "va", s->va);
+		em_str(&d->em, "reason", !(s->flags & CT_GS_LOST) ? "unreadable" : s->flags & CT_GS_WRAP ?
+			"ring_wrap" : s->gp_put >= s->ring_entries ? "gpput_outside_ring" : "lost");
 	} else if (s->flags & CT_GS_WRAP) {
 		out_printf(&d->out, " the ring of %u entries went round between two polls: at least "
 			   "%u entries before index %u were overwritten unread (whole rings more "

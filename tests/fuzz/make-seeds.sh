@@ -143,6 +143,14 @@ put("edge-gpu-put-backwards", PRE + pad(meta) + pad(rec(20, struct.pack(
 put("edge-gpu-put-index", PRE + pad(meta) + pad(rec(20, struct.pack(
     "<IIIIQ", 0, 0, 0xffffffff, 0xfffffffe, 0))))
 put("edge-gpu-put-short", PRE + pad(meta) + pad(rec(20, struct.pack("<III", 1, 2, 0))))
+# The kernel's copies at exit (GPU_EXIT, ring buffer only): a head, an
+# entry with dwords, dwords that lie, and one cut short.
+put("rec-edge-gpu-exit-head", rec(22, struct.pack("<IIIIIIIIQQ", 0, 3, 5, 3, 1, 0, 0, 0, 0, 0)))
+put("rec-edge-gpu-exit-seg", rec(22, struct.pack("<IIIIIIIIQQ", 0, 3, 5, 3, 0, 4, 4, 0,
+                                                 0x0000100000800000, 0x200800000) + b"\1" * 16))
+put("edge-gpu-exit-lies", PRE + pad(meta) + pad(rec(22, struct.pack(
+    "<IIIIIIIIQQ", 0, 0, 5, 0, 0, 9, 0xffffffff, 0, 0, 0))))
+put("edge-gpu-exit-short", PRE + pad(meta) + pad(rec(22, struct.pack("<IIII", 0, 0, 5, 0))))
 put("edge-cut-header", PRE + pad(meta) + HDR.pack(2, 200, 0, 1, 1)[:13])
 put("edge-cut-body", PRE + pad(meta) + pad(ioctl(2, 0xc020462a, b"A" * 32))[:IOCTL + 5])
 bad = bytearray(ioctl(2, 0xc020462a, b"A" * 32))

@@ -472,6 +472,17 @@ def body(tap, cases, tmp):
             for frm, put in ((0, 0), (0xffffffff, 3))), 0, r"no trailer"),
         ("a window record of the wrong size", head + pad8(rec(20, b"\0" * 16)), 1,
          r"gpu put record has the wrong size.*; decoded the \d+ records before it$"),
+        # type 22, the kernel's copies at exit: ring buffer only, never in a
+        # file the capture writes; in one, it is checked and passed over
+        ("exit copies in a file: passed over", head + b"".join(
+            pad8(rec(22, struct.pack("<IIIIIIIIQQ", slot, frm, put, idx, flags, 4096, n, 0,
+                                     seg_entry(4096), 0x200800000) + garbage[:4 * n]))
+            for slot, frm, put, idx, flags, n in ((0, 0, 5, 0, 1, 0), (255, 0xffffffff, 3, 7, 0, 4096),
+                                                  (0xffffffff, 1, 0xffffffff, 0xffffffff, 0x3f, 16))),
+         0, r"no trailer"),
+        ("an exit copy whose dwords lie", head + pad8(rec(22, struct.pack(
+            "<IIIIIIIIQQ", 0, 0, 5, 0, 0, 4096, 4096, 0, 0, 0) + b"\0" * 64)), 1,
+         r"gpu exit record sizes do not add up.*; decoded the \d+ records before it$"),
     ])
 
     # --- --gpu-work QMD chains (CUDA graphs) and clusters ----------------------------

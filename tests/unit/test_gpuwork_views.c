@@ -2,7 +2,9 @@
 /* The views of --gpu-work records, on the recorded H100 acceptance trace
  * (161 launches, 46 copies of its own among CUDA's, by pid 555 on GPU 0): the --metrics series
  * count every launch and copied byte the decoder finds, per process and
- * GPU. */
+ * GPU; then records of work not seen (a ring wrap, entries lost, a segment
+ * unreadable, a GPPut outside the ring): each counted by its reason, the
+ * channel given up in a series of its own, never as 0 entries lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "cudatrace.h"
 #include "decode.h"
 #include "gpuwork.h"
+#include "gpuwork_summary.h"
 #include "metrics.h"
 #include "tap.h"
 #include "trace_file.h"
@@ -25,6 +28,32 @@ static void count(void *ctx, const struct ct_gpu_seg *s, const struct gw_event *
 		launches++;
 	if (e && e->kind == GW_COPY)
 		copied += e->bytes;
+}
+
+/* Records of work not seen, as the reader makes them, on pid 555's channel. */
+static void unseen(struct ct_decoder *d, struct ct_metrics *m)
+{
+	struct ct_gpu_seg s = { .h = { .type = CT_REC_GPU_SEG, .size = sizeof(s), .pid = 555 },
+				.client = 0xc1d00001, .channel = 0x5c00001c, .chan_class = 0xc86f,
+				.gpu = 0, .ring_entries = 1024, .gp_put = 7 };
+	struct ct_gw_unseen u;
+
+	(void)m;
+	s.flags = CT_GS_LOST | CT_GS_WRAP, s.lost = 10;
+	ct_decoder_feed(d, &s.h);
+	u = ct_gw_unseen_of(&s);
+	ok(u.n == 10 && !strcmp(u.reason, "ring_wrap") && !u.channel, "a wrap: 10 entries, ring_wrap");
+	s.flags = CT_GS_LOST, s.lost = 3;
+	ct_decoder_feed(d, &s.h);
+	s.flags = CT_GS_FAULT, s.lost = 0;
+	ct_decoder_feed(d, &s.h);
+	u = ct_gw_unseen_of(&s);
+	ok(u.n == 1 && !strcmp(u.row, "UNREADABLE"), "an unreadable segment: 1, UNREADABLE");
+	s.flags = CT_GS_LOST, s.lost = 0, s.gp_put = 1029;
+	ct_decoder_feed(d, &s.h);
+	u = ct_gw_unseen_of(&s);
+	ok(u.channel && u.n == 1 && strstr(u.row, "NOT FOLLOWED"),
+	   "a GPPut outside the ring: a channel not followed (%s)", u.row);
 }
 
 int main(void)
@@ -60,8 +89,21 @@ int main(void)
 		 "container=\"\",pod=\"\",pid=\"555\"} %llu\n", g, (unsigned long long)copied);
 	ok(text && copied > 0 && strstr(text, want), "cudatrace_gpu_copied_bytes_total is %llu",
 	   (unsigned long long)copied);
+	free(text);
+	unseen(d, m);
+	text = ct_metrics_render(m, &len);
 	if (text && getenv("SHOW"))
 		fputs(text, stderr);
+	/* comm "": the trace's process has exited by now */
+	snprintf(want, sizeof(want), "cudatrace_gpu_unseen_entries_total{gpu=\"%s\",comm=\"\","
+		 "container=\"\",pod=\"\",pid=\"555\",reason=\"ring_wrap\"} 10\n", g);
+	ok(text && strstr(text, want), "unseen entries: a ring wrap's 10 (at least), by reason");
+	ok(text && strstr(text, "reason=\"lost\"} 3\n") && strstr(text, "reason=\"unreadable\"} 1\n"),
+	   "... 3 lost, 1 unreadable");
+	snprintf(want, sizeof(want), "cudatrace_gpu_channels_not_followed_total{gpu=\"%s\","
+		 "comm=\"\",container=\"\",pod=\"\",pid=\"555\"} 1\n", g);
+	ok(text && strstr(text, want) && !strstr(text, "reason=\"channel_not_followed\""),
+	   "a GPPut outside the ring: 1 channel not followed, not 0 entries lost");
 	free(text);
 	ct_decoder_finish(d);
 	ct_decoder_free(d);

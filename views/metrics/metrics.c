@@ -7,6 +7,8 @@
  *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
  *   cudatrace_gpu_launches_total{gpu,comm,container,pod,pid}     --gpu-work
  *   cudatrace_gpu_copied_bytes_total{gpu,comm,container,pod,pid} --gpu-work
+ *   cudatrace_gpu_unseen_entries_total{gpu,comm,container,pod,pid,reason} --gpu-work
+ *   cudatrace_gpu_channels_not_followed_total{gpu,comm,container,pod,pid} --gpu-work
  *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total,
  *   cudatrace_metrics_http_errors_total, cudatrace_metrics_http_slow_requests_total
  */
@@ -22,13 +24,15 @@
 #include "call_name.h"
 #include "devmem.h"
 #include "gpuwork.h"
+#include "gpuwork_summary.h"
 #include "idmap.h"
 #include "metrics.h"
 #include "labels.h"
 #include "utf8.h"
 #include "grow.h"
 
-enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_UNSEEN, F_FAMS };
+enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_UNSEEN,
+	   F_UNFOLLOWED, F_UNSEEN_QMDS, F_FAMS };
 
 static const struct {
 	const char *name, *type, *help;
@@ -51,9 +55,17 @@ static const struct {
 	[F_COPIED] = { "cudatrace_gpu_copied_bytes_total", "counter",
 		       "Bytes of the copy engine transfers (copies and fills) read from the "
 		       "process's channels (--gpu-work)." },
-	[F_UNSEEN] = { "cudatrace_gpu_unseen_qmds_total", "counter",
-		       "QMDs a chain of QMDs (a CUDA graph) led to that could not be followed "
-		       "(--gpu-work): not seen uploaded; the kernels they start are unseen." },
+	[F_UNSEEN] = { "cudatrace_gpu_unseen_entries_total", "counter",
+		       "Ring entries of the process's channels whose work was not read "
+		       "(--gpu-work), by reason: ring_wrap (a lower bound: whole rings more may "
+		       "have gone by), lost (overwritten while read, or not copied at exit), "
+		       "unreadable (the segment could not be read)." },
+	[F_UNFOLLOWED] = { "cudatrace_gpu_channels_not_followed_total", "counter",
+			   "Channels the reader gave up (--gpu-work): GPPut read outside the "
+			   "ring; their later work is not counted anywhere." },
+	[F_UNSEEN_QMDS] = { "cudatrace_gpu_unseen_qmds_total", "counter",
+			    "QMDs a chain of QMDs (a CUDA graph) led to that could not be followed "
+			    "(--gpu-work): not seen uploaded; the kernels they start are unseen." },
 };
 
 /* Upper bounds of the duration buckets, in seconds. */
@@ -373,17 +385,26 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	size_t pos = 0;
 	struct series *s;
 
-	if (!e || (e->kind != GW_LAUNCH && e->kind != GW_COPY && e->kind != GW_UNSEEN))
+	struct ct_gw_unseen u = { 0 };
+	enum fam f;
+
+	if (e && e->kind != GW_LAUNCH && e->kind != GW_COPY && e->kind != GW_UNSEEN)
+		return;
+	if (!e)
+		u = ct_gw_unseen_of(g);
+	if (!e && !u.n)
 		return;
 	p = proc_info(m, g->h.pid);
 	snprintf(pid, sizeof(pid), "%u", g->h.pid);
 	if (!proc_labels(m, lb, sizeof(lb), &pos, g->gpu, g->h.pid, p ? p->comm : "") ||
-	    (!m->o.no_pid && !label(lb, sizeof(lb), &pos, "pid", pid)))
+	    (!m->o.no_pid && !label(lb, sizeof(lb), &pos, "pid", pid)) ||
+	    (!e && !u.channel && !label(lb, sizeof(lb), &pos, "reason", u.reason)))
 		return;
-	s = get_series(m, e->kind == GW_LAUNCH ? F_LAUNCHES : e->kind == GW_COPY ? F_COPIED : F_UNSEEN,
-		       lb);
+	f = e ? (e->kind == GW_LAUNCH ? F_LAUNCHES : e->kind == GW_COPY ? F_COPIED : F_UNSEEN_QMDS)
+	      : u.channel ? F_UNFOLLOWED : F_UNSEEN;
+	s = get_series(m, f, lb);
 	if (s)
-		atomic_fetch_add_explicit(&s->value, e->kind == GW_COPY ? e->bytes : 1,
+		atomic_fetch_add_explicit(&s->value, !e ? u.n : e->kind == GW_COPY ? e->bytes : 1,
 					  memory_order_relaxed);
 }
 

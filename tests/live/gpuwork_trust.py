@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: MIT
+"""--gpu-work you can trust (issue 32), live, on the stand-in
+(tests/gpfifo_fake.c): work put right before an exit or a SIGKILL is read
+by the kernel's last look; a record loop slowed on purpose, or a reader
+busy on purpose, loses nothing; a steady burst is followed by polling the
+busy ring faster than --gpu-work=HZ; and whatever is not seen is counted,
+in the closing line, the JSON and -c."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import BUILD, CUDATRACE, Tap, decode_json, live_capture_possible, run, scratch_dir  # noqa: E402
+
+FAKE = os.path.join(BUILD, "gpfifo_fake")
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("live --gpu-work trust tests", why)
+    t.done()
+
+tmp = scratch_dir("ct-gwtrust-")
+ctl = os.path.join(tmp, "nvidiactl")
+open(ctl, "w").close()
+
+
+def capture(args, env=None, *fake):
+    """Runs the stand-in under --gpu-work to a file; (the launches it printed,
+    the launches decoded, the closing lines, the JSON events)."""
+    tr = os.path.join(tmp, "t.ctrace")
+    e = dict(os.environ, **(env or {}))
+    p = run([CUDATRACE, "--device", ctl] + args + ["-w", tr, "--", FAKE, "-f", ctl] + list(fake),
+            env=e, timeout=300)
+    sent = [int(l.split()[1]) for l in p.stdout.splitlines() if l.startswith("launch ")]
+    ev = [x for x in decode_json(tr) if x["type"] == "gpu-work"]
+    got = [x["grid"]["x"] for x in ev if x["kind"] == "LAUNCH"]
+    return sent, got, p.stderr, ev
+
+
+def num(pattern, text):
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else None
+
+
+# 1. Work put within a millisecond of the exit: the kernel's last look.
+for how, extra in (("exit", []), ("SIGKILL", ["kill"])):
+    for n in (1, 40, 63):
+        sent, got, err, _ = capture(["--gpu-work"], None, "burst-exit", str(n), *extra)
+        t.ok(len(sent) == n and got == sent,
+             "burst-exit %d, then %s: %d of %d launches, in order" % (n, how, len(got), n),
+             (sent[:5], got[:5], err[-400:]))
+        t.ok(num(r"at exit: (\d+) rings had work", err) == 1 and
+             num(r"process exited \((\d+) entries", err) == n,
+             "the closing line says the kernel read them at exit (%d entries)" % n, err[-500:])
+
+# 2. A record loop slowed on purpose (20 ms a record: the program is long
+# gone when the loop reaches its channel's allocation) reads every segment.
+sent, got, err, ev = capture(["--gpu-work"], {"CT_TEST_SLOW_RECORD_US": "20000"},
+                             "work", "12", "6", "3")
+t.ok(len(sent) == 12 and got == sent and sum(1 for x in ev if x["kind"] == "COPY") == 6,
+     "record loop slowed to 20 ms a record: every launch (12) and copy (6)", (got, err[-300:]))
+t.ok(" 0 unreadable, 0 ring entries lost" in err, "and nothing lost", err[-300:])
+sent, got, err, _ = capture(["--gpu-work"], {"CT_TEST_SLOW_RECORD_US": "20000"},
+                            "burst-exit", "30")
+t.ok(len(sent) == 30 and got == sent, "... and a burst right before the exit: 30 of 30",
+     (len(got), err[-300:]))
+
+# 3. A reader busy on purpose (450 ms after each poll): the process exits
+# between two polls, its last work read at exit.
+for extra in ([], ["kill"]):
+    sent, got, err, _ = capture(["--gpu-work"], {"CT_TEST_SLOW_GPU_POLL_US": "450000"},
+                                "burst-exit", "50", *extra)
+    t.ok(len(sent) == 50 and got == sent,
+         "reader busy 450 ms a poll, burst then %s: 50 of 50" % ("SIGKILL" if extra else "exit"),
+         (len(got), err[-400:]))
+
+# 4. The order rule at exit: the work comes after every call of the process,
+# in a window that ends at the exit.
+_, _, err, ev = capture(["--gpu-work"], None, "burst-exit", "5")
+tr = os.path.join(tmp, "t.ctrace")
+allev = decode_json(tr)
+first_launch = next(i for i, x in enumerate(allev) if x.get("kind") == "LAUNCH")
+calls = [i for i, x in enumerate(allev) if x["type"] not in ("gpu-work",) and "ioctl" in str(x.get("type"))]
+t.ok(calls and max(calls) < first_launch, "the work read at exit follows every call of the process",
+     (calls[-3:], first_launch))
+
+# 5. A steady burst: 10,000 launches a second on a ring of 64 entries goes
+# round every 6.4 ms, faster than a fixed 200 Hz poll follows; the busy
+# ring is polled faster.  Every entry is read or counted.
+_, _, err, ev = capture(["--gpu-work"], None, "rate", "10000", "10000")
+seg = num(r"(\d+) segments read", err)
+lost = num(r"(\d+) ring entries lost", err)
+fast = num(r"(\d+) sooner than 1/HZ", err)
+t.ok(fast and fast > 0, "a busy ring is polled sooner than 1/HZ (%s polls)" % fast, err[-500:])
+t.ok(seg is not None and seg >= 0.95 * 10001,
+     "10,000 launches a second at the default rate: %s of 10001 segments read, %s lost" % (seg, lost),
+     err[-500:])
+t.ok(seg + lost >= 10001 or "at least" in err, "read + counted lost account for every entry "
+     "(or say they are a lower bound)", err[-500:])
+
+# 6. A GPPut outside the ring: said with its reason, counted, never a LOST 0 row.
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-c", "--", FAKE, "-f", ctl, "hostile"])
+t.ok("1 channels no longer followed: GPPut read outside the ring" in p.stderr,
+     "closing line: a channel no longer followed, and why", p.stderr[-600:])
+t.ok(re.search(r"CHANNELS NOT FOLLOWED \(GPPut outside ring\)\s+1\b", p.stdout) and
+     not re.search(r"\bLOST\s+0\b", p.stdout), "-c: its own row, counted 1, no LOST 0 row",
+     [l for l in p.stdout.splitlines() if "LOST" in l or "FOLLOWED" in l])
+tr = os.path.join(tmp, "h.ctrace")
+run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", FAKE, "-f", ctl, "hostile"])
+gone = [x for x in decode_json(tr) if x.get("kind") == "LOST"]
+t.ok(gone and gone[-1].get("reason") == "gpput_outside_ring",
+     "JSON: reason gpput_outside_ring", gone[-1:])
+t.ok(all(x.get("reason") == "unreadable" for x in decode_json(tr) if x.get("kind") == "UNREADABLE"),
+     "JSON: unreadable segments say so")
+t.done()
