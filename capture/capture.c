@@ -22,6 +22,7 @@
 #include "capture_status.h"
 #include "capture_targets.h"
 #include "gpuwork_reader.h"
+#include "knames_live.h"
 #include "metrics.h"
 #include "privs.h"
 #include "procinfo.h"
@@ -109,6 +110,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		return c->sink_error ? -1 : 0;
 	if (c->gpuwork)
 		ct_gpuwork_learn(c->gpuwork, r);
+	if (c->knames)
+		ct_knames_learn(c->knames, r);
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return c->sink_error ? -1 : 0;
 	switch (r->type) {
@@ -147,6 +150,8 @@ static void unwind_sink(void *ctx, const struct ct_rec *r)
 	struct ct_capture *c = ctx;
 
 	ct_stack_tally_take(c->stack_tally, r);
+	if (c->knames)   /* a launch's name goes before its segment */
+		ct_knames_seg(c->knames, r);
 	ct_sink_record(ctx, r);
 }
 
@@ -253,6 +258,8 @@ static int start_readers(struct ct_capture *c)
 	if (o->gpu_work_hz &&
 	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, unwind_sink, c)))
 		return -1;
+	if (o->gpu_work_hz && !(c->knames = ct_knames_new(o->proc_root, unwind_sink, c)))
+		return -1;
 	c->rb = ring_buffer__new(fds.rb, on_record, c, NULL);
 	if (!c->rb) {
 		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
@@ -347,6 +354,7 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
 	ct_gpuwork_free(c->gpuwork);
+	ct_knames_free(c->knames);
 	rc = ct_sink_close(c, rc);
 	ct_bpf_unload(c->skel);
 	free(c->procbuf);

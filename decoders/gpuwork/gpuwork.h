@@ -108,6 +108,13 @@ uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);
 void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit,
 	       void *ctx);
 
+/* Each dword of an inline upload (compute LAUNCH_DMA + LOAD_INLINE_DATA)
+ * as it is decoded: the upload's destination, its length in dwords, the
+ * dword's index in it (kernel names: capture/kernels/). */
+typedef void (*gw_inline_fn)(void *ctx, uint64_t dst, uint64_t ndwords, uint64_t at,
+			     uint32_t dword);
+void gw_chan_on_inline(struct gw_chan *c, gw_inline_fn fn, void *ctx);
+
 /* The engine of class cls (from the methods the tables give it). */
 enum gw_engine gw_engine_of(uint32_t cls);
 

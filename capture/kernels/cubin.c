@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Cubin functions (cubin.h), through libelf.  Which bytes a relocation
+ * changes: the driver patches the instruction at r_offset (R_CUDA_ABS32_LO/
+ * HI_32 into its bits 32-63, calls into bits 16-80 ...); the whole 16-byte
+ * instruction holding r_offset is masked, for every type, so that a type
+ * not known here cannot make a match fail (docs/KERNELS.md).
+ */
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubin.h"
+#include "fatbin_format.h"
+
+uint32_t ct_cubin_arch(uint32_t e_flags, uint8_t abi)
+{
+	if (abi == CUBIN_ABI_V2)
+		return (e_flags >> 8) & 0xff;
+	return e_flags & 0xff;
+}
+
+/* Whether [off, off + size) lies inside the n bytes of the file. */
+static bool inside(uint64_t off, uint64_t size, size_t n)
+{
+	return off <= n && size <= n - off;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The patched instructions of the section at index text, size bytes long. */
+static uint32_t relocations(Elf *e, size_t text, uint32_t size, uint32_t *masks,
+			    uint32_t *lost)
+{
+	Elf_Scn *s = NULL;
+	uint32_t n = 0;
+
+	while ((s = elf_nextscn(e, s))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, count;
+
+		if (!gelf_getshdr(s, &sh) || (sh.sh_type != SHT_REL && sh.sh_type != SHT_RELA) ||
+		    sh.sh_info != text || !(d = elf_getdata(s, NULL)) || !sh.sh_entsize)
+			continue;
+		count = d->d_size / sh.sh_entsize;
+		for (i = 0; i < count; i++) {
+			GElf_Rela ra;
+			GElf_Rel r;
+			uint64_t off;
+
+			if (sh.sh_type == SHT_RELA) {
+				if (!gelf_getrela(d, (int)i, &ra))
+					break;
+				off = ra.r_offset;
+			} else {
+				if (!gelf_getrel(d, (int)i, &r))
+					break;
+				off = r.r_offset;
+			}
+			if (off >= size)
+				continue;
+			if (n < CT_CUBIN_MASKS_MAX)
+				masks[n++] = (uint32_t)off & ~(uint32_t)(CUBIN_INSN_BYTES - 1);
+			else
+				(*lost)++;
+		}
+	}
+	qsort(masks, n, sizeof(*masks), cmp_u32);
+	return n;
+}
+
+static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, void *ctx)
+{
+	static const size_t plen = sizeof(CUBIN_TEXT_PREFIX) - 1;
+	uint32_t *masks = malloc(CT_CUBIN_MASKS_MAX * sizeof(*masks));
+	GElf_Ehdr eh;
+	size_t shstr;
+	Elf_Scn *s = NULL;
+	int count = 0;
+
+	if (!masks || !gelf_getehdr(e, &eh) || eh.e_machine != CUBIN_EM_CUDA ||
+	    elf_getshdrstrndx(e, &shstr)) {
+		free(masks);
+		return -1;
+	}
+	while ((s = elf_nextscn(e, s))) {
+		struct ct_cubin_func f = { 0 };
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(e, shstr, sh.sh_name)) || strncmp(name, CUBIN_TEXT_PREFIX, plen) ||
+		    !name[plen] || !inside(sh.sh_offset, sh.sh_size, n) || !sh.sh_size ||
+		    sh.sh_size > UINT32_MAX)
+			continue;
+		f.name = name + plen;
+		f.code = p + sh.sh_offset;
+		f.size = (uint32_t)sh.sh_size;
+		f.addr = sh.sh_addr;
+		f.arch = ct_cubin_arch((uint32_t)eh.e_flags, eh.e_ident[EI_ABIVERSION]);
+		f.masks = masks;
+		f.nmasks = relocations(e, elf_ndxscn(s), f.size, masks, &f.masks_lost);
+		fn(ctx, &f);
+		count++;
+	}
+	free(masks);
+	return count;
+}
+
+int ct_cubin_functions(const uint8_t *p, size_t n, ct_cubin_func_fn fn, void *ctx)
+{
+	Elf *e;
+	int count;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || n < sizeof(Elf64_Ehdr))
+		return -1;
+	/* libelf reads the image, it does not write it (ELF_C_READ) */
+	e = elf_memory((char *)(uintptr_t)p, n);
+	if (!e)
+		return -1;
+	count = elf_kind(e) == ELF_K_ELF && gelf_getclass(e) == ELFCLASS64 ?
+		functions(e, p, n, fn, ctx) : -1;
+	elf_end(e);
+	return count;
+}
