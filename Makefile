@@ -37,7 +37,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
 LIB_DIRS     := lib
 FORMAT_DIRS  := bpf format
 DECODER_DIRS := decoders decoders/tables decoders/layouts decoders/gputables \
-		decoders/gpuwork decoders/stacks
+		decoders/gpuwork decoders/stacks decoders/kernels
 VIEW_DIRS    := views views/sqlite views/metrics views/compat
 CAPTURE_DIRS := capture capture/stacks capture/python capture/gpuwork capture/kernels
 USER_DIRS    := user

@@ -64,6 +64,7 @@ bool gw_gp_decode(uint32_t chan_class, uint64_t entry, struct gw_gp *gp);
 uint64_t gw_gp_address(const struct gw_gp *gp, uint64_t base);
 
 struct gw_tie;
+struct ct_kname;
 
 struct gw_event {
 	enum gw_kind kind;
@@ -79,6 +80,7 @@ struct gw_event {
 	const char *qmd_version;  /* "04_00" */
 	uint32_t grid[3], block[3], smem;
 	uint64_t program;
+	const struct ct_kname *kernel;   /* what the capture named program (kname.h), or NULL */
 	/* GW_COPY */
 	uint64_t src, dst, bytes;
 	bool fill;

@@ -16,6 +16,7 @@
 #include "decoder.h"
 #include "gpuwork.h"
 #include "nvtables.h"
+#include "print_kname.h"
 
 struct ct_gwstate {
 	struct idmap chans;   /* client << 32 | channel -> struct chan */
@@ -131,11 +132,13 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 			em_close(e);
 			em_u64(e, "smem", ev->smem);
 			em_hex(e, "program", ev->program);
+			ct_print_kernel_json(d, ev->kernel);
 			em_str(e, "qmd_version", ev->qmd_version);
 		}
 		em_hex(e, "qmd", ev->qmd);
 		return;
 	}
+	ct_print_kernel(d, ev->kernel);
 	if (ev->have_qmd)
 		out_printf(&d->out, " grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u", ev->grid[0],
 			   ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2], ev->smem);
@@ -309,6 +312,8 @@ static void on_event(void *arg, const struct gw_event *ev_in)
 
 	if ((ev->kind == GW_LAUNCH || ev->kind == GW_COPY) && x->chan && x->chan->have_after)
 		ev_copy.after = &x->chan->after;
+	if (ev->kind == GW_LAUNCH && ev->have_qmd)
+		ev_copy.kernel = ct_kname_find(&d->knames, x->s->h.pid, ev->program);
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cubin.h"
+#include "decode.h"
 #include "fatbin.h"
 #include "gpuwork.h"
 #include "hostelf.h"
@@ -26,6 +27,10 @@
 #include "tap.h"
 #include "trace_file.h"
 #include "whole_file.h"
+
+/* The traces named here, for a look (`cudatrace -r`) after the test. */
+#define NAMED_PROBE "build/tests/probe-named.ctrace"
+#define NAMED_BIG   "build/tests/big-named.ctrace"
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
@@ -185,6 +190,7 @@ struct offline {
 	uint64_t programs[64];
 	uint32_t hows[64];
 	unsigned n;
+	struct ct_writer *w;      /* the trace again, with its names */
 };
 
 static bool off_index(void *ctx, uint32_t pid, struct ct_kindex *x)
@@ -208,6 +214,8 @@ static void off_emit(void *ctx, const struct ct_rec *r)
 	const struct ct_kernel_name *k = (const struct ct_kernel_name *)r;
 
 	ok(ct_record_check(r, r->size) == NULL, "kernel name record passes its check");
+	if (o->w)
+		ct_writer_add(o->w, r);
 	if (o->n < 64) {
 		o->programs[o->n] = k->program;
 		o->hows[o->n] = k->how;
@@ -327,11 +335,12 @@ static unsigned name_trace(const char *trace, const char *json_path, struct offl
 			const struct ct_gpu_seg *s = rec;
 			struct gw_chan *c;
 
-			if (s->h.type != CT_REC_GPU_SEG)
-				continue;
-			if (pass == 0) {
-				ct_knamer_seg(k, s);
-			} else if ((c = chan(&l, s)) && s->ndwords) {
+			if (pass == 0) {   /* the namer; its names go before their segment */
+				if (s->h.type == CT_REC_GPU_SEG)
+					ct_knamer_seg(k, s);
+				if (o->w)
+					ct_writer_add(o->w, rec);
+			} else if (s->h.type == CT_REC_GPU_SEG && (c = chan(&l, s)) && s->ndwords) {
 				l.json = json;
 				gw_decode(c, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC,
 					  on_launch, &l);
@@ -350,6 +359,51 @@ static unsigned name_trace(const char *trace, const char *json_path, struct offl
 	ct_knamer_free(k);
 	free(json);
 	return l.named;
+}
+
+/* The trace with its names, decoded as `cudatrace -r` does: each launch
+ * line's name against the manifest. */
+static void check_named_lines(const char *named, const char *json_path, const char *what)
+{
+	size_t jn = 0, tn = 0;
+	char *json = (char *)slurp(json_path, &jn), *text = NULL, err[256], *line;
+	FILE *out = open_memstream(&text, &tn);
+	struct ct_decode_opts opt = { .out = out };
+	struct ct_decoder *d = ct_decoder_new(&opt);
+	struct ct_reader *r = ct_reader_open(named, err, sizeof(err));
+	unsigned lines = 0, right = 0, wrong = 0;
+	const void *rec;
+	size_t len;
+
+	if (!ok(json && d && r, "%s: the named trace decodes", what))
+		return;
+	while (ct_reader_next(r, &rec, &len) == CT_READ_OK)
+		ct_decoder_feed(d, rec);
+	ct_reader_close(r);
+	ct_decoder_free(d);
+	fclose(out);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[128];
+		uint32_t g[3], b[3];
+		const char *at = strstr(line, "COMPUTE LAUNCH "), *want;
+
+		if (!at || sscanf(at, "COMPUTE LAUNCH %127s grid=(%u,%u,%u) block=(%u,%u,%u)", name, &g[0],
+				  &g[1], &g[2], &b[0], &b[1], &b[2]) != 7)
+			continue;
+		lines++;
+		if (!(want = manifest_kernel(json, g, b)))
+			continue;
+		if (strcmp(name, want)) {
+			wrong++;
+			printf("# %s\n", line);
+		} else {
+			right++;
+		}
+	}
+	ok(right >= 4 && wrong == 0, "%s: %u launch lines carry a name, %u the manifest's, %u another",
+	   what, lines, right, wrong);
+	free(text);
+	free(json);
 }
 
 static void free_offline(struct offline *o)
@@ -372,8 +426,11 @@ static void test_probe_trace(void)
 		return;
 	o.fatbin = fb;
 	o.fatbin_size = n;
+	o.w = ct_writer_open(NAMED_PROBE, false);
 	named = name_trace("traces/kernels/probe.ctrace", "traces/kernels/probe.json", &o, &launches,
 			   &wrong, &checked);
+	ok(o.w && ct_writer_close(o.w) == 0, "the trace written again with its names");
+	check_named_lines(NAMED_PROBE, "traces/kernels/probe.json", "probe");
 	ok(checked >= 10 && wrong == 0, "probe: %u launches the manifest names, %u named wrong or not",
 	   checked, wrong);
 	printf("# probe: %u of %u launches named\n", named, launches);
@@ -398,8 +455,11 @@ static void test_big_trace(void)
 	close(fd);
 	o.fatbin = m.fatbin;
 	o.fatbin_size = m.size;
+	o.w = ct_writer_open(NAMED_BIG, false);
 	named = name_trace("traces/kernels/big.ctrace", "traces/kernels/big.json", &o, &launches, &wrong,
 			   &checked);
+	ok(o.w && ct_writer_close(o.w) == 0, "the trace written again with its names");
+	check_named_lines(NAMED_BIG, "traces/kernels/big.json", "big");
 	ok(checked >= 4 && wrong == 0, "big: %u launches the manifest names, %u named wrong or not",
 	   checked, wrong);
 	printf("# big: %u of %u launches named\n", named, launches);
