@@ -126,8 +126,10 @@ static void add_func(void *arg, const struct ct_cubin_func *cf)
 	f->file = a->file;
 	f->mask_at = (uint32_t)x->nmasks;
 	f->nmasks = cf->nmasks;
-	memcpy(x->masks + x->nmasks, cf->masks, cf->nmasks * sizeof(*cf->masks));
-	x->nmasks += cf->nmasks;
+	if (cf->nmasks) {
+		memcpy(x->masks + x->nmasks, cf->masks, cf->nmasks * sizeof(*cf->masks));
+		x->nmasks += cf->nmasks;
+	}
 	x->masks_lost += cf->masks_lost;
 	f->hash = ct_code_hash(cf->code, cf->size, cf->masks, cf->nmasks);
 	f->key_len = key_len(cf);
@@ -243,7 +245,8 @@ struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code
 			if (f->key != key || f->key_len != len || f->size > avail)
 				continue;
 			checked++;
-			if (ct_code_hash(code, f->size, x->masks + f->mask_at, f->nmasks) == f->hash)
+			if (ct_code_hash(code, f->size, f->nmasks ? x->masks + f->mask_at : NULL,
+					 f->nmasks) == f->hash)
 				found(x, &r, f);
 		}
 	}

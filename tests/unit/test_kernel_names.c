@@ -11,6 +11,7 @@
  * uploaded by copy engine.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,10 @@ static uint8_t *slurp(const char *path, size_t *n)
 	if (!f)
 		return NULL;
 	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)len)) && fread(buf, 1, (size_t)len, f) == (size_t)len)
+	    (buf = malloc((size_t)len + 1)) && fread(buf, 1, (size_t)len, f) == (size_t)len) {
 		*n = (size_t)len;
-	else {
+		buf[len] = 0;   /* the manifests are read as strings */
+	} else {
 		free(buf);
 		buf = NULL;
 	}
@@ -125,6 +127,12 @@ static void count_masks(void *ctx, const struct ct_cubin_func *f)
 			m->lost += 1000;
 }
 
+static void count_masks_fn(void *ctx, const struct ct_cubin_func *f)
+{
+	(void)ctx;
+	(void)ct_code_hash(f->code, f->size, f->masks, f->nmasks);
+}
+
 /* -rdc: the driver patches instructions (the address of `counter`); a
  * function is found with those instructions changed, and not with others. */
 static void test_relocations(void)
@@ -178,6 +186,92 @@ static void test_relocations(void)
 out:
 	free(c1);
 	free(c2);
+}
+
+/* --- hostile fatbins: every length and offset wrong in turn ------------------ */
+
+#include "fatbin_format.h"
+
+static void count_cubin(void *ctx, const uint8_t *elf, size_t n, uint32_t arch)
+{
+	(void)elf;
+	(void)arch;
+	*(size_t *)ctx += n;
+}
+
+/* The plain fatbin with one field of its first container or first entry
+ * set to v: walked without reading outside it, the damage counted. */
+static struct ct_fatbin_stats walk_with(const uint8_t *p, size_t n, size_t field_at, size_t width,
+					uint64_t v, size_t *cubin_bytes)
+{
+	struct ct_fatbin_stats st = { 0 };
+	uint8_t *q = malloc(n);
+
+	memcpy(q, p, n);
+	memcpy(q + field_at, &v, width);
+	*cubin_bytes = 0;
+	ct_fatbin_walk(q, n, count_cubin, cubin_bytes, &st);
+	free(q);
+	return st;
+}
+
+#define CONT(f) offsetof(struct fatbin_container, f), sizeof(((struct fatbin_container *)0)->f)
+#define ENTRY(f) sizeof(struct fatbin_container) + offsetof(struct fatbin_entry, f), \
+		 sizeof(((struct fatbin_entry *)0)->f)
+
+static void test_hostile(void)
+{
+	size_t n = 0, z = 0, got;
+	uint8_t *p = slurp("tests/kernels/k_plain.fatbin", &n), *zp = slurp("tests/kernels/k_zstd.fatbin", &z);
+	struct ct_fatbin_stats st;
+	size_t cut;
+
+	if (!ok(p && zp && n > 256, "the fatbins to damage"))
+		return;
+	st = walk_with(p, n, CONT(fat_size), (uint64_t)-1, &got);
+	ok(st.bad >= 1 && st.containers == 0, "container longer than the file: skipped, said");
+	st = walk_with(p, n, CONT(header_size), 0, &got);
+	ok(st.bad >= 1, "container header of size 0: skipped, said");
+	st = walk_with(p, n, ENTRY(header_size), 0, &got);
+	ok(st.bad == 1 && st.cubins == 0, "entry header of size 0 (no way on): the container given up, said");
+	st = walk_with(p, n, ENTRY(padded_size), (uint64_t)1 << 62, &got);
+	ok(st.bad == 1 && st.cubins == 0, "entry payload past its container: given up, said");
+	st = walk_with(p, n, ENTRY(flags), FATBIN_FLAG_LZ4, &got);
+	ok(st.cubins + st.bad >= 1 && got == 0, "an LZ4 flag on plain bytes: nothing unpacked");
+	st = walk_with(p, n, ENTRY(compressed_size), 0xffffffffu, &got);
+	ok(got <= n, "a compressed size past the payload: nothing read outside");
+	/* the zstd fatbin's first entry (PTX or ELF), its sizes wrong */
+	st = walk_with(zp, z, ENTRY(uncompressed_size), (uint64_t)CT_FATBIN_ENTRY_MAX + 1, &got);
+	ok(st.bad >= 1, "an unpacked size over the bound: not unpacked, said");
+	st = walk_with(zp, z, ENTRY(uncompressed_size), 7, &got);
+	ok(st.bad >= 1, "an unpacked size smaller than the frame's: not used, said");
+	for (cut = 0; cut < n; cut += 97) {   /* cut anywhere: no read past the end */
+		struct ct_fatbin_stats s2 = { 0 };
+		uint8_t *q = malloc(cut ? cut : 1);
+
+		memcpy(q, p, cut);
+		ct_fatbin_walk(q, cut, count_cubin, &got, &s2);
+		free(q);
+	}
+	ok(true, "the fatbin cut at every 97th byte walked (ASan: no read past the end)");
+	{
+		size_t cn = 0;
+		uint8_t *c = slurp("tests/kernels/k.cubin", &cn);
+		int bad = 0;
+
+		for (cut = 0; c && cut < cn; cut += 61) {
+			uint8_t *q = malloc(cut ? cut : 1);
+
+			memcpy(q, c, cut);
+			if (ct_cubin_functions(q, cut, count_masks_fn, NULL) > 3)
+				bad++;
+			free(q);
+		}
+		ok(c && !bad, "the cubin cut at every 61st byte read (ASan: no read past the end)");
+		free(c);
+	}
+	free(p);
+	free(zp);
 }
 
 /* --- a real trace, named offline ------------------------------------------ */
@@ -471,6 +565,7 @@ int main(void)
 {
 	test_fatbins();
 	test_relocations();
+	test_hostile();
 	test_probe_trace();
 	test_big_trace();
 	return tap_done();
