@@ -10,4 +10,4 @@ $NVCC -fatbin -arch=sm_90 -Xfatbin=-compress-all -o k_zstd.fatbin k.cu
 $NVCC -fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-o k_two.fatbin k.cu
 $NVCC -cubin -arch=sm_90 -o k.cubin k.cu
-$NVCC -cubin -rdc=true -arch=sm_90 -o k_rdc.cubin k.cu
+./section.py k.cubin .text.k_add k_add.code
