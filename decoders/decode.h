@@ -48,7 +48,7 @@ struct ct_decoder *ct_decoder_new(const struct ct_decode_opts *opts);
 /* rec must have passed ct_record_check(). */
 void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *rec);
 /* Adds a view (at most CT_MAX_VIEWS); views see calls in the order added. */
-#define CT_MAX_VIEWS 8
+#define CT_MAX_VIEWS 12
 int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v);
 /* Prints calls still waiting for their exit, then finishes the views. */
 void ct_decoder_finish(struct ct_decoder *d);

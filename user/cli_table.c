@@ -250,8 +250,10 @@ static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, cons
 		o->summary_by_api = CT_SUM_BY_CALLER;
 	else if (strcmp(arg, "py") == 0)
 		o->summary_by_api = CT_SUM_BY_PY;
+	else if (strcmp(arg, "kernel") == 0)
+		o->summary_by_kernel = true;
 	else
-		return bad_arg("Invalid --summary-by (pid, gpu, api, caller or py)", arg);
+		return bad_arg("Invalid --summary-by (pid, gpu, api, caller, py or kernel)", arg);
 	return 0;
 }
 
@@ -428,13 +430,15 @@ const struct ct_opt ct_opts[] = {
 	  "objects that hold them", C_NONE, NULL, apply_summary },
 	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table (with -c: the last one given wins, and says so)",
 	  C_NONE, NULL, apply_summary },
-	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py",
-	  "--summary-by=pid|gpu|api|caller|py", G_VIEW,
+	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py|kernel",
+	  "--summary-by=pid|gpu|api|caller|py|kernel", G_VIEW,
 	  "one table per process, or per GPU (the device node, or the device that owns the "
 	  "RM objects a call names); api, caller: one row per driver entry point, or per "
 	  "function that called the driver library (traces taken with -k); py: one row per "
-	  "line of the user's Python code (traces taken with -k or --py-stack)",
-	  C_WORDS, "pid gpu api caller py", apply_summary_by },
+	  "line of the user's Python code (traces taken with -k or --py-stack); kernel: the "
+	  "table of kernels launched (--gpu-work), even when no launch was named (it is "
+	  "printed whenever one was)",
+	  C_WORDS, "pid gpu api caller py kernel", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE (\"-\": stdout, alone), a Perfetto/Chrome trace-event JSON "
 	  "timeline (open it in ui.perfetto.dev, or offline in Chromium's DevTools: "

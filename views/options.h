@@ -44,6 +44,7 @@ struct ct_options {
 	int summary;             /* -c 1: the table alone, -C 2: events and the table */
 	bool summary_by_pid;     /* --summary-by=pid */
 	bool summary_by_gpu;     /* --summary-by=gpu */
+	bool summary_by_kernel;  /* --summary-by=kernel: the kernels table even with no name */
 	int summary_by_api;      /* --summary-by=api, caller (-k), py: enum ct_apisum_by */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
