@@ -24,7 +24,8 @@
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
-       OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK };
+       OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK,
+       OPT_KERNELS_OF };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -379,6 +380,11 @@ const struct ct_opt ct_opts[] = {
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
 	  "its own", C_NONE, NULL, apply_rotate, .live = 1 },
+	{ "kernels-of", OPT_KERNELS_OF, REQ, "FILE", NULL, G_OUTPUT,
+	  "list the GPU functions in the fatbins of FILE (an executable or a library), as "
+	  "--gpu-work's kernel names look them up: a line per file (functions, cubins, "
+	  "architectures, what indexing them cost in time and memory); with -v a line per "
+	  "function (architecture, bytes, name)", C_FILE, NULL, apply_str, FIELD(kernels_of) },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
 	  "file is decoded up to its last good record; options that change a capture (-k, "

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "trace_file.h"
 #include "version.h"
+#include "kernels_of.h"
 #include "views.h"
 
 /* Our own command line, kept in the trace header. */
@@ -137,6 +138,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudatrace: cannot write %s: %s\n", o.out_path, strerror(errno));
 		ct_filter_free(o.filter);
 		return 1;
+	}
+	if (o.kernels_of) {
+		rc = ct_kernels_of(&o);
+		ct_filter_free(o.filter);
+		return rc;
 	}
 	if (o.read_path) {
 		rc = ct_decode_file(&o);

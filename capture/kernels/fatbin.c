@@ -67,8 +67,10 @@ static void one_entry(const struct fatbin_entry *e, const uint8_t *data, uint64_
 		st->bad++;
 	} else {
 		st->cubins++;
-		if (buf)
+		if (buf) {
+			st->compressed++;
 			st->unpacked_bytes += size;
+		}
 		fn(ctx, elf, size, e->arch);
 	}
 	free(buf);

@@ -21,6 +21,7 @@ struct ct_fatbin_stats {
 	uint64_t other;         /* entries of other kinds */
 	uint64_t bad;           /* entries or containers whose lengths do not fit, or
 				 * that would not unpack: skipped */
+	uint64_t compressed;    /* ... of which unpacked (LZ4 or zstd) */
 	uint64_t unpacked_bytes;
 };
 
