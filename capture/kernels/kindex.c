@@ -114,7 +114,6 @@ static void add_func(void *arg, const struct ct_cubin_func *cf)
 	struct add_ctx *a = arg;
 	struct ct_kindex *x = a->x;
 	struct ct_kfunc *f;
-	uint64_t b;
 
 	x->f = grow(x->f, &x->capf, x->nf + 1, sizeof(*x->f));
 	x->masks = grow(x->masks, &x->capmasks, x->nmasks + cf->nmasks, sizeof(*x->masks));
@@ -134,16 +133,46 @@ static void add_func(void *arg, const struct ct_cubin_func *cf)
 	f->hash = ct_code_hash(cf->code, cf->size, cf->masks, cf->nmasks);
 	f->key_len = key_len(cf);
 	f->name = intern(x, cf->name);
+	f->key = f->key_len ? ct_code_hash(cf->code, f->key_len, NULL, 0) : 0;
 	x->nf++;
 	a->added++;
+	ct_kindex_link(x, x->nf - 1);
+}
+
+void ct_kindex_append(struct ct_kindex *x, const struct ct_kfunc *f, size_t nf,
+		      const uint32_t *masks, size_t nmasks, const char *names, size_t nnames)
+{
+	size_t i;
+
+	x->f = grow(x->f, &x->capf, x->nf + nf, sizeof(*x->f));
+	x->masks = grow(x->masks, &x->capmasks, x->nmasks + nmasks, sizeof(*x->masks));
+	x->names = grow(x->names, &x->capnames, x->nnames + nnames, 1);
+	if (nf)
+		memcpy(x->f + x->nf, f, nf * sizeof(*f));
+	if (nmasks)
+		memcpy(x->masks + x->nmasks, masks, nmasks * sizeof(*masks));
+	if (nnames)
+		memcpy(x->names + x->nnames, names, nnames);
+	x->nmasks += nmasks;
+	x->nnames += nnames;
+	for (i = 0; i < nf; i++) {
+		x->nf++;
+		ct_kindex_link(x, x->nf - 1);
+	}
+}
+
+void ct_kindex_link(struct ct_kindex *x, size_t i)
+{
+	struct ct_kfunc *f = &x->f[i];
+	uint64_t b;
+
 	if (!f->key_len) {
 		x->unkeyed++;
 		return;
 	}
-	f->key = ct_code_hash(cf->code, f->key_len, NULL, 0);
 	b = bucket_of(f->key, f->key_len);
 	f->next = (uint32_t)(uintptr_t)idmap_get(&x->buckets, b);
-	idmap_put(&x->buckets, b, (void *)(uintptr_t)x->nf);
+	idmap_put(&x->buckets, b, (void *)(uintptr_t)(i + 1));
 }
 
 static void add_cubin_cb(void *arg, const uint8_t *elf, size_t n, uint32_t arch)
@@ -173,6 +202,9 @@ uint32_t ct_kindex_file(struct ct_kindex *x, const char *path, uint64_t dev, uin
 		abort();
 	kf->dev = dev;
 	kf->ino = ino;
+	kf->f_at = x->nf;
+	kf->masks_at = x->nmasks;
+	kf->names_at = x->nnames;
 	idmap_free(&x->name_of);   /* names are shared within a file only */
 	*fresh = true;
 	return (uint32_t)x->nfiles++;
@@ -190,13 +222,17 @@ uint32_t ct_kindex_add_cubin(struct ct_kindex *x, uint32_t fi, const uint8_t *el
 uint32_t ct_kindex_add_fatbin(struct ct_kindex *x, const char *path, uint64_t dev, uint64_t ino,
 			      const uint8_t *p, size_t n)
 {
-	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	bool fresh;
 	uint32_t fi = ct_kindex_file(x, path, dev, ino, &fresh);
+
+	return fresh ? ct_kindex_add_fatbin_to(x, fi, p, n) : 0;
+}
+
+uint32_t ct_kindex_add_fatbin_to(struct ct_kindex *x, uint32_t fi, const uint8_t *p, size_t n)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct add_ctx a = { x, fi, 0 };
 
-	if (!fresh)
-		return 0;
 	ct_fatbin_walk(p, n, add_cubin_cb, &a, &x->files[fi].fb);
 	x->files[fi].functions += a.added;
 	x->files[fi].build_ns = ct_now_ns(CLOCK_MONOTONIC) - t0;

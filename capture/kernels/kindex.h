@@ -37,6 +37,10 @@ struct ct_kfile {
 	char *path;
 	uint64_t dev, ino;
 	uint32_t functions;
+	/* its functions, masks and names: contiguous when added by
+	 * ct_kindex_add_fatbin (what kcache.c saves) */
+	size_t f_at, masks_at, names_at;
+	bool cached;            /* read from the cache, not built */
 	uint64_t build_ns;      /* time spent indexing it */
 	struct ct_fatbin_stats fb;
 };
@@ -74,6 +78,14 @@ void ct_kindex_free(struct ct_kindex *x);
  * number of functions added. */
 uint32_t ct_kindex_add_fatbin(struct ct_kindex *x, const char *path, uint64_t dev, uint64_t ino,
 			      const uint8_t *p, size_t n);
+/* Makes function i (appended to x->f) findable by its key. */
+void ct_kindex_link(struct ct_kindex *x, size_t i);
+/* Appends functions whose name and mask offsets already count from
+ * x->nnames and x->nmasks, with their masks and names (kcache.c). */
+void ct_kindex_append(struct ct_kindex *x, const struct ct_kfunc *f, size_t nf,
+		      const uint32_t *masks, size_t nmasks, const char *names, size_t nnames);
+/* Adds the functions of the fatbins in p[0..n) to file index fi, new. */
+uint32_t ct_kindex_add_fatbin_to(struct ct_kindex *x, uint32_t fi, const uint8_t *p, size_t n);
 /* Adds one cubin's functions to file index fi (tests, cuModuleLoadData). */
 uint32_t ct_kindex_add_cubin(struct ct_kindex *x, uint32_t fi, const uint8_t *elf, size_t n);
 /* The file index of (dev, ino), adding it if new; *fresh says which. */

@@ -6,8 +6,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "codemaps.h"
 #include "hostelf.h"
+#include "kcache.h"
 #include "knamer.h"
 #include "knames_live.h"
 
@@ -16,23 +21,88 @@ struct ct_knames {
 	ct_knames_sink_fn sink;
 	void *ctx;
 	struct ct_knamer *k;
+	char cache_dir[4096];      /* "" when there is none */
+	uint64_t cache_read, cache_written, cache_failed;
+	int cache_errno;           /* the first failure's */
 };
 
-/* The file of mapping m into the index, unless it is there. */
-static void index_file(struct ct_kindex *x, const struct ct_codemap *m)
+/* CUDATRACE_KERNEL_CACHE, else ~/.cache/cudatrace/kernels ("off": none). */
+static void cache_dir(struct ct_knames *n)
 {
+	const char *env = getenv("CUDATRACE_KERNEL_CACHE"), *home = getenv("HOME");
+
+	if (env && !strcmp(env, "off"))
+		return;
+	if (env && *env)
+		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s", env);
+	else if (home && *home)
+		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s/.cache/cudatrace/kernels", home);
+}
+
+/* mkdir -p of the cache folder, owner only. */
+static bool make_dir(char *path)
+{
+	char *s;
+
+	for (s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			*s = '/';
+			return false;
+		}
+		*s = '/';
+	}
+	return !mkdir(path, 0700) || errno == EEXIST;
+}
+
+static void cache_save(struct ct_knames *n, struct ct_kindex *x, uint32_t fi, const char *path)
+{
+	int err;
+
+	if (!make_dir(n->cache_dir))
+		err = -errno;
+	else
+		err = ct_kcache_save(x, fi, path);
+	if (!err) {
+		n->cache_written++;
+	} else {
+		n->cache_failed++;
+		if (!n->cache_errno)
+			n->cache_errno = -err;
+	}
+}
+
+/* The file of mapping m into the index, unless it is there: from the
+ * cache when it has the file, else read and then cached. */
+static void index_file(struct ct_knames *n, struct ct_kindex *x, const struct ct_codemap *m)
+{
+	char name[CT_KCACHE_NAME_MAX], path[4096 + CT_KCACHE_NAME_MAX + 2];
 	struct ct_fatbin_map fb;
+	struct stat st;
 	bool fresh;
-	uint32_t i;
+	uint32_t i, fi;
 
 	for (i = 0; i < x->nfiles; i++)
 		if (x->files[i].dev == m->dev && x->files[i].ino == m->ino)
 			return;
-	if (m->fd < 0 || !m->is_elf || ct_fatbin_map_fd(m->fd, &fb) != 0) {
-		ct_kindex_file(x, m->path, m->dev, m->ino, &fresh);   /* none: not looked at again */
+	fi = ct_kindex_file(x, m->path, m->dev, m->ino, &fresh);
+	if (m->fd < 0 || !m->is_elf || fstat(m->fd, &st))
+		return;   /* none: not looked at again */
+	if (ct_fatbin_map_fd(m->fd, &fb) != 0)
 		return;
+	ct_kcache_name(name, m->build_id, m->build_id_size, m->dev, m->ino,
+		       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
+		       (uint64_t)st.st_size, fb.fatbin, fb.size);
+	snprintf(path, sizeof(path), "%s/%s", n->cache_dir, name);
+	if (n->cache_dir[0] && ct_kcache_load(x, fi, path)) {
+		n->cache_read++;
+	} else {
+		ct_kindex_add_fatbin_to(x, fi, fb.fatbin, fb.size);
+		if (n->cache_dir[0])
+			cache_save(n, x, fi, path);
 	}
-	ct_kindex_add_fatbin(x, m->path, m->dev, m->ino, fb.fatbin, fb.size);
 	ct_fatbin_unmap(&fb);
 }
 
@@ -45,7 +115,7 @@ static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
 	if (ct_codemaps_read(n->proc_root, pid, &none, &maps))
 		return false;
 	for (i = 0; i < maps.n; i++)
-		index_file(x, &maps.v[i]);
+		index_file(n, x, &maps.v[i]);
 	ct_codemaps_free(&maps);
 	return true;
 }
@@ -83,6 +153,7 @@ struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, v
 	n->proc_root = proc_root;
 	n->sink = sink;
 	n->ctx = ctx;
+	cache_dir(n);
 	if (!(n->k = ct_knamer_new(&io))) {
 		free(n);
 		return NULL;
@@ -113,4 +184,10 @@ void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r)
 void ct_knames_report(const struct ct_knames *n)
 {
 	ct_knamer_report(n->k);
+	if (n->cache_read || n->cache_written || n->cache_failed)
+		fprintf(stderr, "cudatrace: kernel index cache %s: %llu files read from it, %llu "
+			"written, %llu not written%s%s\n", n->cache_dir,
+			(unsigned long long)n->cache_read, (unsigned long long)n->cache_written,
+			(unsigned long long)n->cache_failed, n->cache_errno ? ": " : "",
+			n->cache_errno ? strerror(n->cache_errno) : "");
 }

@@ -48,9 +48,11 @@ def programs(stdout):
 
 
 # 1. Named inline and from the copy's staging buffer, to a file and back.
+cache = os.path.join(tmp, "cache", "kernels")
+env = dict(os.environ, CUDATRACE_KERNEL_CACHE=cache)
 tr = os.path.join(tmp, "k.ctrace")
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", ctl, "kernel",
-         CODE])
+         CODE], env=env)
 sent = programs(p.stdout)
 t.ok(p.returncode == 0 and len(sent) == 2, "the stand-in uploaded and launched twice",
      p.stderr[-600:] + p.stdout[-300:])
@@ -71,11 +73,22 @@ lines = [l for l in r.stdout.splitlines() if "COMPUTE LAUNCH" in l]
 t.ok(len(lines) == 2 and all("COMPUTE LAUNCH k_add grid=(" in l for l in lines),
      "text: COMPUTE LAUNCH k_add grid=...", lines)
 
+# 2b. The index of the executable was cached: the next capture reads it.
+t.ok("kernel index cache %s: 0 files read from it, 1 written" % cache in p.stderr and
+     len(os.listdir(cache)) == 1 and os.listdir(cache)[0].startswith("build-id-"),
+     "the executable's index written to the cache, by its build-id", (p.stderr[-400:], ))
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", ctl, "kernel",
+         CODE], env=env)
+got = launches(decode_json(tr))
+t.ok("1 files read from it, 0 written" in p.stderr and
+     sorted(e.get("kernel") for e in got.values()) == ["k_add", "k_add"],
+     "the second capture reads it from the cache and names both launches", p.stderr[-400:])
+
 # 3. Live, no file: the same stand-in without the fatbin names nothing
 #    from files: inline code in no file is a jit: id; the copy stays unnamed.
 tr2 = os.path.join(tmp, "nofile.ctrace")
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr2, "--", FAKE, "-f", ctl, "kernel",
-         CODE])
+         CODE], env=env)
 got = launches(decode_json(tr2))
 names = sorted(e.get("kernel", "") for e in got.values())
 t.ok(p.returncode == 0 and len(got) == 2 and not any(n == "k_add" for n in names) and

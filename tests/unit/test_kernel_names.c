@@ -22,6 +22,7 @@
 #include "fatbin.h"
 #include "gpuwork.h"
 #include "hostelf.h"
+#include "kcache.h"
 #include "kindex.h"
 #include "knamer.h"
 #include "record.h"
@@ -186,6 +187,62 @@ static void test_relocations(void)
 out:
 	free(c1);
 	free(c2);
+}
+
+/* --- the index on disk ------------------------------------------------------ */
+
+static void test_cache(void)
+{
+	const char *path = "build/tests/k_two.kidx";
+	struct ct_kindex a = index_of("tests/kernels/k_two.fatbin"), b;
+	const struct ct_kfunc *fa, *fb;
+	struct ct_kfound r;
+	bool fresh;
+	uint32_t fi;
+	size_t n = 0;
+	uint8_t *raw;
+	FILE *f;
+
+	unlink(path);
+	ok(ct_kcache_save(&a, 0, path) == 0, "the index of k_two.fatbin saved");
+	ct_kindex_init(&b);
+	ct_kindex_file(&b, "other", 9, 9, &fresh);   /* a file before it: offsets move */
+	ct_kindex_add_cubin(&b, 0, (raw = slurp("tests/kernels/k.cubin", &n)), n);
+	free(raw);
+	fi = ct_kindex_file(&b, "k_two", 1, 1, &fresh);
+	ok(ct_kcache_load(&b, fi, path) && b.files[fi].cached && b.files[fi].functions == 6,
+	   "read back after another file's functions: 6 functions");
+	fa = by_name(&a, "_Z7k_scaleIdEvPT_S0_i", 80);
+	fb = NULL;
+	for (size_t i = b.files[fi].f_at; i < b.nf; i++)
+		if (!strcmp(ct_kindex_name(&b, &b.f[i]), "_Z7k_scaleIdEvPT_S0_i") && b.f[i].arch == 80)
+			fb = &b.f[i];
+	ok(fa && fb && fa->hash == fb->hash && fa->size == fb->size && fb->file == fi,
+	   "a function the same after the round trip");
+	/* found by its code: the bytes of k.cubin's k_add are sm_90's */
+	raw = slurp("tests/kernels/k_add.code", &n);
+	r = raw ? ct_kindex_lookup(&b, raw, n) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_ONE && !strcmp(ct_kindex_name(&b, r.f), "k_add"),
+	   "k_add's code found (in k.cubin or the cached file: one name)");
+	free(raw);
+	/* damaged: cut, and a name offset out of range */
+	raw = slurp(path, &n);
+	if (raw && (f = fopen(path, "wb"))) {
+		fwrite(raw, 1, n - 3, f);
+		fclose(f);
+	}
+	fi = ct_kindex_file(&b, "k_two again", 2, 2, &fresh);
+	ok(!ct_kcache_load(&b, fi, path) && b.files[fi].functions == 0, "a cut cache file: not used");
+	if (raw && (f = fopen(path, "wb"))) {
+		raw[n - 1] = 'x';   /* the names no longer end with NUL */
+		fwrite(raw, 1, n, f);
+		fclose(f);
+	}
+	ok(!ct_kcache_load(&b, fi, path), "a cache file whose names do not end: not used");
+	free(raw);
+	unlink(path);
+	ct_kindex_free(&a);
+	ct_kindex_free(&b);
 }
 
 /* --- hostile fatbins: every length and offset wrong in turn ------------------ */
@@ -566,6 +623,7 @@ int main(void)
 	test_fatbins();
 	test_relocations();
 	test_hostile();
+	test_cache();
 	test_probe_trace();
 	test_big_trace();
 	return tap_done();
