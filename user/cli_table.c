@@ -418,8 +418,9 @@ const struct ct_opt ct_opts[] = {
 	  "repeatable. KEY: esc (NV_ESC_*), ctrl (RM control), class (RM_ALLOC), uvm (UVM "
 	  "request), syscall (ioctl, mmap, munmap), status (NV_STATUS written back, e.g. "
 	  "'NV_ERR_*'), api and caller (traces taken with -k: the driver entry point, the "
-	  "function that called it)", C_WORDS,
-	  "esc= ctrl= class= uvm= syscall= status= api= caller=", apply_filter },
+	  "function that called it), kernel (--gpu-work: only launches of kernels whose name, "
+	  "demangled or mangled, matches; no call, no other GPU work)", C_WORDS,
+	  "esc= ctrl= class= uvm= syscall= status= api= caller= kernel=", apply_filter },
 	{ "failed", OPT_FAILED, NO, NULL, NULL, G_FILTER,
 	  "only failed calls (ret != 0 or NV_STATUS != NV_OK)", C_NONE, NULL, apply_filter },
 	{ "tid", OPT_TID, REQ, "TID[,TID...]", NULL, G_FILTER,

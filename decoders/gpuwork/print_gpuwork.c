@@ -315,6 +315,9 @@ static void on_event(void *arg, const struct gw_event *ev_in)
 	if (ev->kind == GW_LAUNCH && ev->have_qmd)
 		ev_copy.kernel = ct_kname_find(&d->knames, x->s->h.pid, ev->program);
 	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].gpu_filter && !d->views[i].gpu_filter(d->views[i].ctx, x->s, ev))
+			return;
+	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);
 	/* named methods and a segment's own entry: -v (control entries always) */
