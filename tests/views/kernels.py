@@ -61,6 +61,18 @@ t.ok(len(f) == 5 and all(e.get("kernel", "").startswith("k_v") for e in f),
 f = [e for e in decode_json(TR, "-e", "kernel=jit:*") if e["type"] == "gpu-work"]
 t.ok(len(f) == 4, "-e kernel=jit:*: CUDA's own kernel, 4 launches", len(f))
 
+pf = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ct-kernels-%d.json" % os.getpid())
+run(TR, "--perfetto", pf)
+try:
+    import json
+    d = json.load(open(pf))
+    names = collections.Counter(e["name"] for e in (d["traceEvents"] if isinstance(d, dict) else d)
+                                if e.get("cat") == "gpu-work" and e["name"] != "COPY")
+finally:
+    os.unlink(pf)
+t.ok(names["k_vcyrsz"] == 3 and names["LAUNCH"] == 5,
+     "--perfetto: launch instants named by kernel (LAUNCH where not named)", names)
+
 p = run(PLAIN, "-c")
 t.ok("cudatrace kernels" not in p.stdout, "-c on a trace with no name: no kernels table")
 p = run(PLAIN, "-c", "--summary-by=kernel")
