@@ -34,44 +34,95 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The patched instructions of the section at index text, size bytes long. */
-static uint32_t relocations(Elf *e, size_t text, uint32_t size, uint32_t *masks,
-			    uint32_t *lost)
+/* The relocation sections of a cubin, by the section they patch: found
+ * once, so that a cubin of thousands of functions is read in n log n. */
+struct rel_sec {
+	size_t target, index;
+};
+
+static int cmp_rel(const void *a, const void *b)
 {
+	const struct rel_sec *x = a, *y = b;
+
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+static struct rel_sec *rel_sections(Elf *e, size_t *n)
+{
+	struct rel_sec *v = NULL, *nv;
+	size_t cap = 0;
 	Elf_Scn *s = NULL;
+	GElf_Shdr sh;
+
+	*n = 0;
+	while ((s = elf_nextscn(e, s))) {
+		if (!gelf_getshdr(s, &sh) || (sh.sh_type != SHT_REL && sh.sh_type != SHT_RELA))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(nv = realloc(v, cap * sizeof(*v))))
+				break;
+			v = nv;
+		}
+		v[*n].target = sh.sh_info;
+		v[(*n)++].index = elf_ndxscn(s);
+	}
+	if (v)
+		qsort(v, *n, sizeof(*v), cmp_rel);
+	return v;
+}
+
+/* The instructions one relocation section patches, added to masks. */
+static uint32_t relocs_of(Elf_Scn *s, uint32_t size, uint32_t *masks, uint32_t n, uint32_t *lost)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t i, count;
+
+	if (!gelf_getshdr(s, &sh) || !(d = elf_getdata(s, NULL)) || !sh.sh_entsize)
+		return n;
+	count = d->d_size / sh.sh_entsize;
+	for (i = 0; i < count; i++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		uint64_t off;
+
+		if (sh.sh_type == SHT_RELA) {
+			if (!gelf_getrela(d, (int)i, &ra))
+				break;
+			off = ra.r_offset;
+		} else {
+			if (!gelf_getrel(d, (int)i, &r))
+				break;
+			off = r.r_offset;
+		}
+		if (off >= size)
+			continue;
+		if (n < CT_CUBIN_MASKS_MAX)
+			masks[n++] = (uint32_t)off & ~(uint32_t)(CUBIN_INSN_BYTES - 1);
+		else
+			(*lost)++;
+	}
+	return n;
+}
+
+/* The patched instructions of the section at index text, size bytes long. */
+static uint32_t relocations(Elf *e, const struct rel_sec *rels, size_t nrels, size_t text,
+			    uint32_t size, uint32_t *masks, uint32_t *lost)
+{
+	size_t lo = 0, hi = nrels;
 	uint32_t n = 0;
 
-	while ((s = elf_nextscn(e, s))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, count;
+	while (lo < hi) {   /* the first relocation section of text */
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!gelf_getshdr(s, &sh) || (sh.sh_type != SHT_REL && sh.sh_type != SHT_RELA) ||
-		    sh.sh_info != text || !(d = elf_getdata(s, NULL)) || !sh.sh_entsize)
-			continue;
-		count = d->d_size / sh.sh_entsize;
-		for (i = 0; i < count; i++) {
-			GElf_Rela ra;
-			GElf_Rel r;
-			uint64_t off;
-
-			if (sh.sh_type == SHT_RELA) {
-				if (!gelf_getrela(d, (int)i, &ra))
-					break;
-				off = ra.r_offset;
-			} else {
-				if (!gelf_getrel(d, (int)i, &r))
-					break;
-				off = r.r_offset;
-			}
-			if (off >= size)
-				continue;
-			if (n < CT_CUBIN_MASKS_MAX)
-				masks[n++] = (uint32_t)off & ~(uint32_t)(CUBIN_INSN_BYTES - 1);
-			else
-				(*lost)++;
-		}
+		if (rels[mid].target < text)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < nrels && rels[lo].target == text; lo++)
+		n = relocs_of(elf_getscn(e, rels[lo].index), size, masks, n, lost);
 	qsort(masks, n, sizeof(*masks), cmp_u32);
 	return n;
 }
@@ -80,6 +131,8 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 {
 	static const size_t plen = sizeof(CUBIN_TEXT_PREFIX) - 1;
 	uint32_t *masks = malloc(CT_CUBIN_MASKS_MAX * sizeof(*masks));
+	struct rel_sec *rels = NULL;
+	size_t nrels = 0;
 	GElf_Ehdr eh;
 	size_t shstr;
 	Elf_Scn *s = NULL;
@@ -90,6 +143,7 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		free(masks);
 		return -1;
 	}
+	rels = rel_sections(e, &nrels);
 	while ((s = elf_nextscn(e, s))) {
 		struct ct_cubin_func f = { 0 };
 		GElf_Shdr sh;
@@ -106,10 +160,11 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		f.addr = sh.sh_addr;
 		f.arch = ct_cubin_arch((uint32_t)eh.e_flags, eh.e_ident[EI_ABIVERSION]);
 		f.masks = masks;
-		f.nmasks = relocations(e, elf_ndxscn(s), f.size, masks, &f.masks_lost);
+		f.nmasks = relocations(e, rels, nrels, elf_ndxscn(s), f.size, masks, &f.masks_lost);
 		fn(ctx, &f);
 		count++;
 	}
+	free(rels);
 	free(masks);
 	return count;
 }
