@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,6 +107,89 @@ static void index_file(struct ct_knames *n, struct ct_kindex *x, const struct ct
 	ct_fatbin_unmap(&fb);
 }
 
+/* The process's Triton cache folder: TRITON_CACHE_DIR from its
+ * environment, else $HOME/.triton/cache; "" if neither is set. */
+static void triton_dir(const struct ct_knames *n, uint32_t pid, char *out, size_t size)
+{
+	char path[4200], env[65536], *v, *home = NULL, *dir = NULL;
+	ssize_t got;
+	int fd;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%u/environ", n->proc_root, pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	got = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (got <= 0)
+		return;
+	env[got] = 0;
+	for (v = env; v < env + got; v += strlen(v) + 1) {
+		if (!strncmp(v, "TRITON_CACHE_DIR=", 17))
+			dir = v + 17;
+		else if (!strncmp(v, "HOME=", 5))
+			home = v + 5;
+	}
+	if (dir && *dir == '/')
+		snprintf(out, size, "%s/%u/root%s", n->proc_root, pid, dir);
+	else if (home && *home == '/')
+		snprintf(out, size, "%s/%u/root%s/.triton/cache", n->proc_root, pid, home);
+}
+
+#define TRITON_CUBIN_MAX (64u << 20)
+
+/* One cubin of the Triton cache into the index, unless it is there; named
+ * by its path in the process's view (path + skip). */
+static void index_cubin(struct ct_kindex *x, const char *path, size_t skip)
+{
+	struct stat st;
+	bool fresh;
+	uint32_t fi;
+	uint8_t *buf;
+	FILE *f;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > TRITON_CUBIN_MAX)
+		return;
+	fi = ct_kindex_file(x, path + skip, st.st_dev, st.st_ino, &fresh);
+	if (!fresh || !(f = fopen(path, "rb")))
+		return;
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size)
+		ct_kindex_add_cubin(x, fi, buf, (size_t)st.st_size);
+	free(buf);
+	fclose(f);
+}
+
+/* Triton keeps each kernel it compiles as DIR/<hash>/<name>.cubin. */
+static void index_triton(const struct ct_knames *n, uint32_t pid, struct ct_kindex *x)
+{
+	char dir[4300], sub[4600], file[4900], root[4200];
+	struct dirent *d, *e;
+	DIR *top, *one;
+	size_t skip = (size_t)snprintf(root, sizeof(root), "%s/%u/root", n->proc_root, pid);
+
+	triton_dir(n, pid, dir, sizeof(dir));
+	if (!dir[0] || !(top = opendir(dir)))
+		return;
+	while ((d = readdir(top))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, d->d_name);
+		if (!(one = opendir(sub)))
+			continue;
+		while ((e = readdir(one))) {
+			size_t len = strlen(e->d_name);
+
+			if (len > 6 && !strcmp(e->d_name + len - 6, ".cubin")) {
+				snprintf(file, sizeof(file), "%s/%s", sub, e->d_name);
+				index_cubin(x, file, skip);
+			}
+		}
+		closedir(one);
+	}
+	closedir(top);
+}
+
 static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
 {
 	struct ct_knames *n = ctx;
@@ -117,6 +201,7 @@ static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
 	for (i = 0; i < maps.n; i++)
 		index_file(n, x, &maps.v[i]);
 	ct_codemaps_free(&maps);
+	index_triton(n, pid, x);
 	return true;
 }
 

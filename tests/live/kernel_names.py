@@ -94,4 +94,19 @@ names = sorted(e.get("kernel", "") for e in got.values())
 t.ok(p.returncode == 0 and len(got) == 2 and not any(n == "k_add" for n in names) and
      any(n.startswith("jit:") for n in names),
      "without the fatbin: no k_add; the inline code gets a jit: id", names)
+
+# 4. JIT code in Triton's cache folder (TRITON_CACHE_DIR, else ~/.triton/cache
+#    of the process: here HOME): named from the cubin there.
+home = os.path.join(tmp, "home")
+os.makedirs(os.path.join(home, ".triton", "cache", "f00d"))
+shutil.copy(os.path.join(KDIR, "k.cubin"), os.path.join(home, ".triton", "cache", "f00d",
+                                                         "k_add.cubin"))
+tr3 = os.path.join(tmp, "triton.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr3, "--", "env", "HOME=" + home, FAKE,
+         "-f", ctl, "kernel", CODE], env=env)
+got = launches(decode_json(tr3))
+li = got.get(sent.get("kernel-inline"))
+t.ok(li and li.get("kernel") == "k_add" and
+     li.get("kernel_module") == os.path.join(home, ".triton/cache/f00d/k_add.cubin"),
+     "JIT code named from the Triton cache of the process's HOME", li)
 t.done()
