@@ -25,7 +25,7 @@ enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
        OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK,
-       OPT_KERNELS_OF };
+       OPT_KERNELS_OF, OPT_METRICS_KERNELS };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -289,6 +289,14 @@ static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, cons
 	return 0;
 }
 
+static int apply_metrics_kernels(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_u32(arg, 1, 10000, &o->metrics_kernels))
+		return bad_arg("Invalid --metrics-kernels (1 to 10000)", arg);
+	return 0;
+}
+
 static int apply_metrics(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
 	struct ct_metrics_addr a;
@@ -484,6 +492,11 @@ const struct ct_opt ct_opts[] = {
 	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
 	  "at most N series (default 10000); updates beyond are counted in "
 	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series, .live = 1 },
+	{ "metrics-kernels", OPT_METRICS_KERNELS, REQ, "N", NULL, G_METRICS,
+	  "with --gpu-work, also cudatrace_gpu_kernel_launches_total with a kernel label: the "
+	  "first N kernels each process launches have their own series, the rest are summed "
+	  "in kernel=\"(other)\" (a name per series would let kernels fill the store)",
+	  C_NONE, NULL, apply_metrics_kernels, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "

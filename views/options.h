@@ -55,6 +55,7 @@ struct ct_options {
 	const char *metrics_addr;   /* --metrics ADDR:PORT */
 	bool metrics_no_pid;        /* --metrics-no-pid */
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
+	uint32_t metrics_kernels;      /* --metrics-kernels N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */

@@ -23,6 +23,7 @@
 #include "gpuwork.h"
 #include "hostelf.h"
 #include "kcache.h"
+#include "metrics.h"
 #include "kindex.h"
 #include "knamer.h"
 #include "record.h"
@@ -618,12 +619,52 @@ static void test_big_trace(void)
 	ct_fatbin_unmap(&m);
 }
 
+/* --metrics-kernels 2 on the named probe trace: the first two kernels of
+ * the process by name, the rest summed, launches with no name apart. */
+static void test_metrics(void)
+{
+	struct ct_metrics_opts mo = { .proc_root = "/nonexistent", .kernels = 2 };
+	struct ct_metrics *m = ct_metrics_new(&mo);
+	FILE *devnull = fopen("/dev/null", "w");
+	struct ct_decode_opts o = { .out = devnull, .quiet = true };
+	struct ct_decoder *d = ct_decoder_new(&o);
+	struct ct_view mv = ct_metrics_view(m);
+	struct ct_reader *r = ct_reader_open("traces/kernels/probe-named.ctrace", NULL, 0);
+	static const char *const want[][2] = {
+		{ "jit:0d0be55a85e42164", "4" }, { "k_vcyrsz", "3" }, { "(unnamed)", "5" },
+		{ "(other)", "11" },
+	};
+	const void *rec;
+	char *text, line[256];
+	size_t len;
+	unsigned i;
+
+	if (!ok(m && d && r, "metrics, decoder and the named probe trace"))
+		return;
+	ct_decoder_add_view(d, &mv);
+	while (ct_reader_next(r, &rec, &len) == CT_READ_OK)
+		ct_decoder_feed(d, rec);
+	ct_reader_close(r);
+	text = ct_metrics_render(m, &len);
+	for (i = 0; i < 4; i++) {
+		snprintf(line, sizeof(line), "container=\"\",pod=\"\",pid=\"471\",kernel=\"%s\"} %s\n",
+			 want[i][0], want[i][1]);
+		ok(text && strstr(text, line), "cudatrace_gpu_kernel_launches_total kernel=%s: %s",
+		   want[i][0], want[i][1]);
+	}
+	free(text);
+	ct_decoder_free(d);
+	ct_metrics_free(m);
+	fclose(devnull);
+}
+
 int main(void)
 {
 	test_fatbins();
 	test_relocations();
 	test_hostile();
 	test_cache();
+	test_metrics();
 	test_probe_trace();
 	test_big_trace();
 	return tap_done();
