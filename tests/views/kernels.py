@@ -73,6 +73,18 @@ finally:
 t.ok(names["k_vcyrsz"] == 3 and names["LAUNCH"] == 5,
      "--perfetto: launch instants named by kernel (LAUNCH where not named)", names)
 
+db = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ct-kernels-%d.db" % os.getpid())
+run(TR, "--sqlite", db)
+try:
+    import sqlite3
+    c = sqlite3.connect(db)
+    rows = dict(c.execute("SELECT coalesce(kernel, '-'), count(*) FROM launches GROUP BY 1"))
+    c.close()
+finally:
+    os.unlink(db)
+t.ok(rows.get("k_vcyrsz") == 3 and rows.get("-") == 5 and sum(rows.values()) == 23,
+     "--sqlite: launches, with their kernel (NULL where not named)", rows)
+
 p = run(PLAIN, "-c")
 t.ok("cudatrace kernels" not in p.stdout, "-c on a trace with no name: no kernels table")
 p = run(PLAIN, "-c", "--summary-by=kernel")
