@@ -275,12 +275,15 @@ struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code
 			continue;
 		key = ct_code_hash(code, len, NULL, 0);
 		i = (uint32_t)(uintptr_t)idmap_get(&x->buckets, bucket_of(key, len));
-		for (; i && checked < CT_KINDEX_VERIFY; i = x->f[i - 1].next) {
+		for (; i; i = x->f[i - 1].next) {
 			const struct ct_kfunc *f = &x->f[i - 1];
 
 			if (f->key != key || f->key_len != len || f->size > avail)
 				continue;
-			checked++;
+			if (checked++ == CT_KINDEX_VERIFY) {
+				r.capped = true;
+				break;
+			}
 			if (ct_code_hash(code, f->size, f->nmasks ? x->masks + f->mask_at : NULL,
 					 f->nmasks) == f->hash)
 				found(x, &r, f);

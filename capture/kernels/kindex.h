@@ -19,7 +19,7 @@
 #include "idmap.h"
 
 #define CT_KINDEX_KEY      128   /* bytes of a function's start the key hashes */
-#define CT_KINDEX_VERIFY   256   /* candidates checked whole per lookup, at most */
+#define CT_KINDEX_VERIFY   4096  /* candidates checked whole per lookup, at most */
 
 struct ct_kfunc {
 	uint64_t hash;          /* the whole function, patched instructions zeroed */
@@ -67,6 +67,7 @@ struct ct_kfound {
 	enum ct_kmatch how;
 	const struct ct_kfunc *f;   /* CT_KM_ONE, or the first of several */
 	uint32_t candidates;        /* functions of different names that matched */
+	bool capped;                /* more candidates than CT_KINDEX_VERIFY: some not checked */
 	uint64_t hash;              /* the code's own hash (f->size bytes, or all given) */
 };
 

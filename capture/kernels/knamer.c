@@ -239,6 +239,10 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		k->st.no_files++;
 		return;
 	}
+	if (r.capped) {   /* not every candidate was checked: it may be in a file */
+		k->st.capped++;
+		return;
+	}
 	/* In no file: the rest of the upload is its code (lazy loading
 	 * uploads one function at its address). */
 	snprintf(jit, sizeof(jit), "jit:%016" PRIx64, r.hash);
@@ -350,6 +354,11 @@ static void on_inline(void *ctx, uint64_t dst, uint64_t ndwords, uint64_t at, ui
 	struct upload *u = &ch->cur;
 
 	if (at == 0) {
+		if (u->bytes && ch->cur_at) {   /* the last one never got all its dwords */
+			ch->k->st.uploads_cut++;
+			u->size = (uint32_t)ch->cur_at * 4;   /* what came is its start */
+			keep_upload(ch->k, ch->p, u);
+		}
 		free(u->bytes);
 		memset(u, 0, sizeof(*u));
 		ch->cur_at = 0;
@@ -449,9 +458,11 @@ void ct_knamer_report(const struct ct_knamer *k)
 		"cudatrace: kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
 		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
 		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
-		" whose files could not be read; index: %zu functions of %zu files, "
+		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
+		" inline uploads cut (their start kept); index: %zu functions of %zu files, "
 		"%zu KiB, %.2f s\n",
 		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
-		st->not_seen + pending, st->copy_unmatched, st->no_files, k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,
+		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
+		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,
 		st->index_ns / 1e9);
 }

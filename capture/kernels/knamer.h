@@ -47,6 +47,10 @@ struct ct_knamer_stats {
 				   * be read: neither named nor called JIT */
 	uint64_t uploads;         /* inline uploads kept */
 	uint64_t uploads_too_big; /* ... not kept: over CT_KNAMER_UPLOAD_MAX */
+	uint64_t uploads_cut;     /* ... of which only the start came (a segment cut at the
+				   * reader's bound, or lost): that start is kept */
+	uint64_t capped;          /* program addresses whose code had more candidates than
+				   * CT_KINDEX_VERIFY, none of those checked matching: unnamed */
 	uint64_t index_runs;      /* times the files of a process were looked at */
 	uint64_t index_ns;        /* time spent indexing */
 };
