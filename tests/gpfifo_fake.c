@@ -32,9 +32,11 @@
  *          a kernel's code (the bytes of a cubin's .text.<name>, in file
  *          CODE) uploaded inline to a program address and launched there,
  *          then the same code copied by copy engine from a staging buffer
- *          of this process to another address and launched there; prints
- *          "kernel-inline PROGRAM", "kernel-copy PROGRAM" (kernel names:
- *          tests/live/kernel_names.py)
+ *          of this process to another address and launched there, then
+ *          uploaded twice in a row (a module, as eager loading uploads
+ *          one) and launched at the second copy; prints "kernel-inline
+ *          PROGRAM", "kernel-copy PROGRAM", "kernel-module PROGRAM" (kernel
+ *          names: tests/live/kernel_names.py)
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -504,8 +506,9 @@ static void upload_inline(const uint32_t *code, uint32_t n, uint64_t dst)
 
 static void kernel(const char *path)
 {
-	static uint32_t code[4096];
+	static uint32_t code[4096], module[8192];
 	uint64_t inline_at = 0x7f2c537a0000ull, copy_at = 0x7f2c53800000ull;
+	uint64_t module_at = 0x7f2c53900000ull;
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(code, 1, sizeof(code), f) : 0;
 	uint32_t *staging;
@@ -524,6 +527,11 @@ static void kernel(const char *path)
 	copy((uint32_t)n, (uint64_t)(uintptr_t)staging, copy_at);
 	launch_program(9, 0x204e0c800ull, copy_at);
 	printf("kernel-copy 0x%" PRIx64 "\n", copy_at);
+	memcpy(module, code, n);
+	memcpy((char *)module + n, code, n);
+	upload_inline(module, 2 * (uint32_t)n, module_at);
+	launch_program(11, 0x204e0d000ull, module_at + n);
+	printf("kernel-module 0x%" PRIx64 "\n", module_at + n);
 	pause_us(300000);
 	free(staging);
 }

@@ -54,10 +54,10 @@ tr = os.path.join(tmp, "k.ctrace")
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", ctl, "kernel",
          CODE], env=env)
 sent = programs(p.stdout)
-t.ok(p.returncode == 0 and len(sent) == 2, "the stand-in uploaded and launched twice",
+t.ok(p.returncode == 0 and len(sent) == 3, "the stand-in uploaded and launched three times",
      p.stderr[-600:] + p.stdout[-300:])
-t.ok("kernel names: 2 of 2 program addresses named (2 from files" in p.stderr,
-     "the closing line: both named from files", p.stderr[-800:])
+t.ok("kernel names: 3 of 3 program addresses named (3 from files" in p.stderr,
+     "the closing line: all three named from files", p.stderr[-800:])
 got = launches(decode_json(tr))
 li, lc = got.get(sent.get("kernel-inline")), got.get(sent.get("kernel-copy"))
 t.ok(li and li.get("kernel") == "k_add" and li.get("kernel_found") == "inline" and
@@ -67,10 +67,14 @@ t.ok(lc and lc.get("kernel") == "k_add" and lc.get("kernel_found") == "copy" and
      lc.get("kernel_mangled") == "k_add",
      "copy engine upload: k_add, found in the staging buffer read back", lc)
 
+lm = got.get(sent.get("kernel-module"))
+t.ok(lm and lm.get("kernel") == "k_add" and lm.get("kernel_found") == "module",
+     "inside a larger inline upload (a module): k_add, found by its place in it", lm)
+
 # 2. Text: the name on the launch line, before the grid.
 r = run([CUDATRACE, "-r", tr])
 lines = [l for l in r.stdout.splitlines() if "COMPUTE LAUNCH" in l]
-t.ok(len(lines) == 2 and all("COMPUTE LAUNCH k_add grid=(" in l for l in lines),
+t.ok(len(lines) == 3 and all("COMPUTE LAUNCH k_add grid=(" in l for l in lines),
      "text: COMPUTE LAUNCH k_add grid=...", lines)
 
 # 2b. The index of the executable was cached: the next capture reads it.
@@ -81,7 +85,7 @@ p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", 
          CODE], env=env)
 got = launches(decode_json(tr))
 t.ok("1 files read from it, 0 written" in p.stderr and
-     sorted(e.get("kernel") for e in got.values()) == ["k_add", "k_add"],
+     sorted(e.get("kernel") for e in got.values()) == ["k_add", "k_add", "k_add"],
      "the second capture reads it from the cache and names both launches", p.stderr[-400:])
 
 # 3. Live, no file: the same stand-in without the fatbin names nothing
@@ -91,7 +95,7 @@ p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr2, "--", FAKE, "-f", 
          CODE], env=env)
 got = launches(decode_json(tr2))
 names = sorted(e.get("kernel", "") for e in got.values())
-t.ok(p.returncode == 0 and len(got) == 2 and not any(n == "k_add" for n in names) and
+t.ok(p.returncode == 0 and len(got) == 3 and not any(n == "k_add" for n in names) and
      any(n.startswith("jit:") for n in names),
      "without the fatbin: no k_add; the inline code gets a jit: id", names)
 
