@@ -21,7 +21,7 @@
 #include "kindex.h"
 
 #define CT_KNAMER_UPLOAD_MAX   (16u << 20)  /* an inline upload larger is not kept */
-#define CT_KNAMER_KEEP_BYTES   (64u << 20)  /* inline uploads kept per process, bytes */
+#define CT_KNAMER_KEEP_BYTES   (16u << 20)  /* inline uploads kept per process, bytes */
 #define CT_KNAMER_KEEP         512          /* ... and how many */
 #define CT_KNAMER_COPIES       256          /* copy engine transfers kept per process */
 #define CT_KNAMER_READ_MAX     (64u << 20)  /* staging buffer bytes read, at most */
