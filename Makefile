@@ -37,9 +37,9 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers
 LIB_DIRS     := lib
 FORMAT_DIRS  := bpf format
 DECODER_DIRS := decoders decoders/tables decoders/layouts decoders/gputables \
-		decoders/gpuwork decoders/stacks
+		decoders/gpuwork decoders/stacks decoders/kernels
 VIEW_DIRS    := views views/sqlite views/metrics views/compat
-CAPTURE_DIRS := capture capture/stacks capture/python capture/gpuwork
+CAPTURE_DIRS := capture capture/stacks capture/python capture/gpuwork capture/kernels
 USER_DIRS    := user
 inc_of = $(addprefix -I,$(1))
 LIB_INCLUDES     := $(call inc_of,$(LIB_DIRS))
@@ -61,8 +61,9 @@ CFLAGS  += -I$(MHD_DIR)/include
 LDFLAGS += -L$(MHD_DIR)/lib
 endif
 # libdw (and libiberty's demangler) unwind and name -k stacks; static libdw
-# pulls in every decompressor elfutils was built with.
-LDLIBS  := -lbpf -ldw -lelf -liberty -lz -lzstd $(VIEW_LIBS)
+# pulls in every decompressor elfutils was built with.  liblz4 and libzstd
+# unpack the cubins of fatbins (--gpu-work's kernel names).
+LDLIBS  := -lbpf -ldw -lelf -liberty -lz -lzstd -llz4 $(VIEW_LIBS)
 ifeq ($(STATIC),1)
 LDLIBS  += -llzma -lbz2 -ldl
 endif
@@ -86,6 +87,7 @@ USER_SRCS    := $(call srcs_in,$(USER_DIRS))
 CAPTURE_SRCS := $(wildcard capture/capture*.c) capture/detach.c capture/heap_prefault.c
 CAPTURE_SRCS += capture/stacks/unwind.c capture/stacks/symbolize.c capture/stacks/cfi_rules.c
 CAPTURE_SRCS += capture/stacks/codemaps.c capture/python/python.c capture/python/pyelf.c
+CAPTURE_SRCS += capture/kernels/knames_live.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
 LIB_SRCS  := $(filter-out user/main.c,$(USER_SRCS)) $(filter-out $(CAPTURE_SRCS),$(CAPTURE_ALL)) \

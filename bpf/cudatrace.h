@@ -42,7 +42,7 @@ enum ct_rec_type {
 	CT_REC_STACK_END   = 18, /* -k: struct ct_stack_end, after its CT_REC_FRAMES */
 	CT_REC_GPU_SEG     = 19, /* --gpu-work: struct ct_gpu_seg + dwords */
 	CT_REC_GPU_PUT     = 20, /* --gpu-work: struct ct_gpu_put */
-	/* 21: the kernel-names work's */
+	CT_REC_KERNEL_NAME = 21, /* --gpu-work: struct ct_kernel_name + name + module */
 	CT_REC_GPU_EXIT    = 22, /* --gpu-work, ring buffer only: struct ct_gpu_exit + dwords */
 	CT_REC_TYPE_MAX
 };
@@ -487,6 +487,43 @@ struct ct_gpu_exit {
 	__u32 pad;
 	__u64 entry;         /* the raw entry */
 	__u64 va;            /* the segment's address, from the published base */
+};
+
+/*
+ * --gpu-work: what the function at a GPU address of a process is, found by
+ * the capture from the code uploaded there (docs/KERNELS.md).  Sent before
+ * the segment whose launch asked for it; a later one for the same pid and
+ * program replaces it (code reloaded at the same address).  Followed by
+ * name_size bytes of the mangled name (NUL-terminated; "jit:<hash>" for
+ * code no file holds) and module_size bytes of the file it came from
+ * (NUL-terminated, may be empty).  h.tid: 0.
+ */
+#define CT_KNAME_MAX   16384   /* C++ template names run long */
+#define CT_KMODULE_MAX 4096
+
+enum ct_kname_how {
+	CT_KN_INLINE    = 1,  /* its code, uploaded inline at the address, is the function's */
+	CT_KN_MODULE    = 2,  /* ... the address is inside a larger inline upload (a module) */
+	CT_KN_COPY_READ = 3,  /* a copy engine upload: its source, read from the process, is */
+	CT_KN_COPY_SIZE = 4,  /* a copy engine upload whose source was gone: by its size */
+	CT_KN_JIT       = 5,  /* uploaded inline, in no file indexed: named by its hash */
+	CT_KN_HOWS
+};
+
+#define CT_KN_AMBIGUOUS (1u << 0)   /* functions of other names matched too: candidates */
+
+struct ct_kernel_name {
+	struct ct_rec h;
+	__u64 program;       /* the GPU address launches give (QMD program address) */
+	__u64 code_hash;     /* hash of its code (docs/KERNELS.md) */
+	__u32 code_size;     /* bytes of code the name stands for, 0 unknown */
+	__u32 how;           /* enum ct_kname_how */
+	__u32 flags;         /* CT_KN_* flags */
+	__u32 candidates;    /* CT_KN_AMBIGUOUS: names that matched */
+	__u32 arch;          /* sm number of its cubin, 0 unknown */
+	__u32 name_size;
+	__u32 module_size;
+	__u32 _pad;
 };
 
 /* Last record of a complete trace file.  Followed by ncpu __u64 counts. */

@@ -25,6 +25,7 @@
 #include "capture_status.h"
 #include "capture_targets.h"
 #include "gpuwork_reader.h"
+#include "knames_live.h"
 #include "metrics.h"
 #include "privs.h"
 #include "procinfo.h"
@@ -116,9 +117,15 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
 	if (c->python && ct_python_take(c->python, r))
 		return;
+	if (c->knames)   /* kernel names: in the record loop, never the reader's thread */
+		ct_knames_learn(c->knames, r);
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return;
 	switch (r->type) {
+	case CT_REC_GPU_SEG:
+		if (c->knames)   /* a launch's name goes before its segment */
+			ct_knames_seg(c->knames, r);
+		break;
 	case CT_REC_IOCTL_ENTER: {
 		const struct ct_ioctl *io = (const struct ct_ioctl *)r;
 
@@ -247,6 +254,8 @@ static int start_readers(struct ct_capture *c)
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root, fds.py_procs, fds.py_rb,
 						       unwind_sink, c)))
 		return -1;
+	if (o->gpu_work_hz && !(c->knames = ct_knames_new(o->proc_root, unwind_sink, c)))
+		return -1;
 	return ct_reader_setup(c);
 }
 
@@ -337,6 +346,7 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
 	ct_stack_tally_free(c->stack_tally);
+	ct_knames_free(c->knames);
 	rc = ct_sink_close(c, rc);
 	ct_bpf_unload(c->skel);
 	free(c->procbuf);

@@ -41,6 +41,7 @@ struct ct_capture {
 	struct ct_python *python;     /* --py-stack (and -k): Python frames */
 	struct ct_stack_tally *stack_tally; /* -k: why the stacks end, for the summary */
 	struct ct_gpuwork *gpuwork;  /* --gpu-work */
+	struct ct_knames *knames;    /* ... its kernel names */
 	struct ct_gpuwork_before gw_before;  /* ... processes with channels it cannot follow */
 	uint64_t events;             /* records received from the kernel (reader thread:
 				      * read with __atomic_load_n elsewhere) */

@@ -109,7 +109,8 @@ static int start_metrics(struct ct_capture *c)
 {
 	const struct ct_options *o = c->o;
 	struct ct_metrics_opts mo = { .proc_root = o->proc_root, .no_pid = o->metrics_no_pid,
-				      .max_series = o->metrics_max_series };
+				      .max_series = o->metrics_max_series,
+				      .kernels = o->metrics_kernels };
 
 	c->metrics = ct_metrics_new(&mo);
 	if (!c->metrics) {

@@ -13,6 +13,7 @@
 #include "capture_bpf.h"
 #include "capture_status.h"
 #include "gpuwork_reader.h"
+#include "knames_live.h"
 #include "python.h"
 #include "stack_tally.h"
 #include "trace_file.h"
@@ -132,6 +133,8 @@ void ct_status_report(const struct ct_capture *c, uint64_t lost, uint64_t lost_i
 	fputc('\n', stderr);
 	if (c->gpuwork) {
 		ct_gpuwork_report(c->gpuwork);
+		if (c->knames)
+			ct_knames_report(c->knames);
 		ct_gpuwork_before_say(&c->gw_before, true);
 	}
 	if (c->unwinder)

@@ -81,6 +81,9 @@ struct ct_view {
 	/* Optional: --gpu-work, each event decoded from a segment record;
 	 * e is NULL for a record of entries lost or unreadable (gpuwork.h). */
 	void (*gpu_work)(void *ctx, const struct ct_gpu_seg *s, const struct gw_event *e);
+	/* Optional: false drops a --gpu-work event (-e kernel=): no view gets
+	 * it, it is not printed.  e is never NULL here. */
+	bool (*gpu_filter)(void *ctx, const struct ct_gpu_seg *s, const struct gw_event *e);
 	void *ctx;
 };
 

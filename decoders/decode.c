@@ -268,6 +268,9 @@ void ct_decoder_feed(struct ct_decoder *d, const struct ct_rec *r)
 	case CT_REC_GPU_PUT:
 		ct_gpuwork_on_put(d, (const struct ct_gpu_put *)r);
 		break;
+	case CT_REC_KERNEL_NAME:
+		ct_kname_learn(&d->knames, (const struct ct_kernel_name *)r);
+		break;
 	case CT_REC_MAPPING:
 		if (!d->o.quiet)
 			ct_print_mapping(d, (const struct ct_mapping *)r);
@@ -341,6 +344,7 @@ void ct_decoder_free(struct ct_decoder *d)
 		return;
 	idmap_free_all(&d->pending);
 	ct_gpuwork_decoder_free(d);
+	ct_knames_table_free(&d->knames);
 	gw_calls_free(&d->calls);
 	ct_objects_free(d->objs);
 	ct_stacks_free(d->stacks);

@@ -25,6 +25,7 @@
 #include "gpus.h"
 #include "gpuwork_tie.h"
 #include "idmap.h"
+#include "kname.h"
 #include "objects.h"
 #include "outbuf.h"
 #include "pystack.h"
@@ -67,6 +68,7 @@ struct ct_decoder {
 	struct ct_text_memo file;    /* "fd<path>" (JSON: fd, path) */
 	struct ct_decode_stats st;
 	struct ct_gwstate *gw;       /* --gpu-work channels (print_gpuwork.c), NULL: none yet */
+	struct ct_knames_table knames;   /* --gpu-work kernel names (kname.h) */
 	struct gw_calls calls;       /* each process's latest driver calls, for --gpu-work's
 				      * "after" (gpuwork_tie.h) */
 };

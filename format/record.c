@@ -81,6 +81,22 @@ static const char *check_gpu_exit(const struct ct_gpu_exit *g, size_t len)
 	return NULL;
 }
 
+/* Both strings there, each NUL-terminated where it ends. */
+static const char *check_kernel_name(const struct ct_kernel_name *k, size_t len)
+{
+	const char *name = (const char *)(k + 1);
+
+	if (len < sizeof(*k) || k->name_size > CT_KNAME_MAX || k->module_size > CT_KMODULE_MAX ||
+	    sizeof(*k) + (size_t)k->name_size + k->module_size != len)
+		return "kernel name record sizes do not add up";
+	if (!k->name_size || name[k->name_size - 1] ||
+	    (k->module_size && name[k->name_size + k->module_size - 1]))
+		return "kernel name record strings do not end with NUL";
+	if (k->how == 0 || k->how >= CT_KN_HOWS)
+		return "kernel name record says no way it was found";
+	return NULL;
+}
+
 static bool str_ok(uint32_t off, uint32_t size)
 {
 	return off == CT_NOSTR || off < size;
@@ -184,6 +200,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return len == sizeof(struct ct_gpu_put) ? NULL : "gpu put record has the wrong size";
 	case CT_REC_GPU_EXIT:
 		return check_gpu_exit(buf, len);
+	case CT_REC_KERNEL_NAME:
+		return check_kernel_name(buf, len);
 	default:
 		return "unknown record type";
 	}

@@ -49,6 +49,15 @@
  *          after 300 ms, N launches at R a second at most, evenly
  *          (busy-waited; late, it goes on from then without catching up),
  *          then "done ENTRIES": a steady burst to measure the poller by
+ *        gpfifo_fake -f PATH kernel CODE
+ *          a kernel's code (the bytes of a cubin's .text.<name>, in file
+ *          CODE) uploaded inline to a program address and launched there,
+ *          then the same code copied by copy engine from a staging buffer
+ *          of this process to another address and launched there, then
+ *          uploaded twice in a row (a module, as eager loading uploads
+ *          one) and launched at the second copy; prints "kernel-inline
+ *          PROGRAM", "kernel-copy PROGRAM", "kernel-module PROGRAM" (kernel
+ *          names: tests/live/kernel_names.py)
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -614,6 +623,90 @@ static void hostile(void)
 	pause_us(20000);
 }
 
+/* --- kernel names: code uploads ------------------------------------------- */
+
+/* A QMD V04_00 as launch() makes, with PROGRAM_ADDRESS_LOWER 1247:1216 and
+ * _UPPER 1272:1248 (dwords 38, 39). */
+static void launch_program(uint32_t gx, uint64_t qmd, uint64_t program)
+{
+	uint32_t q[96] = { 0 };
+
+	q[18] = 4u << 4;
+	q[32] = gx;
+	q[33] = 1;
+	q[34] = 1;
+	q[36] = 128 | 1u << 16;
+	q[37] = 1;
+	q[38] = (uint32_t)program;
+	q[39] = (uint32_t)(program >> 32);
+	seg_begin();
+	w(hdr(OP_INC, 4, 1, 0x180));
+	w(sizeof(q));
+	w(1);
+	w((uint32_t)(qmd >> 32));
+	w((uint32_t)qmd);
+	w(hdr(OP_INC, 1, 1, 0x1b0));
+	w(0x41);
+	w(hdr(OP_NONINC, 96, 1, 0x1b4));
+	for (int i = 0; i < 96; i++)
+		w(q[i]);
+	w(hdr(OP_INC, 1, 1, 0x2b4));
+	w((uint32_t)(qmd >> 8));
+	w(hdr(OP_INC, 1, 1, 0x2c0));
+	w(0xa);
+	submit();
+}
+
+/* n bytes of code to dst, inline on the compute subchannel (LINE_LENGTH_IN,
+ * LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT, LAUNCH_DMA, LOAD_INLINE_DATA). */
+static void upload_inline(const uint32_t *code, uint32_t n, uint64_t dst)
+{
+	seg_begin();
+	w(hdr(OP_INC, 4, 1, 0x180));
+	w(n);
+	w(1);
+	w((uint32_t)(dst >> 32));
+	w((uint32_t)dst);
+	w(hdr(OP_INC, 1, 1, 0x1b0));
+	w(0x41);
+	w(hdr(OP_NONINC, n / 4, 1, 0x1b4));
+	for (uint32_t i = 0; i < n / 4; i++)
+		w(code[i]);
+	submit();
+}
+
+static void kernel(const char *path)
+{
+	static uint32_t code[4096], module[8192];
+	uint64_t inline_at = 0x7f2c537a0000ull, copy_at = 0x7f2c53800000ull;
+	uint64_t module_at = 0x7f2c53900000ull;
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(code, 1, sizeof(code), f) : 0;
+	uint32_t *staging;
+
+	if (!f || !n || n % 16)
+		die(path);
+	fclose(f);
+	upload_inline(code, (uint32_t)n, inline_at);
+	launch_program(7, 0x204e0c000ull, inline_at);
+	printf("kernel-inline 0x%" PRIx64 "\n", inline_at);
+	/* the staging buffer stays as it is: the tracer reads it back */
+	staging = malloc(n);
+	if (!staging)
+		die("malloc");
+	memcpy(staging, code, n);
+	copy((uint32_t)n, (uint64_t)(uintptr_t)staging, copy_at);
+	launch_program(9, 0x204e0c800ull, copy_at);
+	printf("kernel-copy 0x%" PRIx64 "\n", copy_at);
+	memcpy(module, code, n);
+	memcpy((char *)module + n, code, n);
+	upload_inline(module, 2 * (uint32_t)n, module_at);
+	launch_program(11, 0x204e0d000ull, module_at + n);
+	printf("kernel-module 0x%" PRIx64 "\n", module_at + n);
+	pause_us(300000);
+	free(staging);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
@@ -641,13 +734,16 @@ int main(int argc, char **argv)
 	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "rate")) {
 		setup(argv[2]);
 		rate(atoi(argv[4]), atoi(argv[5]));
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel")) {
+		setup(argv[2]);
+		kernel(argv[4]);
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
 				"-f PATH late N | -f PATH cluster | -f PATH graph K R | "
-				"-f PATH burst-exit N [kill] | -f PATH rate R N | "
+				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
 				"-f PATH hostile\n");
 		return 2;
 	}

@@ -18,12 +18,12 @@ tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS) $(OUTPUT)/asan/cudatrace-r
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS) tests/lib/tap.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/lib $< $(OUTPUT)/libcudatrace.a -lzstd $(VIEW_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/lib $< $(OUTPUT)/libcudatrace.a -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
 
 $(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) -Itests/lib $< $(LIB_SRCS) -lzstd $(VIEW_LIBS) -o $@
+	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) -Itests/lib $< $(LIB_SRCS) -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
 
 $(OUTPUT)/nvfake: tests/nvfake.c
 	$(call msg,CC,$@)

@@ -71,9 +71,9 @@ static int check_args(const struct ct_options *o)
 				"GPU work a saved trace holds without it\n");
 		return -1;
 	}
-	if ((o->metrics_no_pid || o->metrics_max_series) && !o->metrics_addr) {
-		ct_err("--metrics-no-pid and --metrics-max-series go with "
-				"--metrics ADDR:PORT\n");
+	if ((o->metrics_no_pid || o->metrics_max_series || o->metrics_kernels) && !o->metrics_addr) {
+		ct_err("--metrics-no-pid, --metrics-max-series and "
+				"--metrics-kernels go with --metrics ADDR:PORT\n");
 		return -1;
 	}
 	if ((o->max_size || o->rotate) && !o->write_path) {

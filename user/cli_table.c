@@ -25,7 +25,8 @@
 enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT_ROTATE,
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
-       OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK };
+       OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK,
+       OPT_KERNELS_OF, OPT_METRICS_KERNELS };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -251,8 +252,10 @@ static int apply_summary_by(struct ct_options *o, const struct ct_opt *opt, cons
 		o->summary_by_api = CT_SUM_BY_CALLER;
 	else if (strcmp(arg, "py") == 0)
 		o->summary_by_api = CT_SUM_BY_PY;
+	else if (strcmp(arg, "kernel") == 0)
+		o->summary_by_kernel = true;
 	else
-		return bad_arg("Invalid --summary-by (pid, gpu, api, caller or py)", arg);
+		return bad_arg("Invalid --summary-by (pid, gpu, api, caller, py or kernel)", arg);
 	return 0;
 }
 
@@ -284,6 +287,14 @@ static int apply_max_series(struct ct_options *o, const struct ct_opt *opt, cons
 	(void)opt;
 	if (parse_u32(arg, 1, 10000000, &o->metrics_max_series))
 		return bad_arg("Invalid --metrics-max-series (1 to 10000000)", arg);
+	return 0;
+}
+
+static int apply_metrics_kernels(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_u32(arg, 1, 10000, &o->metrics_kernels))
+		return bad_arg("Invalid --metrics-kernels (1 to 10000)", arg);
 	return 0;
 }
 
@@ -378,6 +389,11 @@ const struct ct_opt ct_opts[] = {
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
 	  "its own", C_NONE, NULL, apply_rotate, .live = 1 },
+	{ "kernels-of", OPT_KERNELS_OF, REQ, "FILE", NULL, G_OUTPUT,
+	  "list the GPU functions in the fatbins of FILE (an executable or a library), as "
+	  "--gpu-work's kernel names look them up: a line per file (functions, cubins, "
+	  "architectures, what indexing them cost in time and memory); with -v a line per "
+	  "function (architecture, bytes, name)", C_FILE, NULL, apply_str, FIELD(kernels_of) },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
 	  "file is decoded up to its last good record; options that change a capture (-k, "
@@ -411,8 +427,9 @@ const struct ct_opt ct_opts[] = {
 	  "repeatable. KEY: esc (NV_ESC_*), ctrl (RM control), class (RM_ALLOC), uvm (UVM "
 	  "request), syscall (ioctl, mmap, munmap), status (NV_STATUS written back, e.g. "
 	  "'NV_ERR_*'), api and caller (traces taken with -k: the driver entry point, the "
-	  "function that called it)", C_WORDS,
-	  "esc= ctrl= class= uvm= syscall= status= api= caller=", apply_filter },
+	  "function that called it), kernel (--gpu-work: only launches of kernels whose name, "
+	  "demangled or mangled, matches; no call, no other GPU work)", C_WORDS,
+	  "esc= ctrl= class= uvm= syscall= status= api= caller= kernel=", apply_filter },
 	{ "failed", OPT_FAILED, NO, NULL, NULL, G_FILTER,
 	  "only failed calls (ret != 0 or NV_STATUS != NV_OK)", C_NONE, NULL, apply_filter },
 	{ "tid", OPT_TID, REQ, "TID[,TID...]", NULL, G_FILTER,
@@ -429,13 +446,15 @@ const struct ct_opt ct_opts[] = {
 	  "objects that hold them", C_NONE, NULL, apply_summary },
 	{ NULL, 'C', NO, NULL, NULL, G_VIEW, "the events, then the table (with -c: the last one given wins, and says so)",
 	  C_NONE, NULL, apply_summary },
-	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py",
-	  "--summary-by=pid|gpu|api|caller|py", G_VIEW,
+	{ "summary-by", OPT_SUMMARY_BY, REQ, "pid|gpu|api|caller|py|kernel",
+	  "--summary-by=pid|gpu|api|caller|py|kernel", G_VIEW,
 	  "one table per process, or per GPU (the device node, or the device that owns the "
 	  "RM objects a call names); api, caller: one row per driver entry point, or per "
 	  "function that called the driver library (traces taken with -k); py: one row per "
-	  "line of the user's Python code (traces taken with -k or --py-stack)",
-	  C_WORDS, "pid gpu api caller py", apply_summary_by },
+	  "line of the user's Python code (traces taken with -k or --py-stack); kernel: the "
+	  "table of kernels launched (--gpu-work), even when no launch was named (it is "
+	  "printed whenever one was)",
+	  C_WORDS, "pid gpu api caller py kernel", apply_summary_by },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE (\"-\": stdout, alone), a Perfetto/Chrome trace-event JSON "
 	  "timeline (open it in ui.perfetto.dev, or offline in Chromium's DevTools: "
@@ -474,6 +493,11 @@ const struct ct_opt ct_opts[] = {
 	{ "metrics-max-series", OPT_METRICS_MAX, REQ, "N", NULL, G_METRICS,
 	  "at most N series (default 10000); updates beyond are counted in "
 	  "cudatrace_metrics_series_dropped_total", C_NONE, NULL, apply_max_series, .live = 1 },
+	{ "metrics-kernels", OPT_METRICS_KERNELS, REQ, "N", NULL, G_METRICS,
+	  "with --gpu-work, also cudatrace_gpu_kernel_launches_total with a kernel label: the "
+	  "first N kernels each process launches have their own series, the rest are summed "
+	  "in kernel=\"(other)\" (a name per series would let kernels fill the store)",
+	  C_NONE, NULL, apply_metrics_kernels, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "trace_file.h"
 #include "version.h"
+#include "kernels_of.h"
 #include "views.h"
 #include "msg.h"
 
@@ -141,6 +142,11 @@ int main(int argc, char **argv)
 		ct_err("cannot write %s: %s\n", o.out_path, strerror(errno));
 		ct_filter_free(o.filter);
 		return 1;
+	}
+	if (o.kernels_of) {
+		rc = ct_kernels_of(&o);
+		ct_filter_free(o.filter);
+		return rc;
 	}
 	if (o.read_path) {
 		rc = ct_decode_file(&o);

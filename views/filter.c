@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "filter.h"
+#include "gpuwork.h"
+#include "kname.h"
 #include "labels.h"
 #include "stack.h"
 #include "nvtables.h"
@@ -24,23 +26,24 @@ _Static_assert(CT_FILTER_MAX_COMMS + CT_NLOADER_COMMS <= 64,
 	       "bpf/cudatrace.bpf.c: traced_comms holds 64 names");
 
 
-enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_PY, K_MAX };
+enum key { K_ESC, K_CTRL, K_CLASS, K_UVM, K_SYSCALL, K_STATUS, K_API, K_CALLER, K_PY, K_KERNEL,
+	   K_MAX };
 
 static const char *const key_names[K_MAX] = {
-	"esc", "ctrl", "class", "uvm", "syscall", "status", "api", "caller", "py",
+	"esc", "ctrl", "class", "uvm", "syscall", "status", "api", "caller", "py", "kernel",
 };
-#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status, api, caller, py"
+#define KNOWN_KEYS "esc, ctrl, class, uvm, syscall, status, api, caller, py, kernel"
 
 /* What an unknown exact name is called in the error. */
 static const char *const key_what[K_MAX] = {
 	"escape", "RM control", "class", "UVM request", "syscall", "NV_STATUS", "api", "caller",
-	"Python frame",
+	"Python frame", "kernel",
 };
 
-/* Keys whose names come from the trace (-k stacks), not from tables. */
+/* Keys whose names come from the trace (-k stacks, kernel names), not from tables. */
 static bool free_names(enum key k)
 {
-	return k == K_API || k == K_CALLER || k == K_PY;
+	return k == K_API || k == K_CALLER || k == K_PY || k == K_KERNEL;
 }
 
 struct pat {
@@ -184,6 +187,7 @@ static bool name_known(enum key k, const char *glob)
 	case K_API:
 	case K_CALLER:
 	case K_PY:
+	case K_KERNEL:
 		return true;
 	case K_STATUS:
 		for (i = 0; i < nv_status_count(); i++)
@@ -513,6 +517,8 @@ static bool expr_matches(const struct expr *e, const struct ct_call *c)
 		return false;
 	case K_PY:
 		return py_matches(e, c);
+	case K_KERNEL:
+		return false;   /* a driver call launches no kernel the GPU work names */
 	case K_MAX:
 		break;
 	}
@@ -602,14 +608,44 @@ bool ct_filter_match(struct ct_filter *f, const struct ct_call *c)
 	return true;
 }
 
+/* -e kernel=PAT: launches whose kernel (demangled or mangled, or its
+ * jit: id) matches; every other --gpu-work event goes.  Without such a key
+ * all GPU work passes. */
+bool ct_filter_gpu_match(const struct ct_filter *f, const struct gw_event *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->nexprs; i++) {
+		const struct expr *x = &f->exprs[i];
+		bool hit = false;
+
+		if (x->key != K_KERNEL)
+			continue;
+		if (e->kind != GW_LAUNCH || !e->kernel)
+			return false;
+		for (j = 0; j < x->npats && !hit; j++)
+			hit = pat_matches(x->pats[j].glob, e->kernel->name, NULL) ||
+			      pat_matches(x->pats[j].glob, e->kernel->mangled, NULL);
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
 static bool view_filter(void *ctx, const struct ct_call *c)
 {
 	return ct_filter_match(ctx, c);
 }
 
+static bool view_gpu_filter(void *ctx, const struct ct_gpu_seg *s, const struct gw_event *e)
+{
+	(void)s;
+	return ct_filter_gpu_match(ctx, e);
+}
+
 struct ct_view ct_filter_view(struct ct_filter *f)
 {
-	struct ct_view v = { .filter = view_filter, .ctx = f };
+	struct ct_view v = { .filter = view_filter, .gpu_filter = view_gpu_filter, .ctx = f };
 
 	return v;
 }

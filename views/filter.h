@@ -29,6 +29,9 @@ int ct_filter_parse(struct ct_filter **fp, const char *opt, const char *arg);
 /* Whether the call passes every filter.  Not const: --comm remembers the
  * mappings it let through, to judge their munmap (which has no comm). */
 bool ct_filter_match(struct ct_filter *f, const struct ct_call *c);
+struct gw_event;
+/* Whether a --gpu-work event passes -e kernel= (all pass without it). */
+bool ct_filter_gpu_match(const struct ct_filter *f, const struct gw_event *e);
 
 /* The view; f stays the caller's (the view has no finish). */
 struct ct_view ct_filter_view(struct ct_filter *f);

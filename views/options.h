@@ -26,6 +26,7 @@ struct ct_options {
 	uint64_t max_size;       /* --max-size: bytes per trace file, 0 = no limit */
 	unsigned rotate;         /* --rotate N: keep N files FILE.0, FILE.1, ... */
 	const char *read_path;   /* -r */
+	const char *kernels_of;  /* --kernels-of */
 	const char *out_path;    /* -o */
 	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */
 	bool json;
@@ -44,6 +45,7 @@ struct ct_options {
 	int summary;             /* -c 1: the table alone, -C 2: events and the table */
 	bool summary_by_pid;     /* --summary-by=pid */
 	bool summary_by_gpu;     /* --summary-by=gpu */
+	bool summary_by_kernel;  /* --summary-by=kernel: the kernels table even with no name */
 	int summary_by_api;      /* --summary-by=api, caller (-k), py: enum ct_apisum_by */
 	const char *perfetto_path;  /* --perfetto FILE */
 	struct ct_filter *filter;   /* -e, --failed, --tid, --comm (filter.h); NULL: none */
@@ -53,6 +55,7 @@ struct ct_options {
 	const char *metrics_addr;   /* --metrics ADDR:PORT */
 	bool metrics_no_pid;        /* --metrics-no-pid */
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
+	uint32_t metrics_kernels;      /* --metrics-kernels N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */

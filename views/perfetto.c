@@ -28,6 +28,7 @@
 #include "idmap.h"
 #include "labels.h"
 #include "gpuwork.h"
+#include "kname.h"
 #include "gpuwork_tie.h"
 #include "perfetto.h"
 #include "pystack.h"
@@ -682,7 +683,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 		meta_event(p, "thread_name", g->h.pid, g->channel, name);
 	}
 	e = begin_event(p);
-	em_str(e, "name", ev->kind == GW_LAUNCH ? "LAUNCH" : "COPY");
+	/* a named launch goes by its kernel (docs/KERNELS.md) */
+	em_str(e, "name", ev->kind != GW_LAUNCH ? "COPY" : ev->kernel ? ev->kernel->name : "LAUNCH");
 	em_str(e, "cat", "gpu-work");
 	em_str(e, "ph", "i");
 	em_str(e, "s", "t");
@@ -699,6 +701,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	}
 	if (ev->kind == GW_LAUNCH) {
 		em_hex(e, "qmd", ev->qmd);
+		if (ev->kernel)
+			em_str(e, "kernel_mangled", ev->kernel->mangled);
 	} else {
 		em_u64(e, "bytes", ev->bytes);
 		em_hex(e, "src", ev->src);

@@ -7,6 +7,7 @@
 #include "devmem_view.h"
 #include "filter.h"
 #include "gpuwork_summary.h"
+#include "kernel_summary.h"
 #include "outputs.h"
 #include "perfetto.h"
 #include "report.h"
@@ -73,7 +74,8 @@ int ct_views_check(const struct ct_options *o)
 		ct_err("--sqlite-again goes with --sqlite FILE\n");
 		return -1;
 	}
-	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api) && !o->summary) {
+	if ((o->summary_by_pid || o->summary_by_gpu || o->summary_by_api || o->summary_by_kernel) &&
+	    !o->summary) {
 		ct_err("--summary-by goes with -c or -C\n");
 		return -1;
 	}
@@ -118,6 +120,7 @@ struct opened {
 	struct ct_sqlite *db;
 	struct ct_compat *compat;
 	struct ct_gwsum *gw;       /* -c: the GPU work table (--gpu-work records) */
+	struct ct_ksum *ks;        /* -c: the kernels table (kernel names) */
 };
 
 static void close_opened(struct opened *op)
@@ -129,6 +132,7 @@ static void close_opened(struct opened *op)
 	ct_perfetto_discard(op->pf);
 	ct_compat_free(op->compat);
 	ct_gwsum_free(op->gw);
+	ct_ksum_free(op->ks);
 }
 
 /* Creates every view's state first: nothing to undo in the decoder. */
@@ -157,7 +161,8 @@ static int open_all(struct opened *op, const struct ct_options *o)
 		if (!(op->compat = ct_compat_new(&co)))
 			return -1;
 	}
-	if (o->summary && !(op->gw = ct_gwsum_new(o->out, o->json))) {
+	if (o->summary && (!(op->gw = ct_gwsum_new(o->out, o->json)) ||
+			   !(op->ks = ct_ksum_new(o->out, o->json, o->summary_by_kernel)))) {
 		ct_err("out of memory\n");
 		return -1;
 	}
@@ -212,6 +217,8 @@ int ct_views_setup(struct ct_decoder *d, const struct ct_options *o)
 		err |= add(d, ct_devmem_view_print(op.mem));
 	if (op.gw)
 		err |= add(d, ct_gwsum_view(op.gw));
+	if (op.ks)
+		err |= add(d, ct_ksum_view(op.ks));
 	if (op.pf)
 		err |= add(d, ct_perfetto_view(op.pf));
 	if (op.db)

@@ -44,6 +44,9 @@ struct gw_chan {
 	struct gw_upload done[GW_UPLOADS];
 	unsigned next_done;
 	struct gw_qmds *qmds;       /* the process's, NULL: none (not owned) */
+	gw_inline_fn on_inline;     /* gw_chan_on_inline */
+	void *on_inline_ctx;
+	uint64_t up_total, up_at;
 };
 
 static struct {
@@ -106,6 +109,12 @@ void gw_chan_set_qmds(struct gw_chan *c, struct gw_qmds *q)
 uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s)
 {
 	return s < GW_SUBCH && c->bound[s] ? c->bound[s]->cls : 0;
+}
+
+void gw_chan_on_inline(struct gw_chan *c, gw_inline_fn fn, void *ctx)
+{
+	c->on_inline = fn;
+	c->on_inline_ctx = ctx;
 }
 
 enum gw_engine gw_engine_of(uint32_t cls)
@@ -276,11 +285,15 @@ static void compute_method(struct ctx *x, uint32_t subch, const struct gw_class 
 		c->up_want = ((uint64_t)reg(regs, k->line_length_in) * (lines ? lines : 1) + 3) / 4;
 		c->cur.dst = reg64(regs, k->offset_out_upper, k->offset_out);
 		c->cur.n = 0;
+		c->up_total = c->up_want;
+		c->up_at = 0;
 		if (!c->up_want)
 			c->uploading = false;
 	} else if (m == k->load_inline_data) {
 		if (!c->uploading)
 			return;
+		if (c->on_inline)
+			c->on_inline(c->on_inline_ctx, c->cur.dst, c->up_total, c->up_at++, data);
 		if (c->cur.n < GW_UPLOAD_DW)
 			c->cur.dw[c->cur.n++] = data;
 		if (--c->up_want == 0)

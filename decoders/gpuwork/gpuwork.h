@@ -78,6 +78,7 @@ struct gw_tie;
 struct gw_qmds;
 
 #define GW_EVENT_DEPS 2
+struct ct_kname;
 
 struct gw_event {
 	enum gw_kind kind;
@@ -109,6 +110,7 @@ struct gw_event {
 	uint64_t graph;         /* 0: not part of a graph */
 	uint32_t graph_launch;
 	uint32_t graph_kernels, graph_unseen;   /* GW_GRAPH: what its chain gave */
+	const struct ct_kname *kernel;   /* what the capture named program (kname.h), or NULL */
 	/* GW_COPY */
 	uint64_t src, dst, bytes;
 	bool fill;
@@ -140,6 +142,13 @@ uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);
  * cannot be a method stream gives one GW_BAD and changes nothing. */
 void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit,
 	       void *ctx);
+
+/* Each dword of an inline upload (compute LAUNCH_DMA + LOAD_INLINE_DATA)
+ * as it is decoded: the upload's destination, its length in dwords, the
+ * dword's index in it (kernel names: capture/kernels/). */
+typedef void (*gw_inline_fn)(void *ctx, uint64_t dst, uint64_t ndwords, uint64_t at,
+			     uint32_t dword);
+void gw_chan_on_inline(struct gw_chan *c, gw_inline_fn fn, void *ctx);
 
 /* The engine of class cls (from the methods the tables give it). */
 enum gw_engine gw_engine_of(uint32_t cls);

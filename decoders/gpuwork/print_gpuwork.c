@@ -18,6 +18,7 @@
 #include "gpuwork.h"
 #include "gpuwork_qmds.h"
 #include "nvtables.h"
+#include "print_kname.h"
 
 struct ct_gwstate {
 	struct idmap chans;   /* client << 32 | channel -> struct chan */
@@ -203,6 +204,7 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 			json_xyz(e, "block", ev->block);
 			em_u64(e, "smem", ev->smem);
 			em_hex(e, "program", ev->program);
+			ct_print_kernel_json(d, ev->kernel);
 			em_str(e, "qmd_version", ev->qmd_version);
 			if (d->o.verbose || ev->kind != GW_LAUNCH)
 				json_qmd_links(e, ev);
@@ -211,6 +213,7 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 		print_graph_mark(d, ev);
 		return;
 	}
+	ct_print_kernel(d, ev->kernel);
 	if (ev->have_qmd && cluster)
 		out_printf(&d->out, " grid=(%u,%u,%u) cluster=(%u,%u,%u) block=(%u,%u,%u) smem=%u",
 			   ev->grid[0], ev->grid[1], ev->grid[2], ev->cluster[0], ev->cluster[1],
@@ -446,6 +449,11 @@ static void on_event(void *arg, const struct gw_event *ev_in)
 
 	if ((ev->kind == GW_LAUNCH || ev->kind == GW_COPY) && x->chan && x->chan->have_after)
 		ev_copy.after = &x->chan->after;
+	if (ev->kind == GW_LAUNCH && ev->have_qmd)
+		ev_copy.kernel = ct_kname_find(&d->knames, x->s->h.pid, ev->program);
+	for (i = 0; i < d->nviews; i++)
+		if (d->views[i].gpu_filter && !d->views[i].gpu_filter(d->views[i].ctx, x->s, ev))
+			return;
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_work)
 			d->views[i].gpu_work(d->views[i].ctx, x->s, ev);

@@ -103,3 +103,37 @@ $(OUTPUT)/asan/cudatrace-r: user/main.c $(CAPTURE_SRCS) $(LIB_SRCS) $(HEADERS) |
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(SAN_FLAGS) $(INCLUDES) user/main.c $(CAPTURE_SRCS) $(LIB_SRCS) \
 		$(LDLIBS) -o $@
+
+# The fatbin and cubin readers (capture/kernels/, tests/fuzz/fuzz_fatbin.c),
+# from the real fatbins and cubins of tests/kernels/ and traces/kernels/:
+#   make fuzz-fatbin [FUZZ_SECONDS=60]   fuzz; a crash's input goes to
+#                                        tests/fuzz/regress-fatbin/
+#   make fuzz-fatbin-regress             the seeds and regression inputs once
+FUZZ_FATBIN      := $(FUZZ_DIR)/fuzz_fatbin
+FATBIN_SRCS      := $(wildcard capture/kernels/fatbin.c capture/kernels/cubin.c \
+		      capture/kernels/kindex.c) lib/idmap.c
+FATBIN_SEEDS      = $(wildcard tests/kernels/*.fatbin tests/kernels/*.cubin \
+		      traces/kernels/*.nv_fatbin tests/fuzz/regress-fatbin/*)
+
+.PHONY: fuzz-fatbin fuzz-fatbin-regress
+$(FUZZ_FATBIN): tests/fuzz/fuzz_fatbin.c $(FATBIN_SRCS) $(HEADERS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(INCLUDES) $< $(FATBIN_SRCS) -lelf -lzstd -llz4 -o $@
+
+fuzz-fatbin: $(FUZZ_FATBIN)
+	$(Q)rm -rf $(FUZZ_DIR)/fatbin-corpus && mkdir -p $(FUZZ_DIR)/fatbin-corpus tests/fuzz/regress-fatbin
+	$(Q)cp $(FATBIN_SEEDS) $(FUZZ_DIR)/fatbin-corpus/
+	$(Q)$(FUZZ_FATBIN) $(FUZZ_RUNOPTS) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) \
+		$(FUZZ_DIR)/fatbin-corpus > $(FUZZ_DIR)/fatbin.log 2>&1 || { \
+		grep -a -A 24 -E '==ERROR|runtime error|ERROR: libFuzzer' $(FUZZ_DIR)/fatbin.log | head -n 40 >&2; \
+		for f in $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-*; do \
+			[ -f "$$f" ] && cp "$$f" tests/fuzz/regress-fatbin/; done; \
+		echo "fuzz-fatbin: FAILED (log: $(FUZZ_DIR)/fatbin.log)" >&2; exit 1; }
+	@grep -a -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_DIR)/fatbin.log | tail -n 1
+
+fuzz-fatbin-regress: $(FUZZ_FATBIN)
+	$(call msg,FUZZ-RUN,fatbin seeds)
+	$(Q)$(FUZZ_FATBIN) $(FUZZ_RUNOPTS) $(FATBIN_SEEDS) > $(FUZZ_DIR)/fatbin-regress.log 2>&1 || { \
+		tail -n 60 $(FUZZ_DIR)/fatbin-regress.log >&2; echo "fuzz-fatbin-regress: FAILED" >&2; exit 1; }
+	@echo "fuzz-fatbin-regress: $$(grep -a -c '^Executed ' $(FUZZ_DIR)/fatbin-regress.log) inputs, no crash"

@@ -9,6 +9,8 @@
  *   cudatrace_gpu_copied_bytes_total{gpu,comm,container,pod,pid} --gpu-work
  *   cudatrace_gpu_unseen_entries_total{gpu,comm,container,pod,pid,reason} --gpu-work
  *   cudatrace_gpu_channels_not_followed_total{gpu,comm,container,pod,pid} --gpu-work
+ *   cudatrace_gpu_kernel_launches_total{gpu,comm,container,pod,pid,kernel}
+ *                                                  --gpu-work --metrics-kernels N
  *   cudatrace_events_lost_total, cudatrace_metrics_series_dropped_total,
  *   cudatrace_metrics_http_errors_total, cudatrace_metrics_http_slow_requests_total
  */
@@ -26,13 +28,14 @@
 #include "gpuwork.h"
 #include "gpuwork_summary.h"
 #include "idmap.h"
+#include "kname.h"
 #include "metrics.h"
 #include "labels.h"
 #include "utf8.h"
 #include "grow.h"
 
 enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_UNSEEN,
-	   F_UNFOLLOWED, F_UNSEEN_QMDS, F_FAMS };
+	   F_UNFOLLOWED, F_UNSEEN_QMDS, F_KLAUNCHES, F_FAMS };
 
 static const struct {
 	const char *name, *type, *help;
@@ -66,6 +69,11 @@ static const struct {
 	[F_UNSEEN_QMDS] = { "cudatrace_gpu_unseen_qmds_total", "counter",
 			    "QMDs a chain of QMDs (a CUDA graph) led to that could not be followed "
 			    "(--gpu-work): not seen uploaded; the kernels they start are unseen." },
+	[F_KLAUNCHES] = { "cudatrace_gpu_kernel_launches_total", "counter",
+			  "Kernel launches by kernel name (--metrics-kernels N): the first N "
+			  "kernels a process launches have their own series, the others are "
+			  "summed in kernel=\"(other)\"; kernel=\"(unnamed)\": launches no "
+			  "name was found for." },
 };
 
 /* Upper bounds of the duration buckets, in seconds. */
@@ -97,10 +105,28 @@ struct ct_metrics {
 	_Atomic uint64_t lost, dropped;
 	_Atomic uint64_t http_events[CT_HTTP_SLOW_HEAD + 1];
 	struct idmap procs;           /* pid -> struct pinfo */
+	struct idmap klabels;         /* --metrics-kernels: pid -> struct klabels */
 	struct ct_devmem *mem;
 	uint64_t *mem_seen;           /* per devmem total: the held last added */
 	size_t nmem_seen;
 };
+
+/* --metrics-kernels N: the kernel names of a process that have a series. */
+struct klabels {
+	uint32_t n;
+	char *names[];
+};
+
+static void klabels_free(uint64_t key, void *val, void *ctx)
+{
+	struct klabels *k = val;
+
+	(void)key;
+	(void)ctx;
+	for (uint32_t i = 0; k && i < k->n; i++)
+		free(k->names[i]);
+	free(k);
+}
 
 /* --- the store ----------------------------------------------------------- */
 
@@ -227,6 +253,7 @@ void ct_metrics_free(struct ct_metrics *m)
 	free(m->slots);
 	free(m->index);
 	idmap_free_all(&m->procs);
+	idmap_drain(&m->klabels, klabels_free, NULL);
 	ct_devmem_free(m->mem);
 	free(m->mem_seen);
 	free(m);
@@ -374,6 +401,46 @@ static void view_record(void *ctx, const struct ct_rec *r)
 	ct_devmem_record(m->mem, r);
 	if (r->type == CT_REC_PROC_EXIT)   /* the pid may come back as another process */
 		free(idmap_del(&m->procs, r->pid));
+	if (r->type == CT_REC_PROC_EXIT)
+		klabels_free(0, idmap_del(&m->klabels, r->pid), NULL);
+}
+
+/* The kernel label of a launch: its name while the process has fewer than
+ * N, else "(other)" ("(unnamed)" and "(ambiguous)" count toward none).  A
+ * series once published stays: the first N kernels keep theirs. */
+static const char *kernel_label(struct ct_metrics *m, uint32_t pid, const struct gw_event *e)
+{
+	struct klabels *k = idmap_get(&m->klabels, pid);
+	const char *name = !e->kernel ? "(unnamed)" :
+			   (e->kernel->flags & CT_KN_AMBIGUOUS) ? "(ambiguous)" : e->kernel->name;
+	uint32_t i;
+
+	if (!e->kernel || (e->kernel->flags & CT_KN_AMBIGUOUS))
+		return name;
+	if (!k) {
+		if (!(k = calloc(1, sizeof(*k) + m->o.kernels * sizeof(char *))))
+			return "(other)";
+		idmap_put(&m->klabels, pid, k);
+	}
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->names[i], name))
+			return name;
+	if (k->n == m->o.kernels || !(k->names[k->n] = strdup(name)))
+		return "(other)";
+	k->n++;
+	return name;
+}
+
+static void count_kernel(struct ct_metrics *m, const struct ct_gpu_seg *g, const struct gw_event *e,
+			 char *lb, size_t size, size_t pos)
+{
+	struct series *s;
+
+	if (!label(lb, size, &pos, "kernel", kernel_label(m, g->h.pid, e)))
+		return;
+	s = get_series(m, F_KLAUNCHES, lb);
+	if (s)
+		atomic_fetch_add_explicit(&s->value, 1, memory_order_relaxed);
 }
 
 /* --gpu-work: launches, copied bytes and unseen QMDs, per process and GPU. */
@@ -384,7 +451,6 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	char lb[1024], pid[16];
 	size_t pos = 0;
 	struct series *s;
-
 	struct ct_gw_unseen u = { 0 };
 	enum fam f;
 
@@ -406,6 +472,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	if (s)
 		atomic_fetch_add_explicit(&s->value, !e ? u.n : e->kind == GW_COPY ? e->bytes : 1,
 					  memory_order_relaxed);
+	if (e && e->kind == GW_LAUNCH && m->o.kernels)
+		count_kernel(m, g, e, lb, sizeof(lb), pos);
 }
 
 struct ct_view ct_metrics_view(struct ct_metrics *m)

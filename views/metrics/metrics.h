@@ -21,6 +21,8 @@ struct ct_metrics_opts {
 	const char *proc_root;   /* where /PID/cgroup is read, for the container */
 	bool no_pid;             /* leave pid out of the memory series */
 	uint32_t max_series;     /* 0: the default, 10000 */
+	uint32_t kernels;        /* --metrics-kernels N: a kernel label for the first N kernels
+				  * of each process; 0: no kernel label */
 };
 
 struct ct_metrics;

@@ -17,6 +17,7 @@ enum ct_sql {
 	CT_SQL_FIND_TRACE,   /* the traces row of a trace id, if added before */
 	CT_SQL_TRACE, CT_SQL_COMPLETE, CT_SQL_HEADER, CT_SQL_CALL, CT_SQL_FRAME,
 	CT_SQL_PROC, CT_SQL_EXIT, CT_SQL_OBJ, CT_SQL_FREE, CT_SQL_MMAP, CT_SQL_MEM,
+	CT_SQL_LAUNCH,
 	CT_SQL_COUNT
 };
 

@@ -9,6 +9,8 @@
 
 #include "nvfacts.h"
 #include "call_name.h"
+#include "gpuwork.h"
+#include "kname.h"
 #include "labels.h"
 #include "meta.h"
 #include "nvtables.h"
@@ -491,6 +493,39 @@ static void view_call(void *ctx, const struct ct_call *c)
 	s->call_id = 0;
 }
 
+/* --- GPU work ---------------------------------------------------------------- */
+
+/* A launch read from a channel, with its kernel when it was named. */
+static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
+{
+	struct ct_sqlite *s = ctx;
+	const struct ct_kname *k;
+	sqlite3_stmt *st;
+	int i;
+
+	if (s->failed || !e || e->kind != GW_LAUNCH || !e->have_qmd)
+		return;
+	st = row(s, CT_SQL_LAUNCH);
+	bind_u64(st, 3, g->h.ts_ns);
+	bind_u64(st, 4, g->h.pid);
+	if (g->gpu >= 0)
+		sqlite3_bind_int(st, 5, g->gpu);
+	bind_u64(st, 6, g->channel);
+	for (i = 0; i < 3; i++) {
+		bind_u64(st, 7 + i, e->grid[i]);
+		bind_u64(st, 10 + i, e->block[i]);
+	}
+	bind_u64(st, 13, e->smem);
+	bind_u64(st, 14, e->program);
+	if ((k = e->kernel)) {
+		bind_str(st, 15, (k->flags & CT_KN_AMBIGUOUS) ? "?" : k->name);
+		bind_str(st, 16, k->mangled);
+		bind_str(st, 17, k->module[0] ? k->module : NULL);
+		bind_str(st, 18, ct_kname_how(k->how));
+	}
+	ct_sqlite_step(s, st);
+}
+
 static int view_finish(void *ctx)
 {
 	return ct_sqlite_close(ctx);
@@ -504,5 +539,5 @@ struct ct_view ct_sqlite_view(struct ct_sqlite *s)
 		s->failed = true;
 	}
 	return (struct ct_view){ .call = view_call, .record = view_record,
-				 .finish = view_finish, .ctx = s };
+				 .gpu_work = view_gpu_work, .finish = view_finish, .ctx = s };
 }

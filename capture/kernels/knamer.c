@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel names from code uploads (knamer.h).  Each channel of each process
+ * has its own method decoder; its inline uploads are gathered dword by
+ * dword, kept (bounded), and looked up when a launch names an address in
+ * one.  A launch whose code came by copy engine is named from the copy's
+ * source read back from the process, or, when that memory holds other
+ * bytes by now, by the copy's size.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "gpuwork.h"
+#include "knamer.h"
+
+#define REINDEX_NS  (100 * 1000 * 1000ull)   /* files looked at again after a miss, at most so often */
+#define PENDING     64    /* launches whose upload was not seen yet, per process */
+#define COPY_PAD    256   /* a copy carries a function and up to this much after it (an
+			   * H200 copied a 992,000-byte function as 992,128 bytes) */
+
+struct upload {
+	uint64_t dst;
+	uint32_t size;       /* bytes */
+	uint8_t *bytes;      /* NULL: slot empty (or upload not kept) */
+};
+
+struct copy {
+	uint64_t src, dst, bytes;
+};
+
+struct kproc;
+
+struct kchan {
+	struct ct_knamer *k;
+	struct kproc *p;
+	uint32_t client, channel;
+	struct gw_chan *gw;
+	struct upload cur;   /* the inline upload being received */
+	uint64_t cur_at;     /* dwords of it received */
+};
+
+struct kproc {
+	uint32_t pid;
+	struct kchan **chans;
+	size_t nchans;
+	struct upload keep[CT_KNAMER_KEEP];
+	unsigned next;       /* the oldest kept, the next slot to fill */
+	uint64_t kept_bytes;
+	struct copy copies[CT_KNAMER_COPIES];
+	unsigned next_copy;
+	struct idmap named;  /* program address -> 1 */
+	/* launched before its upload was read: a copy channel read after the
+	 * compute channel in the same poll */
+	uint64_t pending[PENDING];
+	unsigned npending;
+	uint64_t indexed_ns; /* last look at its files, 0 never */
+	bool files_read;     /* its files were read once at least */
+};
+
+struct ct_knamer {
+	struct ct_knamer_io io;
+	struct ct_kindex x;
+	struct idmap procs;  /* pid -> struct kproc */
+	struct ct_knamer_stats st;
+};
+
+struct ct_knamer *ct_knamer_new(const struct ct_knamer_io *io)
+{
+	struct ct_knamer *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->io = *io;
+	ct_kindex_init(&k->x);
+	return k;
+}
+
+static void proc_free(uint64_t key, void *val, void *ctx)
+{
+	struct kproc *p = val;
+	size_t i;
+
+	(void)key;
+	(void)ctx;
+	for (i = 0; i < p->nchans; i++) {
+		gw_chan_free(p->chans[i]->gw);
+		free(p->chans[i]->cur.bytes);
+		free(p->chans[i]);
+	}
+	for (i = 0; i < CT_KNAMER_KEEP; i++)
+		free(p->keep[i].bytes);
+	free(p->chans);
+	idmap_free(&p->named);
+	free(p);
+}
+
+void ct_knamer_free(struct ct_knamer *k)
+{
+	if (!k)
+		return;
+	idmap_drain(&k->procs, proc_free, NULL);
+	ct_kindex_free(&k->x);
+	free(k);
+}
+
+void ct_knamer_forget(struct ct_knamer *k, uint32_t pid)
+{
+	struct kproc *p = idmap_del(&k->procs, pid);
+
+	if (p) {
+		k->st.not_seen += p->npending;
+		proc_free(pid, p, NULL);
+	}
+}
+
+const struct ct_knamer_stats *ct_knamer_stats(const struct ct_knamer *k)
+{
+	return &k->st;
+}
+
+const struct ct_kindex *ct_knamer_index(const struct ct_knamer *k)
+{
+	return &k->x;
+}
+
+/* --- the record ------------------------------------------------------------ */
+
+static void send_name(struct ct_knamer *k, uint32_t pid, uint64_t program, uint32_t how,
+		      const struct ct_kfound *r, const char *name, uint32_t size)
+{
+	const char *module = r->f ? ct_kindex_path(&k->x, r->f) : "";
+	size_t nlen = strnlen(name, CT_KNAME_MAX - 1), mlen = strnlen(module, CT_KMODULE_MAX - 1);
+	size_t total = sizeof(struct ct_kernel_name) + nlen + 1 + (mlen ? mlen + 1 : 0);
+	struct ct_kernel_name *rec = calloc(1, total);
+	char *s;
+
+	if (!rec)
+		return;
+	rec->h.type = CT_REC_KERNEL_NAME;
+	rec->h.size = (uint32_t)total;
+	rec->h.ts_ns = ct_now_ns(CLOCK_MONOTONIC);
+	rec->h.pid = pid;
+	rec->program = program;
+	rec->code_hash = r->f ? r->f->hash : r->hash;
+	rec->code_size = r->f ? r->f->size : size;
+	rec->how = how;
+	rec->arch = r->f ? r->f->arch : 0;
+	if (r->how == CT_KM_AMBIGUOUS) {
+		rec->flags |= CT_KN_AMBIGUOUS;
+		rec->candidates = r->candidates;
+	}
+	rec->name_size = (uint32_t)nlen + 1;
+	rec->module_size = mlen ? (uint32_t)mlen + 1 : 0;
+	s = (char *)(rec + 1);
+	memcpy(s, name, nlen);
+	if (mlen)
+		memcpy(s + nlen + 1, module, mlen);
+	k->st.named[how]++;
+	if (r->how == CT_KM_AMBIGUOUS)
+		k->st.ambiguous++;
+	k->io.emit(k->io.ctx, &rec->h);
+	free(rec);
+}
+
+/* --- finding the function ------------------------------------------------- */
+
+static void index_files(struct ct_knamer *k, struct kproc *p, bool force)
+{
+	uint64_t now = ct_now_ns(CLOCK_MONOTONIC);
+
+	if (!force && p->indexed_ns && now - p->indexed_ns < REINDEX_NS)
+		return;
+	p->indexed_ns = now;
+	k->st.index_runs++;
+	if (k->io.index_files(k->io.ctx, p->pid, &k->x))
+		p->files_read = true;
+	k->st.index_ns += ct_now_ns(CLOCK_MONOTONIC) - now;
+}
+
+/* Looks the code up; on a miss, once the files the process maps now are
+ * in the index, again. */
+static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8_t *code,
+			       size_t avail)
+{
+	struct ct_kfound r;
+
+	index_files(k, p, !p->indexed_ns);
+	r = ct_kindex_lookup(&k->x, code, avail);
+	if (r.how == CT_KM_NONE) {
+		index_files(k, p, false);
+		r = ct_kindex_lookup(&k->x, code, avail);
+	}
+	return r;
+}
+
+static const struct upload *find_upload(const struct kproc *p, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < CT_KNAMER_KEEP; i++) {   /* newest first */
+		const struct upload *u = &p->keep[(p->next + CT_KNAMER_KEEP - 1 - i) % CT_KNAMER_KEEP];
+
+		if (u->bytes && addr >= u->dst && addr - u->dst < u->size)
+			return u;
+	}
+	return NULL;
+}
+
+static const struct copy *find_copy(const struct kproc *p, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < CT_KNAMER_COPIES; i++) {
+		const struct copy *c = &p->copies[(p->next_copy + CT_KNAMER_COPIES - 1 - i) %
+						  CT_KNAMER_COPIES];
+
+		if (c->bytes && addr >= c->dst && addr - c->dst < c->bytes)
+			return c;
+	}
+	return NULL;
+}
+
+static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct upload *u)
+{
+	uint64_t off = prog - u->dst;
+	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off);
+	char jit[32];
+
+	if (r.how != CT_KM_NONE) {
+		send_name(k, p->pid, prog, off ? CT_KN_MODULE : CT_KN_INLINE, &r,
+			  ct_kindex_name(&k->x, r.f), 0);
+		return;
+	}
+	if (!p->files_read) {   /* in no file read, but its files were not read */
+		k->st.no_files++;
+		return;
+	}
+	if (r.capped) {   /* not every candidate was checked: it may be in a file */
+		k->st.capped++;
+		return;
+	}
+	/* In no file: the rest of the upload is its code (lazy loading
+	 * uploads one function at its address). */
+	snprintf(jit, sizeof(jit), "jit:%016" PRIx64, r.hash);
+	send_name(k, p->pid, prog, CT_KN_JIT, &r, jit, (uint32_t)(u->size - off));
+}
+
+static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct copy *c)
+{
+	uint64_t off = prog - c->dst, n = c->bytes - off;
+	struct ct_kfound r = { 0 };
+	uint8_t *buf;
+
+	if (n > CT_KNAMER_READ_MAX)
+		n = CT_KNAMER_READ_MAX;
+	buf = malloc(n);
+	if (buf && k->io.read_mem(k->io.ctx, p->pid, c->src + off, buf, n))
+		r = lookup(k, p, buf, n);
+	free(buf);
+	if (r.how != CT_KM_NONE) {
+		send_name(k, p->pid, prog, CT_KN_COPY_READ, &r, ct_kindex_name(&k->x, r.f), 0);
+		return;
+	}
+	if (!off) {   /* the staging buffer holds other bytes by now: by size */
+		index_files(k, p, !p->indexed_ns);
+		r = ct_kindex_by_size(&k->x, c->bytes > COPY_PAD ? c->bytes - COPY_PAD : 0, c->bytes);
+		if (r.how != CT_KM_NONE) {
+			send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
+			return;
+		}
+	}
+	k->st.copy_unmatched++;
+}
+
+/* Names prog from what was uploaded; false if nothing seen covers it. */
+static bool name_program(struct ct_knamer *k, struct kproc *p, uint64_t prog)
+{
+	const struct upload *u;
+	const struct copy *c;
+
+	if ((u = find_upload(p, prog)))
+		name_inline(k, p, prog, u);
+	else if ((c = find_copy(p, prog)))
+		name_copied(k, p, prog, c);
+	else
+		return false;
+	return true;
+}
+
+static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog)
+{
+	if (idmap_get(&p->named, prog))
+		return;
+	idmap_put(&p->named, prog, (void *)1);
+	k->st.programs++;
+	if (name_program(k, p, prog))
+		return;
+	if (p->npending < PENDING)
+		p->pending[p->npending++] = prog;
+	else
+		k->st.not_seen++;
+}
+
+/* An upload to [dst, dst + size) was seen: the launches waiting for it. */
+static void uploaded(struct ct_knamer *k, struct kproc *p, uint64_t dst, uint64_t size)
+{
+	unsigned i = 0;
+
+	while (i < p->npending) {
+		uint64_t prog = p->pending[i];
+
+		if (prog >= dst && prog - dst < size && name_program(k, p, prog))
+			p->pending[i] = p->pending[--p->npending];
+		else
+			i++;
+	}
+}
+
+/* --- what the channel's decoder says --------------------------------------- */
+
+static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
+{
+	unsigned i;
+
+	for (i = 0; i < CT_KNAMER_KEEP && (p->keep[p->next].bytes ||
+					   p->kept_bytes + u->size > CT_KNAMER_KEEP_BYTES); i++) {
+		struct upload *old = &p->keep[p->next];   /* the oldest goes */
+
+		if (old->bytes) {
+			p->kept_bytes -= old->size;
+			free(old->bytes);
+			old->bytes = NULL;
+		}
+		if (!p->keep[p->next].bytes && p->kept_bytes + u->size <= CT_KNAMER_KEEP_BYTES)
+			break;
+		p->next = (p->next + 1) % CT_KNAMER_KEEP;
+	}
+	p->keep[p->next] = *u;
+	p->next = (p->next + 1) % CT_KNAMER_KEEP;
+	p->kept_bytes += u->size;
+	idmap_del(&p->named, u->dst);   /* new code there: named again at its next launch */
+	k->st.uploads++;
+	uploaded(k, p, u->dst, u->size);
+	memset(u, 0, sizeof(*u));
+}
+
+static void on_inline(void *ctx, uint64_t dst, uint64_t ndwords, uint64_t at, uint32_t dword)
+{
+	struct kchan *ch = ctx;
+	struct upload *u = &ch->cur;
+
+	if (at == 0) {
+		if (u->bytes && ch->cur_at) {   /* the last one never got all its dwords */
+			ch->k->st.uploads_cut++;
+			u->size = (uint32_t)ch->cur_at * 4;   /* what came is its start */
+			keep_upload(ch->k, ch->p, u);
+		}
+		free(u->bytes);
+		memset(u, 0, sizeof(*u));
+		ch->cur_at = 0;
+		if (ndwords * 4 > CT_KNAMER_UPLOAD_MAX) {
+			ch->k->st.uploads_too_big++;
+			return;
+		}
+		u->bytes = malloc(ndwords * 4);
+		u->dst = dst;
+		u->size = (uint32_t)(ndwords * 4);
+	}
+	if (!u->bytes || at != ch->cur_at || at >= u->size / 4)
+		return;   /* a dword missed: this upload is no use */
+	memcpy(u->bytes + at * 4, &dword, 4);
+	ch->cur_at++;
+	if (ch->cur_at == ndwords)
+		keep_upload(ch->k, ch->p, u);
+}
+
+static void on_event(void *ctx, const struct gw_event *e)
+{
+	struct kchan *ch = ctx;
+	struct kproc *p = ch->p;
+
+	if (e->kind == GW_LAUNCH && e->have_qmd && e->program) {
+		launched(ch->k, p, e->program);
+	} else if (e->kind == GW_COPY && !e->fill && e->bytes) {
+		struct copy *c = &p->copies[p->next_copy];
+
+		c->src = e->src;
+		c->dst = e->dst;
+		c->bytes = e->bytes;
+		p->next_copy = (p->next_copy + 1) % CT_KNAMER_COPIES;
+		idmap_del(&p->named, e->dst);
+		uploaded(ch->k, p, e->dst, e->bytes);
+	}
+}
+
+static struct kchan *chan_of(struct ct_knamer *k, const struct ct_gpu_seg *s)
+{
+	struct kproc *p = idmap_get(&k->procs, s->h.pid);
+	struct kchan *ch, **v;
+	size_t i;
+
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return NULL;
+		p->pid = s->h.pid;
+		idmap_put(&k->procs, p->pid, p);
+	}
+	for (i = 0; i < p->nchans; i++)
+		if (p->chans[i]->client == s->client && p->chans[i]->channel == s->channel)
+			return p->chans[i];
+	v = realloc(p->chans, (p->nchans + 1) * sizeof(*v));
+	ch = calloc(1, sizeof(*ch));
+	if (v)
+		p->chans = v;
+	if (!v || !ch || !(ch->gw = gw_chan_new(s->chan_class))) {
+		free(ch);
+		return NULL;
+	}
+	ch->k = k;
+	ch->p = p;
+	ch->client = s->client;
+	ch->channel = s->channel;
+	gw_chan_on_inline(ch->gw, on_inline, ch);
+	p->chans[p->nchans++] = ch;
+	return ch;
+}
+
+void ct_knamer_seg(struct ct_knamer *k, const struct ct_gpu_seg *s)
+{
+	struct kchan *ch;
+
+	if (!s->ndwords || (s->flags & (CT_GS_FAULT | CT_GS_LOST)) || !(ch = chan_of(k, s)))
+		return;
+	gw_decode(ch->gw, (const uint32_t *)(s + 1), s->ndwords, s->flags & CT_GS_TRUNC,
+		  on_event, ch);
+}
+
+static void add_pending(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	*(uint64_t *)ctx += ((const struct kproc *)val)->npending;
+}
+
+void ct_knamer_report(const struct ct_knamer *k)
+{
+	const struct ct_knamer_stats *st = &k->st;
+	uint64_t named = 0, pending = 0;
+	int i;
+
+	idmap_each(&k->procs, add_pending, &pending);
+	for (i = 0; i < CT_KN_HOWS; i++)
+		named += st->named[i];
+	fprintf(stderr,
+		"cudatrace: kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
+		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
+		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
+		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
+		" inline uploads cut (their start kept); index: %zu functions of %zu files, "
+		"%zu KiB, %.2f s\n",
+		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
+		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
+		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,
+		st->index_ns / 1e9);
+}

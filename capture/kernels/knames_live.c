@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/* Kernel names in a live capture (knames_live.h). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "codemaps.h"
+#include "hostelf.h"
+#include "kcache.h"
+#include "knamer.h"
+#include "knames_live.h"
+
+struct ct_knames {
+	const char *proc_root;
+	ct_knames_sink_fn sink;
+	void *ctx;
+	struct ct_knamer *k;
+	char cache_dir[4096];      /* "" when there is none */
+	uint64_t cache_read, cache_written, cache_failed;
+	int cache_errno;           /* the first failure's */
+};
+
+/* CUDATRACE_KERNEL_CACHE, else ~/.cache/cudatrace/kernels ("off": none). */
+static void cache_dir(struct ct_knames *n)
+{
+	const char *env = getenv("CUDATRACE_KERNEL_CACHE"), *home = getenv("HOME");
+
+	if (env && !strcmp(env, "off"))
+		return;
+	if (env && *env)
+		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s", env);
+	else if (home && *home)
+		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s/.cache/cudatrace/kernels", home);
+}
+
+/* mkdir -p of the cache folder, owner only. */
+static bool make_dir(char *path)
+{
+	char *s;
+
+	for (s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			*s = '/';
+			return false;
+		}
+		*s = '/';
+	}
+	return !mkdir(path, 0700) || errno == EEXIST;
+}
+
+static void cache_save(struct ct_knames *n, struct ct_kindex *x, uint32_t fi, const char *path)
+{
+	int err;
+
+	if (!make_dir(n->cache_dir))
+		err = -errno;
+	else
+		err = ct_kcache_save(x, fi, path);
+	if (!err) {
+		n->cache_written++;
+	} else {
+		n->cache_failed++;
+		if (!n->cache_errno)
+			n->cache_errno = -err;
+	}
+}
+
+/* The file of mapping m into the index, unless it is there: from the
+ * cache when it has the file, else read and then cached. */
+static void index_file(struct ct_knames *n, struct ct_kindex *x, const struct ct_codemap *m)
+{
+	char name[CT_KCACHE_NAME_MAX], path[4096 + CT_KCACHE_NAME_MAX + 2];
+	struct ct_fatbin_map fb;
+	struct stat st;
+	bool fresh;
+	uint32_t i, fi;
+
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].dev == m->dev && x->files[i].ino == m->ino)
+			return;
+	fi = ct_kindex_file(x, m->path, m->dev, m->ino, &fresh);
+	if (m->fd < 0 || !m->is_elf || fstat(m->fd, &st))
+		return;   /* none: not looked at again */
+	if (ct_fatbin_map_fd(m->fd, &fb) != 0)
+		return;
+	ct_kcache_name(name, m->build_id, m->build_id_size, m->dev, m->ino,
+		       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
+		       (uint64_t)st.st_size, fb.fatbin, fb.size);
+	snprintf(path, sizeof(path), "%s/%s", n->cache_dir, name);
+	if (n->cache_dir[0] && ct_kcache_load(x, fi, path)) {
+		n->cache_read++;
+	} else {
+		ct_kindex_add_fatbin_to(x, fi, fb.fatbin, fb.size);
+		if (n->cache_dir[0])
+			cache_save(n, x, fi, path);
+	}
+	ct_fatbin_unmap(&fb);
+}
+
+/* The process's Triton cache folder: TRITON_CACHE_DIR from its
+ * environment, else $HOME/.triton/cache; "" if neither is set. */
+static void triton_dir(const struct ct_knames *n, uint32_t pid, char *out, size_t size)
+{
+	char path[4200], env[65536], *v, *home = NULL, *dir = NULL;
+	ssize_t got;
+	int fd;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%u/environ", n->proc_root, pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	got = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (got <= 0)
+		return;
+	env[got] = 0;
+	for (v = env; v < env + got; v += strlen(v) + 1) {
+		if (!strncmp(v, "TRITON_CACHE_DIR=", 17))
+			dir = v + 17;
+		else if (!strncmp(v, "HOME=", 5))
+			home = v + 5;
+	}
+	if (dir && *dir == '/')
+		snprintf(out, size, "%s/%u/root%s", n->proc_root, pid, dir);
+	else if (home && *home == '/')
+		snprintf(out, size, "%s/%u/root%s/.triton/cache", n->proc_root, pid, home);
+}
+
+#define TRITON_CUBIN_MAX (64u << 20)
+
+/* One cubin of the Triton cache into the index, unless it is there; named
+ * by its path in the process's view (path + skip). */
+static void index_cubin(struct ct_kindex *x, const char *path, size_t skip)
+{
+	struct stat st;
+	bool fresh;
+	uint32_t fi;
+	uint8_t *buf;
+	FILE *f;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > TRITON_CUBIN_MAX)
+		return;
+	fi = ct_kindex_file(x, path + skip, st.st_dev, st.st_ino, &fresh);
+	if (!fresh || !(f = fopen(path, "rb")))
+		return;
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size)
+		ct_kindex_add_cubin(x, fi, buf, (size_t)st.st_size);
+	free(buf);
+	fclose(f);
+}
+
+/* Triton keeps each kernel it compiles as DIR/<hash>/<name>.cubin. */
+static void index_triton(const struct ct_knames *n, uint32_t pid, struct ct_kindex *x)
+{
+	char dir[4300], sub[4600], file[4900], root[4200];
+	struct dirent *d, *e;
+	DIR *top, *one;
+	size_t skip = (size_t)snprintf(root, sizeof(root), "%s/%u/root", n->proc_root, pid);
+
+	triton_dir(n, pid, dir, sizeof(dir));
+	if (!dir[0] || !(top = opendir(dir)))
+		return;
+	while ((d = readdir(top))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, d->d_name);
+		if (!(one = opendir(sub)))
+			continue;
+		while ((e = readdir(one))) {
+			size_t len = strlen(e->d_name);
+
+			if (len > 6 && !strcmp(e->d_name + len - 6, ".cubin")) {
+				snprintf(file, sizeof(file), "%s/%s", sub, e->d_name);
+				index_cubin(x, file, skip);
+			}
+		}
+		closedir(one);
+	}
+	closedir(top);
+}
+
+static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
+{
+	struct ct_knames *n = ctx;
+	struct ct_codemaps none = { 0 }, maps = { 0 };
+	size_t i;
+
+	if (ct_codemaps_read(n->proc_root, pid, &none, &maps))
+		return false;
+	for (i = 0; i < maps.n; i++)
+		index_file(n, x, &maps.v[i]);
+	ct_codemaps_free(&maps);
+	index_triton(n, pid, x);
+	return true;
+}
+
+static bool read_mem(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct ct_knames *n = ctx;
+	char path[4200];
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/mem", n->proc_root, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = addr <= INT64_MAX - len ? pread(fd, buf, len, (off_t)addr) : -1;
+	close(fd);
+	return got == (ssize_t)len;
+}
+
+static void emit(void *ctx, const struct ct_rec *r)
+{
+	struct ct_knames *n = ctx;
+
+	n->sink(n->ctx, r);
+}
+
+struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, void *ctx)
+{
+	struct ct_knames *n = calloc(1, sizeof(*n));
+	struct ct_knamer_io io = { index_files, read_mem, emit, n };
+
+	if (!n)
+		return NULL;
+	n->proc_root = proc_root;
+	n->sink = sink;
+	n->ctx = ctx;
+	cache_dir(n);
+	if (!(n->k = ct_knamer_new(&io))) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void ct_knames_free(struct ct_knames *n)
+{
+	if (!n)
+		return;
+	ct_knamer_free(n->k);
+	free(n);
+}
+
+void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r)
+{
+	if (r->type == CT_REC_GPU_SEG)
+		ct_knamer_seg(n->k, (const struct ct_gpu_seg *)r);
+}
+
+void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r)
+{
+	if (r->type == CT_REC_PROC_EXIT && r->pid == r->tid)
+		ct_knamer_forget(n->k, r->pid);
+}
+
+void ct_knames_report(const struct ct_knames *n)
+{
+	ct_knamer_report(n->k);
+	if (n->cache_read || n->cache_written || n->cache_failed)
+		fprintf(stderr, "cudatrace: kernel index cache %s: %llu files read from it, %llu "
+			"written, %llu not written%s%s\n", n->cache_dir,
+			(unsigned long long)n->cache_read, (unsigned long long)n->cache_written,
+			(unsigned long long)n->cache_failed, n->cache_errno ? ": " : "",
+			n->cache_errno ? strerror(n->cache_errno) : "");
+}

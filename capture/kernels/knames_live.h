@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu-work's kernel names in a live capture: the namer (knamer.h) given
+ * the files each process maps (/proc/PID/maps, opened through
+ * /proc/PID/map_files or /proc/PID/root, so containers work) and its
+ * memory (/proc/PID/mem).
+ */
+#ifndef CT_KNAMES_LIVE_H
+#define CT_KNAMES_LIVE_H
+
+#include "cudatrace.h"
+
+struct ct_knames;
+typedef void (*ct_knames_sink_fn)(void *ctx, const struct ct_rec *r);
+
+struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, void *ctx);
+void ct_knames_free(struct ct_knames *n);
+/* Every record the GPU-work reader makes, before it goes to the sink: a
+ * segment's launches may make CT_REC_KERNEL_NAME records, sent first. */
+void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r);
+/* Every record of the capture: a process's exit drops what it kept. */
+void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r);
+/* The closing line. */
+void ct_knames_report(const struct ct_knames *n);
+
+#endif

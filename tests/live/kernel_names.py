@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: MIT
+"""--gpu-work's kernel names, live, on a stand-in (tests/gpfifo_fake.c
+`kernel`): an executable that holds a real fatbin (tests/kernels/
+k_plain.fatbin, nvcc 13.0, as its .nv_fatbin section) uploads the code of
+one of its functions (k_add, tests/kernels/k_add.code) inline to a
+program address and launches it there, then copies the same code by copy
+engine from a staging buffer of its own to another address and launches
+it there.  The capture must name both launches k_add, from the
+executable, by how it found them, in JSON, text and through -w/-r; and
+name nothing in a process whose files hold no such code."""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import (BUILD, CUDATRACE, ROOT, Tap, decode_json, live_capture_possible, run,  # noqa: E402
+                 scratch_dir)
+
+FAKE = os.path.join(BUILD, "gpfifo_fake")
+KDIR = os.path.join(ROOT, "tests", "kernels")
+CODE = os.path.join(KDIR, "k_add.code")
+t = Tap()
+why = live_capture_possible()
+if why:
+    t.skip("live --gpu-work kernel names", why)
+    t.done()
+
+tmp = scratch_dir("ct-knames-")
+ctl = os.path.join(tmp, "nvidiactl")
+open(ctl, "w").close()
+kfake = os.path.join(tmp, "kfake")
+shutil.copy(FAKE, kfake)
+subprocess.run(["objcopy", "--add-section",
+                ".nv_fatbin=" + os.path.join(KDIR, "k_plain.fatbin"),
+                "--set-section-flags", ".nv_fatbin=alloc,readonly", kfake], check=True,
+               capture_output=True)   # "not in segment": read from the file, as a section
+
+
+def launches(events):
+    return {int(e["program"], 16): e for e in events
+            if e["type"] == "gpu-work" and e["kind"] == "LAUNCH" and "program" in e}
+
+
+def programs(stdout):
+    return {w[0]: int(w[1], 16) for w in (l.split() for l in stdout.splitlines())
+            if w and w[0].startswith("kernel-")}
+
+
+# 1. Named inline and from the copy's staging buffer, to a file and back.
+cache = os.path.join(tmp, "cache", "kernels")
+env = dict(os.environ, CUDATRACE_KERNEL_CACHE=cache)
+tr = os.path.join(tmp, "k.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", ctl, "kernel",
+         CODE], env=env)
+sent = programs(p.stdout)
+t.ok(p.returncode == 0 and len(sent) == 3, "the stand-in uploaded and launched three times",
+     p.stderr[-600:] + p.stdout[-300:])
+t.ok("kernel names: 3 of 3 program addresses named (3 from files" in p.stderr,
+     "the closing line: all three named from files", p.stderr[-800:])
+got = launches(decode_json(tr))
+li, lc = got.get(sent.get("kernel-inline")), got.get(sent.get("kernel-copy"))
+t.ok(li and li.get("kernel") == "k_add" and li.get("kernel_found") == "inline" and
+     li.get("kernel_module", "").endswith("/kfake"),
+     "inline upload: k_add, found inline, from the executable", li)
+t.ok(lc and lc.get("kernel") == "k_add" and lc.get("kernel_found") == "copy" and
+     lc.get("kernel_mangled") == "k_add",
+     "copy engine upload: k_add, found in the staging buffer read back", lc)
+
+lm = got.get(sent.get("kernel-module"))
+t.ok(lm and lm.get("kernel") == "k_add" and lm.get("kernel_found") == "module",
+     "inside a larger inline upload (a module): k_add, found by its place in it", lm)
+
+# 2. Text: the name on the launch line, before the grid.
+r = run([CUDATRACE, "-r", tr])
+lines = [l for l in r.stdout.splitlines() if "COMPUTE LAUNCH" in l]
+t.ok(len(lines) == 3 and all("COMPUTE LAUNCH k_add grid=(" in l for l in lines),
+     "text: COMPUTE LAUNCH k_add grid=...", lines)
+
+# 2b. The index of the executable was cached: the next capture reads it.
+t.ok("kernel index cache %s: 0 files read from it, 1 written" % cache in p.stderr and
+     len(os.listdir(cache)) == 1 and os.listdir(cache)[0].startswith("build-id-"),
+     "the executable's index written to the cache, by its build-id", (p.stderr[-400:], ))
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--", kfake, "-f", ctl, "kernel",
+         CODE], env=env)
+got = launches(decode_json(tr))
+t.ok("1 files read from it, 0 written" in p.stderr and
+     sorted(e.get("kernel") for e in got.values()) == ["k_add", "k_add", "k_add"],
+     "the second capture reads it from the cache and names both launches", p.stderr[-400:])
+
+# 3. Live, no file: the same stand-in without the fatbin names nothing
+#    from files: inline code in no file is a jit: id; the copy stays unnamed.
+tr2 = os.path.join(tmp, "nofile.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr2, "--", FAKE, "-f", ctl, "kernel",
+         CODE], env=env)
+got = launches(decode_json(tr2))
+names = sorted(e.get("kernel", "") for e in got.values())
+t.ok(p.returncode == 0 and len(got) == 3 and not any(n == "k_add" for n in names) and
+     any(n.startswith("jit:") for n in names),
+     "without the fatbin: no k_add; the inline code gets a jit: id", names)
+
+# 4. JIT code in Triton's cache folder (TRITON_CACHE_DIR, else ~/.triton/cache
+#    of the process: here HOME): named from the cubin there.
+home = os.path.join(tmp, "home")
+os.makedirs(os.path.join(home, ".triton", "cache", "f00d"))
+shutil.copy(os.path.join(KDIR, "k.cubin"), os.path.join(home, ".triton", "cache", "f00d",
+                                                         "k_add.cubin"))
+tr3 = os.path.join(tmp, "triton.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr3, "--", "env", "HOME=" + home, FAKE,
+         "-f", ctl, "kernel", CODE], env=env)
+got = launches(decode_json(tr3))
+li = got.get(sent.get("kernel-inline"))
+t.ok(li and li.get("kernel") == "k_add" and
+     li.get("kernel_module") == os.path.join(home, ".triton/cache/f00d/k_add.cubin"),
+     "JIT code named from the Triton cache of the process's HOME", li)
+t.done()
