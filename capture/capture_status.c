@@ -79,6 +79,10 @@ static void report_stacks(const struct ct_capture *c)
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
 		(double)us->busy_ns / 1e6, (unsigned long long)us->fast);
 	report_left_to_libdw(us);
+	if (us->ring_records)
+		fprintf(stderr, "cudatrace: %llu stack records through the ring, %.0f bytes a "
+			"stack record\n", (unsigned long long)us->ring_records,
+			(double)us->ring_bytes / (double)us->ring_records);
 	if (us->checked)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
 			"kept rules walked otherwise by libdw\n",

@@ -14,6 +14,8 @@
 #include "symbolize.h"
 #include "unwind.h"
 
+/* The ring buffer's own header before each record (BPF_RINGBUF_HDR_SZ). */
+#define CT_RINGBUF_HDR 8
 #define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
 /* walk_fast ends at UNWIND_MAX_FRAMES frames added: each must be added */
 _Static_assert(UNWIND_MAX_FRAMES <= CT_FRAMES_MAX, "the frame bound must fit the record");
@@ -574,6 +576,8 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
 {
 	switch (r->type) {
 	case CT_REC_STACK:
+		u->st.ring_records++;
+		u->st.ring_bytes += r->size + CT_RINGBUF_HDR;
 		ct_unwinder_stack(u, (const struct ct_stack *)r);
 		return true;
 	case CT_REC_CODE_MAP:

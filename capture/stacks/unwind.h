@@ -51,6 +51,8 @@ struct ct_unwind_stats {
 	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
 	/* The others, by why (enum ct_cfi_none; CT_CFI_USABLE: a read left the copy) */
 	uint64_t left_to_libdw[CT_CFI_NONE_KINDS];
+	uint64_t ring_records;  /* stack records from the kernel (copies and walks) */
+	uint64_t ring_bytes;    /* ... their bytes through the ring (headers included) */
 	uint64_t checked;       /* CT_UNWIND_CHECK: fast walks walked again by libdw */
 	uint64_t check_mismatches;   /* ... that libdw walked otherwise */
 };
