@@ -29,6 +29,8 @@
 #include "heap_prefault.h"
 #include "nvtables.h"
 #include "options.h"
+#include "unwind.h"
+#include "unwind_tables.h"
 
 #define CAP_SYS_ADMIN 21
 #define CAP_PERFMON   38
@@ -139,6 +141,19 @@ static void set_user_files(struct cudatrace_bpf *s, const struct ct_devices *dev
 	}
 }
 
+/* -k: walked in the kernel from the capture's tables unless CT_STACK_COPY
+ * asks for the copy; the tables' maps sized only then. */
+static void set_stack_walk(struct cudatrace_bpf *s, const struct ct_options *o)
+{
+	s->rodata->stack_walk = o->stack_bytes && ct_stack_walk_in_kernel();
+	s->rodata->stack_check = s->rodata->stack_walk && ct_unwind_check_on();
+	if (!s->rodata->stack_walk)
+		return;
+	bpf_map__set_max_entries(s->maps.uw_procs, CT_UW_PROCS_MAX);
+	bpf_map__set_max_entries(s->maps.uw_files, CT_UW_FILES_MAX);
+	bpf_map__set_max_entries(s->maps.uw_rows, CT_UW_ROWS_MAX);
+}
+
 /* Before the load: what the programs are told (read-only data), which of
  * them load, and the sizes of their maps. */
 static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
@@ -172,6 +187,7 @@ static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
 	if (set_layout(s, o))
 		return -1;
 	s->rodata->stack_bytes = o->stack_bytes;
+	set_stack_walk(s, o);
 	s->rodata->py_frames = o->py_stack;
 	/* Without Python frames the per-CPU cache of code objects' checks
 	 * (180 KiB a CPU) and the prefetch ring are never used. */
@@ -341,7 +357,10 @@ struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s)
 {
 	return (struct ct_bpf_fds){ .rb = bpf_map__fd(s->maps.rb),
 				    .py_procs = bpf_map__fd(s->maps.py_procs),
-				    .py_rb = bpf_map__fd(s->maps.py_rb) };
+				    .py_rb = bpf_map__fd(s->maps.py_rb),
+				    .uw_procs = s->rodata->stack_walk ? bpf_map__fd(s->maps.uw_procs) : -1,
+				    .uw_files = bpf_map__fd(s->maps.uw_files),
+				    .uw_rows = bpf_map__fd(s->maps.uw_rows) };
 }
 
 uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t *percpu,

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "codemaps.h"
 #include "idmap.h"
+#include "ktables.h"
 #include "symbolize.h"
 #include "unwind.h"
 
@@ -50,7 +51,30 @@ struct ct_unwinder {
 	unsigned char *mapbuf;
 	bool check;              /* CT_UNWIND_CHECK: each fast walk checked against libdw's */
 	struct ct_unwind_stats st;
+	struct ct_ktables *kt;   /* -k walked in the kernel: its tables; NULL: copied */
+	/* CT_UNWIND_CHECK with the kernel's walk: its last walk, which the
+	 * copy of the same call that follows is compared with. */
+	struct {
+		bool have;
+		uint32_t tid, n, end;
+		uint64_t ts;
+		uint64_t pcs[CT_KSTACK_FRAMES];
+	} kcheck;
 };
+
+bool ct_unwind_check_on(void)
+{
+	const char *v = getenv(CT_UNWIND_CHECK_ENV);
+
+	return v && *v;
+}
+
+bool ct_stack_walk_in_kernel(void)
+{
+	const char *v = getenv(CT_STACK_COPY_ENV);
+
+	return !(v && *v);
+}
 
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -268,6 +292,7 @@ static void read_maps(struct ct_unwinder *u, struct uw_proc *p, uint64_t ts)
 	for (size_t i = 0; i < p->maps.n; i++)
 		kept += !p->maps.v[i].fresh;
 	send_mappings(u, p, ts);
+	ct_ktables_proc(u->kt, p->pid, &p->maps);
 	if (p->dwfl && kept == before) {
 		if (kept < p->maps.n)
 			add_to_dwfl(u, p);
@@ -305,6 +330,7 @@ static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
 		return;   /* known already */
 	p->maps_failed = false;
 	send_mappings(u, p, r->h.ts_ns);
+	ct_ktables_proc(u->kt, p->pid, &p->maps);
 	if (p->dwfl)
 		add_to_dwfl(u, p);
 	else
@@ -326,6 +352,7 @@ void ct_unwinder_forget(struct ct_unwinder *u, uint32_t pid)
 {
 	struct uw_proc *p = idmap_del(&u->procs, pid);
 
+	ct_ktables_forget(u->kt, pid);
 	if (p)
 		free_proc(pid, p, NULL);
 }
@@ -386,7 +413,10 @@ static uint32_t frames_status(uint32_t kind, bool no_module)
 {
 	switch (kind) {
 	case CT_STACK_END_COMPLETE:
+	case CT_STACK_END_COMPLETE_FP:
 		return CT_UNWIND_END;
+	case CT_STACK_END_NO_FP:
+		return CT_UNWIND_NO_CFI;
 	case CT_STACK_END_COPY_SHORT:
 	case CT_STACK_END_BAD_READ:
 		return CT_UNWIND_NO_STACK;
@@ -511,19 +541,73 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 	*status = frames_status(end->kind, no_module);
 }
 
+/* The executable mapping that holds pc, or NULL. */
+static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
+{
+	for (size_t i = 0; i < p->maps.n; i++)
+		if (pc >= p->maps.v[i].start && pc < p->maps.v[i].end)
+			return &p->maps.v[i];
+	return NULL;
+}
+
+/* The kernel copied this stack (no table for one of its files yet): the
+ * tables of the files its frames pass through are built, for the next. */
+static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
+{
+	const struct ct_codemap *m;
+
+	for (uint32_t i = 0; i < u->fb.nframes; i++)
+		if ((m = map_at(p, i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
+			ct_ktables_want(u->kt, m);
+}
+
+/* Ends as compared: the kernel's frame-pointer kinds are the capture's
+ * (libdw guesses from rbp where no CFI is). */
+static uint32_t end_class(uint32_t kind)
+{
+	return kind == CT_STACK_END_COMPLETE_FP ? CT_STACK_END_COMPLETE :
+	       kind == CT_STACK_END_NO_FP ? CT_STACK_END_NO_CFI : kind;
+}
+
+/* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
+ * kernel's walk of the same call. */
+static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32_t kind)
+{
+	uint32_t i = 0, n = u->kcheck.n;
+
+	while (i < n && i < u->fb.nframes && u->kcheck.pcs[i] == u->fb.frames[i].pc)
+		i++;
+	u->st.kchecked++;
+	if (i == n && n == u->fb.nframes && end_class(u->kcheck.end) == end_class(kind))
+		return;
+	if (u->st.kcheck_mismatches++ < 5)
+		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: kernel walk %u frames "
+			"(end %u), the copy's unwinding %u (end %u), first difference at frame %u\n",
+			s->h.tid, n, u->kcheck.end, u->fb.nframes, kind, i);
+}
+
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct uw_proc *p = get_proc(u, s->h.pid);
 	struct ct_stack_end end = { .h = s->h };
+	bool pair = u->kcheck.have && u->kcheck.tid == s->h.tid && u->kcheck.ts == s->h.ts_ns;
 	uint32_t status;
 
+	u->kcheck.have = false;
 	if (!p)
 		return;
 	if (!p->maps.n && !p->maps_failed)
 		read_maps(u, p, s->h.ts_ns);
 	ct_frames_begin(&u->fb);
 	walk_stack(u, p, s, &end, &status);
+	if (pair) {   /* the kernel's walk of this call went to the sink already */
+		check_kernel(u, s, end.kind);
+		u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+		return;
+	}
+	if (u->kt)
+		want_tables(u, p);
 	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
@@ -532,6 +616,64 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.holes += !!(s->flags & CT_STACK_HOLES);
 	u->st.frames += u->fb.nframes;
 	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* A stack the kernel walked: its frames named as the copy's would be. */
+static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	const uint64_t *pcs = (const uint64_t *)(k + 1);
+	struct uw_proc *p = get_proc(u, k->h.pid);
+	struct ct_stack_end end = { .h = k->h, .kind = k->end, .need_bytes = k->need_bytes };
+
+	if (!p)
+		return;
+	ct_frames_begin(&u->fb);
+	for (uint32_t i = 0; i < k->nframes; i++) {
+		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
+		struct ct_symfile *f = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
+
+		ct_frames_add(&u->fb, f, pcs[i], f ? pcs[i] - m->bias : 0, i == 0);
+	}
+	u->sink(u->ctx, &ct_frames_end(&u->fb, &k->h, frames_status(k->end, false),
+					    k->span_bytes)->h);
+	end.h.type = CT_REC_STACK_END;
+	end.h.size = sizeof(end);
+	u->sink(u->ctx, &end.h);
+	if (u->check) {
+		u->kcheck.have = true;
+		u->kcheck.tid = k->h.tid;
+		u->kcheck.ts = k->h.ts_ns;
+		u->kcheck.n = k->nframes;
+		u->kcheck.end = k->end;
+		memcpy(u->kcheck.pcs, pcs, k->nframes * sizeof(*pcs));
+	}
+	u->st.stacks++;
+	u->st.kstacks++;
+	u->st.kstack_fp += k->fp_frames > 0;
+	u->st.frames += u->fb.nframes;
+	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, int procs_fd, int files_fd, int rows_fd)
+{
+	if (procs_fd < 0)
+		return 0;
+	u->kt = ct_ktables_new(procs_fd, files_fd, rows_fd, CT_UW_ROWS_MAX);
+	if (!u->kt) {
+		fprintf(stderr, "cudatrace: -k: cannot set up the kernel's unwind tables (%m); "
+			"set " CT_STACK_COPY_ENV "=1 to copy the stacks instead\n");
+		return -1;
+	}
+	return 0;
+}
+
+bool ct_unwinder_ktables_stats(const struct ct_unwinder *u, struct ct_ktables_stats *st)
+{
+	if (!u->kt)
+		return false;
+	*st = ct_ktables_stats(u->kt);
+	return true;
 }
 
 struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx)
@@ -547,7 +689,7 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->fb.buf = malloc(CT_FRAMES_BUF);
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
 	u->syms = ct_symbolizer_new();
-	u->check = getenv(CT_UNWIND_CHECK_ENV) && *getenv(CT_UNWIND_CHECK_ENV);
+	u->check = ct_unwind_check_on();
 	if (!u->fb.buf || !u->mapbuf || !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;
@@ -559,6 +701,7 @@ void ct_unwinder_free(struct ct_unwinder *u)
 {
 	if (!u)
 		return;
+	ct_ktables_free(u->kt);
 	idmap_drain(&u->procs, free_proc, NULL);
 	idmap_free(&u->procs);
 	ct_symbolizer_free(u->syms);
@@ -579,6 +722,11 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
 		u->st.ring_records++;
 		u->st.ring_bytes += r->size + CT_RINGBUF_HDR;
 		ct_unwinder_stack(u, (const struct ct_stack *)r);
+		return true;
+	case CT_REC_KSTACK:
+		u->st.ring_records++;
+		u->st.ring_bytes += r->size + CT_RINGBUF_HDR;
+		kernel_stack(u, (const struct ct_kstack *)r);
 		return true;
 	case CT_REC_CODE_MAP:
 		code_mapped(u, (const struct ct_code_map *)r);
