@@ -52,18 +52,62 @@ struct {
 struct kwalk {
 	__u64 pc, sp, bp, sp0;
 	__u32 n, end, need, fp, copy, bp_known;
+	__u64 win_lo;      /* the stack bytes in win: [win_lo, win_lo + win_n) */
+	__u32 win_n, tgid, gen, pad;
 };
+
+/*
+ * A frame's words are read through a window of the stack: one read of up
+ * to 512 bytes serves the frames above it while they are small (a read
+ * costs the same for 8 bytes or 512: its fixed part, the user access and
+ * its checks, is most of it).
+ */
+#define KW_WIN 512
 
 struct kwalk_rec {
 	struct ct_kstack rec;
 	__u64 pcs[CT_KSTACK_FRAMES];
 	struct kwalk w;
+	__u64 win[KW_WIN / 8];
 };
+
+/*
+ * Each CPU keeps the last rules it found, by pc and process: a loop's
+ * calls walk the same frames again, and a hit skips both searches.  An
+ * entry holds while the tables' generation (uw_gen, which the capture
+ * moves on whenever a process's mappings change) is the one it was
+ * found in.
+ */
+#define KW_CACHE 512
+struct kw_cached {
+	__u64 pc;
+	__u32 tgid, gen;
+	struct ct_uw_row row;
+};
+
+struct kw_cache {
+	struct kw_cached e[KW_CACHE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kw_cache);
+} kwalk_cache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} uw_gen SEC(".maps");
 
 /* bpf_loop's context, on the stack: pointers only. */
 struct kwalk_ctx {
 	struct kwalk_rec *out;
 	struct ct_uw_proc *proc;
+	struct kw_cache *cache;
 };
 
 struct {
@@ -85,8 +129,11 @@ enum kwalk_copy {
 
 /* The word at addr of the stack, within -k's reach of sp; false (the
  * walk's end set) where it is not. */
-static __always_inline bool stack_word_at(struct kwalk *w, __u64 addr, __u64 *out)
+static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64 *out)
 {
+	struct kwalk *w = &o->w;
+	__u64 off = addr - w->win_lo, n;
+
 	if (addr < w->sp0) {
 		w->end = CT_STACK_END_BAD_READ;
 		return false;
@@ -96,6 +143,23 @@ static __always_inline bool stack_word_at(struct kwalk *w, __u64 addr, __u64 *ou
 		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
 		return false;
 	}
+	if (addr >= w->win_lo && off + 8 <= w->win_n && !(off & 7)) {
+		*out = o->win[(off / 8) & (KW_WIN / 8 - 1)];
+		return true;
+	}
+	/* A new window from addr, within -k's reach; where it crosses into a
+	 * page that cannot be read, the word alone. */
+	n = w->sp0 + stack_bytes - addr;
+	if (n > KW_WIN)
+		n = KW_WIN;
+	n &= ~7ull;
+	if (n >= 8 && n <= KW_WIN && !bpf_probe_read_user(o->win, n, (void *)addr)) {
+		w->win_lo = addr;
+		w->win_n = n;
+		*out = o->win[0];
+		return true;
+	}
+	w->win_n = 0;
 	if (bpf_probe_read_user(out, sizeof(*out), (void *)addr)) {
 		w->end = CT_STACK_END_BAD_READ;
 		return false;
@@ -104,85 +168,49 @@ static __always_inline bool stack_word_at(struct kwalk *w, __u64 addr, __u64 *ou
 }
 
 /*
- * Binary searches, one step a bpf_loop iteration: the verifier checks a
- * step once, where a loop of its own would be walked path by path (lo and
- * hi known on some paths and not on others: millions of states).
+ * Binary searches of a fixed number of steps, each halving the range
+ * [base, base + n) without leaving the loop early: both ways of a step
+ * leave base and n unknown to the verifier alike, so it checks the loop
+ * step by step, not path by path.
  */
-struct search {
-	struct ct_uw_proc *proc;   /* for find_map */
-	__u64 addr;
-	__u32 lo, hi;              /* the answer in [lo, hi) */
-};
-
-static long map_step(__u32 i, void *ctx)
-{
-	struct search *q = ctx;
-	__u32 mid = q->lo + (q->hi - q->lo) / 2;
-	struct ct_uw_map *m;
-
-	if (q->lo >= q->hi || mid >= CT_UW_MAPS_MAX)
-		return 1;
-	m = &q->proc->maps[mid];
-	if (q->addr < m->start) {
-		q->hi = mid;
-	} else if (q->addr >= m->end) {
-		q->lo = mid + 1;
-	} else {   /* found: lo is it */
-		q->lo = mid;
-		q->hi = mid + 1;
-		return 1;
-	}
-	return 0;
-}
-
 static __always_inline struct ct_uw_map *find_map(struct ct_uw_proc *p, __u64 addr)
 {
-	struct search q = { .proc = p, .addr = addr, .hi = p->n };
-	__u32 at;
+	__u32 base = 0, n = p->n, half, at;
 
-	if (q.hi > CT_UW_MAPS_MAX)
-		q.hi = CT_UW_MAPS_MAX;
-	bpf_loop(CT_UW_MAPS_SEARCH + 1, map_step, &q, 0);
-	at = q.lo;
-	if (q.hi != at + 1 || at >= CT_UW_MAPS_MAX)
+	if (n > CT_UW_MAPS_MAX || !n)
 		return NULL;
+	for (int i = 0; i < CT_UW_MAPS_SEARCH && n > 1; i++) {
+		half = n / 2;
+		at = (base + half) & (CT_UW_MAPS_MAX - 1);
+		if (p->maps[at].start <= addr)
+			base = at;
+		n -= half;
+	}
+	at = base & (CT_UW_MAPS_MAX - 1);
 	if (addr < p->maps[at].start || addr >= p->maps[at].end)
 		return NULL;
 	return &p->maps[at];
-}
-
-static long row_step(__u32 i, void *ctx)
-{
-	struct search *q = ctx;
-	__u32 mid = q->lo + (q->hi - q->lo) / 2;
-	struct ct_uw_row *r;
-
-	if (q->hi - q->lo <= 1)
-		return 1;
-	r = bpf_map_lookup_elem(&uw_rows, &mid);
-	if (!r)
-		return 1;
-	if (r->addr <= q->addr)
-		q->lo = mid;
-	else
-		q->hi = mid;
-	return 0;
 }
 
 /* The row whose rule holds at addr (an ELF address): the last of the
  * file's rows that starts at or before it; NULL before the first. */
 static __always_inline struct ct_uw_row *find_row(const struct ct_uw_file *f, __u64 addr)
 {
-	struct search q = { .addr = addr, .lo = f->first, .hi = f->first + f->n };
+	__u32 base = f->first, n = f->n, half, key;
 	struct ct_uw_row *r;
-	__u32 key = q.lo;
 
-	r = bpf_map_lookup_elem(&uw_rows, &key);
-	if (!r || r->addr > addr)
-		return NULL;
-	bpf_loop(CT_UW_SEARCH + 1, row_step, &q, 0);
-	key = q.lo;
-	return bpf_map_lookup_elem(&uw_rows, &key);
+	for (int i = 0; i < CT_UW_SEARCH && n > 1; i++) {
+		half = n / 2;
+		key = base + half;
+		r = bpf_map_lookup_elem(&uw_rows, &key);
+		if (!r)
+			return NULL;
+		if (r->addr <= addr)
+			base = key;
+		n -= half;
+	}
+	r = bpf_map_lookup_elem(&uw_rows, &base);
+	return r && r->addr <= addr ? r : NULL;
 }
 
 static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
@@ -193,15 +221,16 @@ static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, v
 
 /* A frame of code no table covers: its caller through rbp, where rbp
  * points into the stack above sp (the frame pointer's chain). */
-static __always_inline long fp_step(struct kwalk *w)
+static __always_inline long fp_step(struct kwalk_rec *o)
 {
+	struct kwalk *w = &o->w;
 	__u64 bp, ra;
 
 	if (!w->bp_known || w->bp < w->sp || (w->bp & 7)) {
 		w->end = CT_STACK_END_NO_FP;
 		return 1;
 	}
-	if (!stack_word_at(w, w->bp, &bp) || !stack_word_at(w, w->bp + 8, &ra))
+	if (!stack_word_at(o, w->bp, &bp) || !stack_word_at(o, w->bp + 8, &ra))
 		return 1;
 	w->fp++;
 	w->sp = w->bp + 16;
@@ -215,8 +244,9 @@ static __always_inline long fp_step(struct kwalk *w)
 }
 
 /* A frame by its row's rule: CFA, return address, caller's rbp. */
-static __always_inline long cfa_step(struct kwalk *w, const struct ct_uw_row *r)
+static __always_inline long cfa_step(struct kwalk_rec *o, const struct ct_uw_row *r)
 {
+	struct kwalk *w = &o->w;
 	__u32 rbp = CT_UW_RBP_KIND(r->rbp);
 	__u64 cfa, ra, bp = w->bp;
 
@@ -225,9 +255,9 @@ static __always_inline long cfa_step(struct kwalk *w, const struct ct_uw_row *r)
 		return 1;
 	}
 	cfa = (r->kind == CT_UW_CFA_RSP ? w->sp : w->bp) + r->cfa_off;
-	if (rbp == CT_UW_RBP_SAVED && !stack_word_at(w, cfa + CT_UW_RBP_OFF(r->rbp), &bp))
+	if (rbp == CT_UW_RBP_SAVED && !stack_word_at(o, cfa + CT_UW_RBP_OFF(r->rbp), &bp))
 		return 1;
-	if (!stack_word_at(w, cfa - 8, &ra))
+	if (!stack_word_at(o, cfa - 8, &ra))
 		return 1;
 	w->bp_known = rbp == CT_UW_RBP_SAVED || (w->bp_known && rbp == CT_UW_RBP_SAME);
 	w->bp = bp;
@@ -236,16 +266,81 @@ static __always_inline long cfa_step(struct kwalk *w, const struct ct_uw_row *r)
 	return 0;
 }
 
+/* What a frame's pc asks of the step. */
+enum kw_rule { KW_RULE, KW_FP, KW_STOP };
+
+/* The rule at look (an exact pc, or a return address - 1) from the
+ * tables: KW_RULE (*rule set), KW_FP (no table covers it) or KW_STOP (the
+ * copy's, w->copy set). */
+static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
+					       struct ct_uw_row *rule)
+{
+	struct kwalk *w = &c->out->w;
+	struct ct_uw_file *f;
+	struct ct_uw_map *m;
+	struct ct_uw_row *r;
+	bool has_file = true;
+
+	m = find_map(c->proc, look);
+	if (!m) {
+		/* Anonymous code (a JIT's) is walked by frame pointer; a file
+		 * the table does not have yet is the capture's. */
+		bpf_find_vma(bpf_get_current_task_btf(), look, vma_has_file, &has_file, 0);
+		if (!has_file)
+			return KW_FP;
+		w->copy = KW_NEW_MAP;
+		return KW_STOP;
+	}
+	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE) {
+		w->copy = m->file == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+		return KW_STOP;
+	}
+	f = bpf_map_lookup_elem(&uw_files, &m->file);
+	if (!f || !f->n) {   /* not built yet, or none can be */
+		w->copy = f && f->first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+		return KW_STOP;
+	}
+	r = find_row(f, look - m->bias);
+	if (!r || r->kind == CT_UW_NO_FDE)
+		return KW_FP;
+	if (r->kind == CT_UW_OTHER) {
+		w->copy = KW_OTHER;
+		return KW_STOP;
+	}
+	*rule = *r;
+	return KW_RULE;
+}
+
+/* The rule at look: from this CPU's cache of the last rules found, else
+ * from the tables (and kept). */
+static __always_inline enum kw_rule rule_at(struct kwalk_ctx *c, __u64 look,
+					    struct ct_uw_row *rule)
+{
+	struct kw_cached *e = &c->cache->e[(look ^ (look >> 11)) & (KW_CACHE - 1)];
+	struct kwalk *w = &c->out->w;
+	enum kw_rule k;
+
+	if (e->pc == look && e->tgid == w->tgid && e->gen == w->gen) {
+		*rule = e->row;
+		return KW_RULE;
+	}
+	k = table_rule(c, look, rule);
+	if (k == KW_RULE) {
+		e->pc = look;
+		e->tgid = w->tgid;
+		e->gen = w->gen;
+		e->row = *rule;
+	}
+	return k;
+}
+
 static long kwalk_step(__u32 i, void *ctx)
 {
 	struct kwalk_ctx *c = ctx;
 	struct kwalk_rec *out = c->out;
 	struct kwalk *w = &out->w;
 	__u64 look = w->n ? w->pc - 1 : w->pc;
-	struct ct_uw_file *f;
-	struct ct_uw_map *m;
-	struct ct_uw_row *r;
-	bool has_file = true;
+	struct ct_uw_row r;
 	__u32 n = w->n;
 
 	if (n >= CT_KSTACK_FRAMES) {
@@ -254,42 +349,23 @@ static long kwalk_step(__u32 i, void *ctx)
 	}
 	out->pcs[n & (CT_KSTACK_FRAMES - 1)] = w->pc;
 	w->n = n + 1;
-	m = find_map(c->proc, look);
-	if (!m) {
-		/* Anonymous code (a JIT's) is walked by frame pointer; a file
-		 * the table does not have yet is the capture's. */
-		bpf_find_vma(bpf_get_current_task_btf(), look, vma_has_file, &has_file, 0);
-		if (has_file) {
-			w->copy = KW_NEW_MAP;
-			return 1;
-		}
-		return fp_step(w);
-	}
-	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE) {
-		w->copy = m->file == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+	switch (rule_at(c, look, &r)) {
+	case KW_STOP:
 		return 1;
-	}
-	f = bpf_map_lookup_elem(&uw_files, &m->file);
-	if (!f || !f->n) {   /* not built yet, or none can be */
-		w->copy = f && f->first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
-		return 1;
-	}
-	r = find_row(f, look - m->bias);
-	if (!r || r->kind == CT_UW_NO_FDE)
-		return fp_step(w);
-	if (r->kind == CT_UW_OTHER) {
-		w->copy = KW_OTHER;
-		return 1;
+	case KW_FP:
+		return fp_step(out);
+	case KW_RULE:
+		break;
 	}
 	if (w->n >= CT_KSTACK_FRAMES) {   /* as the capture's walk: the bound first */
 		w->end = CT_STACK_END_MAX_FRAMES;
 		return 1;
 	}
-	if (r->kind == CT_UW_OUTERMOST) {
+	if (r.kind == CT_UW_OUTERMOST) {
 		w->end = w->fp ? CT_STACK_END_COMPLETE_FP : CT_STACK_END_COMPLETE;
 		return 1;
 	}
-	return cfa_step(w, r);
+	return cfa_step(out, &r);
 }
 
 /*
@@ -304,6 +380,7 @@ static __noinline bool send_kstack(__u64 ts)
 	struct kwalk_ctx c;
 	struct kwalk_rec *out;
 	struct kwalk *w;
+	__u32 *gen;
 
 	c.proc = bpf_map_lookup_elem(&uw_procs, &tgid);
 	if (!c.proc) {
@@ -311,11 +388,13 @@ static __noinline bool send_kstack(__u64 ts)
 		return false;
 	}
 	c.out = out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
-	if (!out)
+	c.cache = bpf_map_lookup_elem(&kwalk_cache, &zero);
+	gen = bpf_map_lookup_elem(&uw_gen, &zero);
+	if (!out || !c.cache || !gen)
 		return false;
 	w = &out->w;
 	*w = (struct kwalk){ .pc = regs->ip, .sp = regs->sp, .sp0 = regs->sp, .bp = regs->bp,
-			     .bp_known = 1, .end = CT_STACK_END_ERROR };
+			     .bp_known = 1, .end = CT_STACK_END_ERROR, .tgid = tgid, .gen = *gen };
 	bpf_loop(CT_KSTACK_FRAMES + 1, kwalk_step, &c, 0);
 	if (w->copy) {
 		count(w->copy);

@@ -358,9 +358,11 @@ struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s)
 	return (struct ct_bpf_fds){ .rb = bpf_map__fd(s->maps.rb),
 				    .py_procs = bpf_map__fd(s->maps.py_procs),
 				    .py_rb = bpf_map__fd(s->maps.py_rb),
-				    .uw_procs = s->rodata->stack_walk ? bpf_map__fd(s->maps.uw_procs) : -1,
-				    .uw_files = bpf_map__fd(s->maps.uw_files),
-				    .uw_rows = bpf_map__fd(s->maps.uw_rows) };
+				    .uw = { .procs = s->rodata->stack_walk ?
+							     bpf_map__fd(s->maps.uw_procs) : -1,
+					    .files = bpf_map__fd(s->maps.uw_files),
+					    .rows = bpf_map__fd(s->maps.uw_rows),
+					    .gen = bpf_map__fd(s->maps.uw_gen) } };
 }
 
 uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t *percpu,

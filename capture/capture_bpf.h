@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "ktables.h"
 
 struct cudatrace_bpf;
 struct ct_devices;
@@ -34,7 +35,7 @@ int ct_bpf_attach(struct cudatrace_bpf *s);
  * walked in the kernel its tables (uw_procs -1: the stacks are copied). */
 struct ct_bpf_fds {
 	int rb, py_procs, py_rb;
-	int uw_procs, uw_files, uw_rows;
+	struct ct_uw_fds uw;
 };
 struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s);
 

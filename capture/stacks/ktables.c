@@ -24,7 +24,8 @@ struct kt_file {
 };
 
 struct ct_ktables {
-	int procs_fd, files_fd;
+	int procs_fd, files_fd, gen_fd;
+	uint32_t gen;            /* the tables' generation: the kernel's cached rules hold in it */
 	struct ct_uw_row *rows;  /* uw_rows's memory */
 	size_t rows_bytes;
 	uint32_t next_id;
@@ -109,6 +110,15 @@ static void *table_thread(void *arg)
 
 /* --- files and processes (the capture's thread) ------------------------------ */
 
+/* A process's mappings changed: the rules the kernel cached by pc go. */
+static void next_generation(struct ct_ktables *kt)
+{
+	uint32_t zero = 0;
+
+	kt->gen++;
+	bpf_map_update_elem(kt->gen_fd, &zero, &kt->gen, BPF_ANY);
+}
+
 /* The file of m, given an id at first sight; NULL: no id to give. */
 static struct kt_file *file_of(struct ct_ktables *kt, const struct ct_codemap *m)
 {
@@ -178,6 +188,7 @@ void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codema
 			p->maps[kept++] = p->maps[i];
 	p->n = kept;
 	bpf_map_update_elem(kt->procs_fd, &pid, p, BPF_ANY);
+	next_generation(kt);
 	pthread_mutex_lock(&kt->mu);
 	kt->st.procs++;
 	kt->st.maps_cut += maps->n - kept;
@@ -186,8 +197,8 @@ void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codema
 
 void ct_ktables_forget(struct ct_ktables *kt, uint32_t pid)
 {
-	if (kt)
-		bpf_map_delete_elem(kt->procs_fd, &pid);
+	if (kt && !bpf_map_delete_elem(kt->procs_fd, &pid))
+		next_generation(kt);
 }
 
 struct ct_ktables_stats ct_ktables_stats(struct ct_ktables *kt)
@@ -200,19 +211,20 @@ struct ct_ktables_stats ct_ktables_stats(struct ct_ktables *kt)
 	return st;
 }
 
-struct ct_ktables *ct_ktables_new(int procs_fd, int files_fd, int rows_fd, uint32_t rows_max)
+struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 {
 	struct ct_ktables *kt = calloc(1, sizeof(*kt));
 	long page = sysconf(_SC_PAGESIZE);
 
 	if (!kt)
 		return NULL;
-	kt->procs_fd = procs_fd;
-	kt->files_fd = files_fd;
+	kt->procs_fd = fds.procs;
+	kt->files_fd = fds.files;
+	kt->gen_fd = fds.gen;
 	kt->next_id = 1;
 	kt->st.rows_max = rows_max;
 	kt->rows_bytes = ((size_t)rows_max * sizeof(struct ct_uw_row) + page - 1) & ~(size_t)(page - 1);
-	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
+	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds.rows, 0);
 	kt->procbuf = calloc(1, sizeof(*kt->procbuf));
 	pthread_mutex_init(&kt->mu, NULL);
 	pthread_cond_init(&kt->cv, NULL);

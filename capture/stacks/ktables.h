@@ -20,6 +20,11 @@
 
 struct ct_ktables;
 
+/* The tables' BPF maps (procs -1: -k copies the stacks). */
+struct ct_uw_fds {
+	int procs, files, rows, gen;
+};
+
 struct ct_ktables_stats {
 	uint64_t files;              /* files given an id */
 	uint64_t loaded;             /* ... whose table is loaded */
@@ -32,7 +37,7 @@ struct ct_ktables_stats {
 
 /* On the maps' fds (rows_max: uw_rows's size); NULL if the row array
  * cannot be mapped or the thread started. */
-struct ct_ktables *ct_ktables_new(int procs_fd, int files_fd, int rows_fd, uint32_t rows_max);
+struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max);
 void ct_ktables_free(struct ct_ktables *kt);
 /* pid's executable mappings, now: its table in the kernel. */
 void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codemaps *maps);

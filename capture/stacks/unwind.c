@@ -655,11 +655,11 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
-int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, int procs_fd, int files_fd, int rows_fd)
+int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fds)
 {
-	if (procs_fd < 0)
+	if (fds->procs < 0)
 		return 0;
-	u->kt = ct_ktables_new(procs_fd, files_fd, rows_fd, CT_UW_ROWS_MAX);
+	u->kt = ct_ktables_new(*fds, CT_UW_ROWS_MAX);
 	if (!u->kt) {
 		fprintf(stderr, "cudatrace: -k: cannot set up the kernel's unwind tables (%m); "
 			"set " CT_STACK_COPY_ENV "=1 to copy the stacks instead\n");

@@ -34,7 +34,8 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 void ct_unwinder_free(struct ct_unwinder *u);
 /* -k walked in the kernel: the tables' maps (bpf/unwind_tables.h) that u
  * fills as it learns processes and their files.  0, or -1 after saying why. */
-int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, int procs_fd, int files_fd, int rows_fd);
+struct ct_uw_fds;
+int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fds);
 /* pid's code changed (exec, a library mapped): read its mappings now. */
 void ct_unwinder_refresh(struct ct_unwinder *u, uint32_t pid, uint64_t ts);
 /* pid exited: its mappings go (after its last stacks, which come first). */
