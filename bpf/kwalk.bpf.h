@@ -281,6 +281,11 @@ static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
 	struct ct_uw_row *r;
 	bool has_file = true;
 
+	/* Looked up at the first rule not in the cache: most walks need none. */
+	if (!c->proc && !(c->proc = bpf_map_lookup_elem(&uw_procs, &w->tgid))) {
+		w->copy = KW_NO_PROC;
+		return KW_STOP;
+	}
 	m = find_map(c->proc, look);
 	if (!m) {
 		/* Anonymous code (a JIT's) is walked by frame pointer; a file
@@ -382,11 +387,7 @@ static __noinline bool send_kstack(__u64 ts)
 	struct kwalk *w;
 	__u32 *gen;
 
-	c.proc = bpf_map_lookup_elem(&uw_procs, &tgid);
-	if (!c.proc) {
-		count(CT_CNT_KWALK_COPY_NO_PROC);
-		return false;
-	}
+	c.proc = NULL;
 	c.out = out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
 	c.cache = bpf_map_lookup_elem(&kwalk_cache, &zero);
 	gen = bpf_map_lookup_elem(&uw_gen, &zero);
