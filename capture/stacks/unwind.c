@@ -562,11 +562,15 @@ static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
 }
 
 /* Ends as compared: the kernel's frame-pointer kinds are the capture's
- * (libdw guesses from rbp where no CFI is). */
+ * (libdw guesses from rbp where no CFI is, and where rbp is no frame
+ * pointer its guess reads outside the stack or finds no module). */
 static uint32_t end_class(uint32_t kind)
 {
-	return kind == CT_STACK_END_COMPLETE_FP ? CT_STACK_END_COMPLETE :
-	       kind == CT_STACK_END_NO_FP ? CT_STACK_END_NO_CFI : kind;
+	if (kind == CT_STACK_END_COMPLETE_FP)
+		return CT_STACK_END_COMPLETE;
+	if (kind == CT_STACK_END_NO_FP || kind == CT_STACK_END_BAD_READ)
+		return CT_STACK_END_NO_CFI;
+	return kind;
 }
 
 /* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
@@ -595,6 +599,10 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	uint32_t status;
 
 	u->kcheck.have = false;
+	if (!pair) {   /* a check's copy is not what -k sends */
+		u->st.ring_records++;
+		u->st.ring_bytes += s->h.size + CT_RINGBUF_HDR;
+	}
 	if (!p)
 		return;
 	if (!p->maps.n && !p->maps_failed)
@@ -719,8 +727,6 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
 {
 	switch (r->type) {
 	case CT_REC_STACK:
-		u->st.ring_records++;
-		u->st.ring_bytes += r->size + CT_RINGBUF_HDR;
 		ct_unwinder_stack(u, (const struct ct_stack *)r);
 		return true;
 	case CT_REC_KSTACK:

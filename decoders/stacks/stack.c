@@ -360,6 +360,9 @@ void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 
 		if (why)
 			out_printf(out, " > (unwinding stopped: %s)\n", why);
+		else if (ct_stack_why_of(f, c->stack_end, false) == CT_WHY_COMPLETE_FP)
+			out_puts(out, " > (complete: code without unwind information walked by its "
+				 "frame pointer)\n");
 	} else if (f->status < sizeof(status_text) / sizeof(status_text[0]) &&
 		   status_text[f->status]) {
 		out_printf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);
