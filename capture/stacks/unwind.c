@@ -455,19 +455,28 @@ static uint32_t walk_libdw(struct ct_unwinder *u, struct uw_proc *p, const struc
  * rule or a read leaves the copy: then libdw walks the stack, and tells
  * why such a stack ends.
  */
+/* Code no CFI covers (JIT code, a gap between FDEs): followed by its frame
+ * pointer where rbp is one, and else the end of the walk, as the kernel's
+ * walk does (kwalk.bpf.h). */
+static bool no_cfi(const struct ct_cfi_rule *r)
+{
+	return r && !r->usable && (r->none == CT_CFI_NO_MODULE || r->none == CT_CFI_NO_FDE);
+}
+
 static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		      uint32_t *kind)
 {
 	uint64_t pc = s->regs[CT_REG_RIP], sp = s->regs[CT_REG_RSP], bp = s->regs[CT_REG_RBP];
-	bool bp_known = true;
+	bool bp_known = true, fp_used = false;
 
 	for (bool activation = true;; activation = false) {
 		const struct ct_cfi_rule *r = ct_cfi_rule_at(&p->rules, p->dwfl,
 							     activation ? pc : pc - 1);
+		bool fp = no_cfi(r), fp_ok = fp && bp_known && bp >= sp && !(bp & 7);
 		const struct uw_mod *um;
 		uint64_t cfa;
 
-		if (!r || !r->usable) {
+		if (!r || (!r->usable && !fp)) {
 			u->st.left_to_libdw[r ? r->none : CT_CFI_NO_MODULE]++;
 			return false;
 		}
@@ -475,6 +484,24 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		ct_frames_add(&u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
 		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
 			break;
+		if (fp && !fp_ok) {
+			*kind = CT_STACK_END_NO_FP;
+			return true;
+		}
+		if (fp) {
+			uint64_t caller_bp;
+
+			if (!stack_word(s, bp, &caller_bp) || !stack_word(s, bp + 8, &pc)) {
+				u->st.left_to_libdw[CT_CFI_USABLE]++;
+				return false;
+			}
+			sp = bp + 16;
+			bp = caller_bp;
+			fp_used = true;
+			if (!pc)   /* a zeroed return address: the outermost frame */
+				break;
+			continue;
+		}
 		if (r->cfa_reg == CT_REG_RBP && !bp_known) {
 			u->st.left_to_libdw[CT_CFI_RBP_SHAPE]++;
 			return false;
@@ -490,7 +517,21 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 	}
 	p->last_read_failed = false;
 	*kind = end_kind(p, s, 0, false, u->fb.nframes);
+	if (fp_used && *kind == CT_STACK_END_COMPLETE)
+		*kind = CT_STACK_END_COMPLETE_FP;
 	return true;
+}
+
+/* Ends as compared: the kernel's frame-pointer kinds are the capture's
+ * (libdw guesses from rbp where no CFI is, and where rbp is no frame
+ * pointer its guess reads outside the stack or finds no module). */
+static uint32_t end_class(uint32_t kind)
+{
+	if (kind == CT_STACK_END_COMPLETE_FP)
+		return CT_STACK_END_COMPLETE;
+	if (kind == CT_STACK_END_NO_FP || kind == CT_STACK_END_BAD_READ)
+		return CT_STACK_END_NO_CFI;
+	return kind;
 }
 
 /* CT_UNWIND_CHECK: whether libdw's walk (in u->fb now) found the frames
@@ -503,7 +544,7 @@ static void check_fast(struct ct_unwinder *u, const struct ct_stack *s, const ui
 	while (i < n && i < u->fb.nframes && pcs[i] == u->fb.frames[i].pc)
 		i++;
 	u->st.checked++;
-	if (i == n && n == u->fb.nframes && kind == libdw_kind)
+	if (i == n && n == u->fb.nframes && end_class(kind) == end_class(libdw_kind))
 		return;
 	if (u->st.check_mismatches++ < 5)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: fast walk %u frames (end %u), "
@@ -559,18 +600,6 @@ static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
 	for (uint32_t i = 0; i < u->fb.nframes; i++)
 		if ((m = map_at(p, i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
 			ct_ktables_want(u->kt, m);
-}
-
-/* Ends as compared: the kernel's frame-pointer kinds are the capture's
- * (libdw guesses from rbp where no CFI is, and where rbp is no frame
- * pointer its guess reads outside the stack or finds no module). */
-static uint32_t end_class(uint32_t kind)
-{
-	if (kind == CT_STACK_END_COMPLETE_FP)
-		return CT_STACK_END_COMPLETE;
-	if (kind == CT_STACK_END_NO_FP || kind == CT_STACK_END_BAD_READ)
-		return CT_STACK_END_NO_CFI;
-	return kind;
 }
 
 /* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
