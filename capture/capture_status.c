@@ -106,9 +106,11 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 	for (int i = 1; i < CT_UW_ROWS_FAIL_KINDS; i++)
 		n += kt.none[i];
 	if (n)
-		fprintf(stderr, ", %llu files without (%llu no .eh_frame_hdr, %llu too large)",
+		fprintf(stderr, ", %llu files without (%llu no .eh_frame_hdr, %llu too large, "
+			"%llu not finished or out of memory)",
 			(unsigned long long)n, (unsigned long long)kt.none[CT_UW_ROWS_NO_HDR],
-			(unsigned long long)(kt.none[CT_UW_ROWS_FAR] + kt.none[CT_UW_ROWS_TOO_MANY]));
+			(unsigned long long)(kt.none[CT_UW_ROWS_FAR] + kt.none[CT_UW_ROWS_TOO_MANY]),
+			(unsigned long long)(kt.none[CT_UW_ROWS_STOPPED] + kt.none[CT_UW_ROWS_NO_MEM]));
 	fputc('\n', stderr);
 	if (us->kchecked)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "

@@ -36,7 +36,7 @@ struct ct_ktables {
 	pthread_mutex_t mu;      /* guards the queue, stop and st */
 	pthread_cond_t cv;
 	struct kt_file *head, *tail;
-	bool stop;
+	bool stop;               /* also read by the thread's build, unlocked */
 	struct ct_ktables_stats st;
 };
 
@@ -58,7 +58,7 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	pthread_mutex_lock(&kt->mu);
 	room = kt->st.rows_max - kt->st.rows;
 	pthread_mutex_unlock(&kt->mu);
-	why = ct_uw_rows_build(f->fd, room, &r);
+	why = ct_uw_rows_build(f->fd, room, &kt->stop, &r);
 	close(f->fd);
 	f->fd = -1;
 	if (why == CT_UW_ROWS_OK && r.n) {
@@ -256,7 +256,7 @@ void ct_ktables_free(struct ct_ktables *kt)
 		return;
 	if (kt->thread_up) {
 		pthread_mutex_lock(&kt->mu);
-		kt->stop = true;
+		__atomic_store_n(&kt->stop, true, __ATOMIC_RELAXED);
 		pthread_cond_signal(&kt->cv);
 		pthread_mutex_unlock(&kt->mu);
 		pthread_join(kt->thread, NULL);

@@ -128,7 +128,8 @@ static int32_t s32_at(const uint8_t *p)
 	return v;
 }
 
-static enum ct_uw_rows_fail build(Elf *elf, size_t max, struct ct_uw_rows *out)
+static enum ct_uw_rows_fail build(Elf *elf, size_t max, const bool *stop,
+				  struct ct_uw_rows *out)
 {
 	uint64_t hdr_addr, prev = 0;
 	size_t size, count, i;
@@ -147,7 +148,9 @@ static enum ct_uw_rows_fail build(Elf *elf, size_t max, struct ct_uw_rows *out)
 		uint64_t next = i + 1 < count ? hdr_addr + (int64_t)s32_at(h + 12 + 8 * (i + 1))
 					      : UINT32_MAX;
 
-		if (start < prev || start > UINT32_MAX)
+		if (!(i & 1023) && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			rc = CT_UW_ROWS_STOPPED;
+		else if (start < prev || start > UINT32_MAX)
 			rc = start > UINT32_MAX ? CT_UW_ROWS_FAR : CT_UW_ROWS_NO_HDR;
 		else
 			rc = fde_rows(cfi, start, next, max, out);
@@ -157,7 +160,8 @@ static enum ct_uw_rows_fail build(Elf *elf, size_t max, struct ct_uw_rows *out)
 	return rc;
 }
 
-enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, struct ct_uw_rows *out)
+enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
+				      struct ct_uw_rows *out)
 {
 	Elf *elf;
 	enum ct_uw_rows_fail rc;
@@ -167,7 +171,7 @@ enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, struct ct_uw_rows *out
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return CT_UW_ROWS_NO_HDR;
-	rc = build(elf, max, out);
+	rc = build(elf, max, stop, out);
 	elf_end(elf);
 	if (rc != CT_UW_ROWS_OK)
 		ct_uw_rows_free(out);

@@ -9,6 +9,7 @@
 #ifndef CT_UW_ROWS_H
 #define CT_UW_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "unwind_tables.h"
@@ -20,6 +21,7 @@ enum ct_uw_rows_fail {
 	CT_UW_ROWS_FAR,         /* an address past 4 GiB */
 	CT_UW_ROWS_TOO_MANY,    /* more rows than the bound given */
 	CT_UW_ROWS_NO_MEM,
+	CT_UW_ROWS_STOPPED,     /* the capture ended first */
 	CT_UW_ROWS_FAIL_KINDS
 };
 
@@ -29,8 +31,10 @@ struct ct_uw_rows {
 	size_t fdes;
 };
 
-/* The rows of the ELF file open on fd (read, not taken), at most max. */
-enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, struct ct_uw_rows *out);
+/* The rows of the ELF file open on fd (read, not taken), at most max;
+ * given up (CT_UW_ROWS_STOPPED) once *stop is set (the capture ends). */
+enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
+				      struct ct_uw_rows *out);
 void ct_uw_rows_free(struct ct_uw_rows *r);
 
 #endif
