@@ -124,9 +124,10 @@ static void report_stacks(const struct ct_capture *c)
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
 	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms; "
-		"%llu from the CFI rules kept, the rest by libdw\n",
+		"%llu walked in the kernel, %llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
-		(double)us->busy_ns / 1e6, (unsigned long long)us->fast);
+		(double)us->busy_ns / 1e6, (unsigned long long)us->kstacks,
+		(unsigned long long)us->fast);
 	report_left_to_libdw(us);
 	report_kernel_walks(c, us);
 	if (us->ring_records)

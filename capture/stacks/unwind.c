@@ -10,6 +10,7 @@
 #include "cfi_rules.h"
 #include "clock.h"
 #include "codemaps.h"
+#include "frames_cache.h"
 #include "idmap.h"
 #include "ktables.h"
 #include "symbolize.h"
@@ -33,6 +34,7 @@ struct uw_proc {
 	bool last_read_failed;
 	bool bad_read;           /* it was below sp */
 	uint64_t need;           /* else: bytes from sp it would have needed */
+	uint64_t gen;            /* the state of its mappings (ct_unwinder.gen when they changed) */
 };
 
 /* A module of a process's Dwfl: where its file's names are, and its bias. */
@@ -52,6 +54,9 @@ struct ct_unwinder {
 	bool check;              /* CT_UNWIND_CHECK: each fast walk checked against libdw's */
 	struct ct_unwind_stats st;
 	struct ct_ktables *kt;   /* -k walked in the kernel: its tables; NULL: copied */
+	struct ct_frames_cache *named;   /* the kernel's walks named, by frame addresses */
+	uint64_t gen;            /* moved on at every change of a process's mappings */
+	unsigned char *recbuf;   /* a FRAMES record from the cache, with its call's header */
 	/* CT_UNWIND_CHECK with the kernel's walk: its last walk, which the
 	 * copy of the same call that follows is compared with. */
 	struct {
@@ -293,6 +298,7 @@ static void read_maps(struct ct_unwinder *u, struct uw_proc *p, uint64_t ts)
 		kept += !p->maps.v[i].fresh;
 	send_mappings(u, p, ts);
 	ct_ktables_proc(u->kt, p->pid, &p->maps);
+	p->gen = ++u->gen;
 	if (p->dwfl && kept == before) {
 		if (kept < p->maps.n)
 			add_to_dwfl(u, p);
@@ -331,6 +337,7 @@ static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
 	p->maps_failed = false;
 	send_mappings(u, p, r->h.ts_ns);
 	ct_ktables_proc(u->kt, p->pid, &p->maps);
+	p->gen = ++u->gen;
 	if (p->dwfl)
 		add_to_dwfl(u, p);
 	else
@@ -655,6 +662,25 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
+/* The kernel's frame addresses named as the copy's frames would be, and kept. */
+static const struct ct_frames *name_kernel_stack(struct ct_unwinder *u, const struct uw_proc *p,
+						 const struct ct_kstack *k, const uint64_t *pcs,
+						 const struct ct_frames_key *key)
+{
+	const struct ct_frames *f;
+
+	ct_frames_begin(&u->fb);
+	for (uint32_t i = 0; i < k->nframes; i++) {
+		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
+		struct ct_symfile *sf = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
+
+		ct_frames_add(&u->fb, sf, pcs[i], sf ? pcs[i] - m->bias : 0, i == 0);
+	}
+	f = ct_frames_end(&u->fb, &k->h, frames_status(k->end, false), k->span_bytes);
+	ct_frames_cache_put(u->named, key, f);
+	return f;
+}
+
 /* A stack the kernel walked: its frames named as the copy's would be. */
 static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 {
@@ -662,18 +688,21 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 	const uint64_t *pcs = (const uint64_t *)(k + 1);
 	struct uw_proc *p = get_proc(u, k->h.pid);
 	struct ct_stack_end end = { .h = k->h, .kind = k->end, .need_bytes = k->need_bytes };
+	struct ct_frames_key key = { .pid = k->h.pid, .pcs = pcs, .n = k->nframes, .end = k->end,
+				     .span = k->span_bytes };
+	const struct ct_frames *named;
 
 	if (!p)
 		return;
-	ct_frames_begin(&u->fb);
-	for (uint32_t i = 0; i < k->nframes; i++) {
-		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
-		struct ct_symfile *f = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
-
-		ct_frames_add(&u->fb, f, pcs[i], f ? pcs[i] - m->bias : 0, i == 0);
-	}
-	u->sink(u->ctx, &ct_frames_end(&u->fb, &k->h, frames_status(k->end, false),
-					    k->span_bytes)->h);
+	key.gen = p->gen;
+	named = ct_frames_cache_get(u->named, &key);
+	if (!named)
+		named = name_kernel_stack(u, p, k, pcs, &key);
+	memcpy(u->recbuf, named, named->h.size);
+	((struct ct_frames *)u->recbuf)->h = k->h;
+	((struct ct_frames *)u->recbuf)->h.type = CT_REC_FRAMES;
+	((struct ct_frames *)u->recbuf)->h.size = named->h.size;
+	u->sink(u->ctx, (const struct ct_rec *)u->recbuf);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
@@ -688,7 +717,7 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 	u->st.stacks++;
 	u->st.kstacks++;
 	u->st.kstack_fp += k->fp_frames > 0;
-	u->st.frames += u->fb.nframes;
+	u->st.frames += k->nframes;
 	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
@@ -724,10 +753,12 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->sink = sink;
 	u->ctx = ctx;
 	u->fb.buf = malloc(CT_FRAMES_BUF);
+	u->recbuf = malloc(CT_FRAMES_BUF);
+	u->named = ct_frames_cache_new();
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
 	u->syms = ct_symbolizer_new();
 	u->check = ct_unwind_check_on();
-	if (!u->fb.buf || !u->mapbuf || !u->syms) {
+	if (!u->fb.buf || !u->recbuf || !u->named || !u->mapbuf || !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;
 	}
@@ -743,6 +774,8 @@ void ct_unwinder_free(struct ct_unwinder *u)
 	idmap_free(&u->procs);
 	ct_symbolizer_free(u->syms);
 	free(u->fb.buf);
+	free(u->recbuf);
+	ct_frames_cache_free(u->named);
 	free(u->mapbuf);
 	free(u);
 }
