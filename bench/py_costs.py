@@ -26,6 +26,10 @@ kernel wake it at every record once half its ring is queued, which the
 traced thread pays for, or loses records, which cost nothing: a row with
 records lost is marked, its figures are not a cost.
 
+--warm-pause SECS (default 0.5): a pause after the warm-up calls, before
+the timed ones, in which -k builds the unwind tables the kernel walks
+stacks from (once a file, not a call).
+
 --pin LOOP,TRACER runs the loop on CPU LOOP and cudatrace on CPU TRACER
 (taskset): a loop that moves between CPUs, or shares one with the
 capture, spreads one mode's BPF time over a factor of two between reps.
@@ -86,7 +90,7 @@ def run(a, mode, depth, out, rate=0):
         return p.stdout, ""
     # The loop reads its tracer's BPF time around the timed loop alone
     # (taskset execs: sh's parent is cudatrace).
-    script = "PYLOOP_TRACER_PID=$PPID " + loop
+    script = "PYLOOP_TRACER_PID=$PPID PYLOOP_WARM_PAUSE=%g " % a.warm_pause + loop
     args = pinned(tracer_cpu) + [mode[0] or a.ct] + mode[1:] + ["-w", out]
     if not a.torch:
         args += ["--device", a.device]
@@ -117,6 +121,9 @@ def main():
     ap.add_argument("--pace", type=int, default=0,
                     help="calls/s of the timed loops (0: as fast as they go)")
     ap.add_argument("--pin", help="LOOP_CPU,TRACER_CPU: the loop and cudatrace each on one CPU")
+    ap.add_argument("--warm-pause", type=float, default=0.5,
+                    help="seconds between the warm-up and the timed calls (-k builds its "
+                         "unwind tables from the first stacks: once a file, not a call)")
     ap.add_argument("--rate", type=int, default=20000,
                     help="calls/s of the loss check (0: none)")
     a = ap.parse_args()

@@ -44,6 +44,8 @@ enum ct_rec_type {
 	CT_REC_GPU_PUT     = 20, /* --gpu-work: struct ct_gpu_put */
 	CT_REC_KERNEL_NAME = 21, /* --gpu-work: struct ct_kernel_name + name + module */
 	CT_REC_GPU_EXIT    = 22, /* --gpu-work, ring buffer only: struct ct_gpu_exit + dwords */
+	/* 23: free */
+	CT_REC_KSTACK      = 24, /* -k, ring buffer only: struct ct_kstack + frame addresses */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -218,6 +220,26 @@ struct ct_stack {
 };
 
 /*
+ * -k, walked in the kernel (bpf/kwalk.bpf.h) from the unwind tables the
+ * capture loaded (bpf/unwind_tables.h): the call's frame addresses,
+ * innermost first (pcs[0] the user pc at the call, the rest return
+ * addresses), and why the walk ended.  The capture names them and writes
+ * CT_REC_FRAMES and CT_REC_STACK_END, as it does for a CT_REC_STACK.
+ * Same h.ts_ns as the call's entry.
+ */
+#define CT_KSTACK_FRAMES 128
+struct ct_kstack {
+	struct ct_rec h;
+	__u32 nframes;
+	__u32 end;         /* enum ct_stack_end_kind */
+	__u32 need_bytes;  /* CT_STACK_END_COPY_SHORT: bytes from sp the walk would read */
+	__u32 fp_frames;   /* frames walked by frame pointer (code without a table) */
+	__u32 span_bytes;  /* from sp to the last frame's CFA: the stack the walk crossed */
+	__u32 _pad;
+	/* __u64 pcs[nframes] */
+};
+
+/*
  * A traced process mapped a file executable (ld.so loading a library,
  * dlopen; or, at exec, the program's own text).  Followed by path_size
  * bytes: the file's path as the kernel names it from the root of all
@@ -371,6 +393,10 @@ enum ct_stack_end_kind {
 	CT_STACK_END_MAX_FRAMES = 4, /* the frame bound */
 	CT_STACK_END_NO_MAPS    = 5, /* the process's mappings could not be read */
 	CT_STACK_END_ERROR      = 6, /* anything else the unwinder reported */
+	CT_STACK_END_COMPLETE_FP = 7, /* the outermost frame, reached through code that no
+				       * unwind table covers, walked by its frame pointer */
+	CT_STACK_END_NO_FP      = 8, /* a pc that no unwind table covers, and rbp is not a
+				      * frame pointer that can be followed */
 	CT_STACK_END_KINDS
 };
 
@@ -543,6 +569,15 @@ enum ct_counter {
 	CT_CNT_PY_CODE_READ,  /* Python frames whose code object was read for its check */
 	CT_CNT_PY_CODE_KNOWN, /* ... whose check was known: read before, no code object made since */
 	CT_CNT_PY_FRAME_ALONE, /* Python frames read on their own, outside the data stack's copy */
+	/* -k walked in the kernel (bpf/kwalk.bpf.h): stacks sent as frame
+	 * addresses, and those copied instead, by why */
+	CT_CNT_KWALK_DONE,
+	CT_CNT_KWALK_COPY_NO_PROC,    /* the process has no table yet */
+	CT_CNT_KWALK_COPY_PENDING,    /* a frame in a file whose table is not loaded yet */
+	CT_CNT_KWALK_COPY_NO_TABLE,   /* ... in a file without one (none can be made) */
+	CT_CNT_KWALK_COPY_NEW_MAP,    /* ... in a file mapping the table does not have yet */
+	CT_CNT_KWALK_COPY_OTHER,      /* a rule of another shape (CFA expression, signal frame) */
+	CT_CNT_KWALK_CHECKED,         /* CT_UNWIND_CHECK: walked and copied both */
 	CT_CNT_MAX
 };
 

@@ -37,6 +37,7 @@ enum bpf_map_type {
 
 enum {
 	BPF_F_NO_PREALLOC = 1,
+	BPF_F_MMAPABLE = 1 << 10,   /* include/uapi/linux/bpf.h */
 	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,
 };
 

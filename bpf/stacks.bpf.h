@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * -k: the user registers and the top of the user stack at the entry of each
- * traced call, and the executable mappings that traced processes add, for
- * the capture to unwind in user space.  Included by cudatrace.bpf.c; every entry point here
- * returns at once unless stack_bytes is set, so without -k nothing changes.
+ * -k: the call's stack at the entry of each traced call, walked here from
+ * the capture's tables (kwalk.bpf.h), or else the user registers and the
+ * top of the user stack for the capture to unwind; and the executable
+ * mappings that traced processes add.  Included by cudatrace.bpf.c; every
+ * entry point here returns at once unless stack_bytes is set, so without
+ * -k nothing changes.
  */
 #ifndef CT_STACKS_BPF_H
 #define CT_STACKS_BPF_H
@@ -12,6 +14,8 @@
 #include "targets.bpf.h"
 
 const volatile __u32 stack_bytes = 0;    /* -k[=BYTES]; 0: no stacks */
+
+#include "kwalk.bpf.h"
 
 #define PROT_EXEC 0x4
 
@@ -181,7 +185,7 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
  * into it.  This copy is most of what -k costs the traced thread; a
  * second one, through a scratch buffer, doubled it.
  */
-static __noinline void send_stack(__u64 ts)
+static __noinline void send_stack_copy(__u64 ts)
 {
 	struct page_walk w = { .sp = current_user_regs()->sp };
 	struct ct_stack *rec;
@@ -209,6 +213,14 @@ static __noinline void send_stack(__u64 ts)
 	rec->flags = why;
 	rec->size = w.n;
 	bpf_ringbuf_submit_dynptr(&w.rec, wake_flags(size));
+}
+
+/* The stack walked here where the tables allow, else copied. */
+static __always_inline void send_stack(__u64 ts)
+{
+	if (stack_walk && send_kstack(ts) && !stack_check)
+		return;
+	send_stack_copy(ts);
 }
 
 /*

@@ -249,7 +249,8 @@ static int start_readers(struct ct_capture *c)
 	struct ct_bpf_fds fds = ct_bpf_fds(c->skel);
 
 	if (o->stack_bytes && (!(c->stack_tally = ct_stack_tally_new(o->api_lib)) ||
-			       !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c))))
+			       !(c->unwinder = ct_unwinder_new(o->proc_root, unwind_sink, c)) ||
+			       ct_unwinder_walk_in_kernel(c->unwinder, &fds.uw)))
 		return -1;
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root, fds.py_procs, fds.py_rb,
 						       unwind_sink, c)))

@@ -30,6 +30,8 @@
 #include "nvtables.h"
 #include "options.h"
 #include "msg.h"
+#include "unwind.h"
+#include "unwind_tables.h"
 
 #define CAP_SYS_ADMIN 21
 #define CAP_PERFMON   38
@@ -140,6 +142,19 @@ static void set_user_files(struct cudatrace_bpf *s, const struct ct_devices *dev
 	}
 }
 
+/* -k: walked in the kernel from the capture's tables unless CT_STACK_COPY
+ * asks for the copy; the tables' maps sized only then. */
+static void set_stack_walk(struct cudatrace_bpf *s, const struct ct_options *o)
+{
+	s->rodata->stack_walk = o->stack_bytes && ct_stack_walk_in_kernel();
+	s->rodata->stack_check = s->rodata->stack_walk && ct_unwind_check_on();
+	if (!s->rodata->stack_walk)
+		return;
+	bpf_map__set_max_entries(s->maps.uw_procs, CT_UW_PROCS_MAX);
+	bpf_map__set_max_entries(s->maps.uw_files, CT_UW_FILES_MAX);
+	bpf_map__set_max_entries(s->maps.uw_rows, CT_UW_ROWS_MAX);
+}
+
 /* Before the load: what the programs are told (read-only data), which of
  * them load, and the sizes of their maps. */
 static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
@@ -176,6 +191,7 @@ static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
 	s->rodata->gpu_work = o->gpu_work_hz != 0;
 	if (!o->gpu_work_hz)
 		bpf_map__set_max_entries(s->maps.gw_exit, 1);
+	set_stack_walk(s, o);
 	s->rodata->py_frames = o->py_stack;
 	/* Without Python frames the per-CPU cache of code objects' checks
 	 * (180 KiB a CPU) and the prefetch ring are never used. */
@@ -346,7 +362,12 @@ struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s)
 	return (struct ct_bpf_fds){ .rb = bpf_map__fd(s->maps.rb),
 				    .py_procs = bpf_map__fd(s->maps.py_procs),
 				    .py_rb = bpf_map__fd(s->maps.py_rb),
-				    .gw_exit = bpf_map__fd(s->maps.gw_exit) };
+				    .gw_exit = bpf_map__fd(s->maps.gw_exit),
+				    .uw = { .procs = s->rodata->stack_walk ?
+							     bpf_map__fd(s->maps.uw_procs) : -1,
+					    .files = bpf_map__fd(s->maps.uw_files),
+					    .rows = bpf_map__fd(s->maps.uw_rows),
+					    .gen = bpf_map__fd(s->maps.uw_gen) } };
 }
 
 uint64_t ct_bpf_counter(const struct cudatrace_bpf *s, uint32_t which, uint64_t *percpu,

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "ktables.h"
 
 struct cudatrace_bpf;
 struct ct_devices;
@@ -29,10 +30,12 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 /* Attaches them: calls are traced from here on.  0, or -1 after saying why. */
 int ct_bpf_attach(struct cudatrace_bpf *s);
 
-/* The maps user space reads: the record ring, and for --py-stack the
- * processes to watch and the ring of their new code objects. */
+/* The maps user space reads: the record ring, for --py-stack the
+ * processes to watch and the ring of their new code objects, and for -k
+ * walked in the kernel its tables (uw_procs -1: the stacks are copied). */
 struct ct_bpf_fds {
 	int rb, py_procs, py_rb, gw_exit;
+	struct ct_uw_fds uw;
 };
 struct ct_bpf_fds ct_bpf_fds(const struct cudatrace_bpf *s);
 

@@ -17,6 +17,7 @@
 #include "python.h"
 #include "stack_tally.h"
 #include "trace_file.h"
+#include "ktables.h"
 #include "unwind.h"
 
 void ct_status_line(struct ct_capture *c, bool last)
@@ -70,16 +71,70 @@ static void report_left_to_libdw(const struct ct_unwind_stats *us)
 	fputc('\n', stderr);
 }
 
+/* -k walked in the kernel: how many were, why the others were copied,
+ * and the tables. */
+static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwind_stats *us)
+{
+	static const char *const why[] = {
+		"the process had no table yet", "a file's table was not built yet",
+		"a file without a table", "a mapping not in the table yet",
+		"a rule of another shape",
+	};
+	struct ct_ktables_stats kt;
+	uint64_t copies = 0, n;
+	const char *sep = ": ";
+
+	if (!ct_unwinder_ktables_stats(c->unwinder, &kt))
+		return;
+	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_OTHER; i++)
+		copies += ct_bpf_counter_total(c->skel, (uint32_t)i);
+	fprintf(stderr, "cudatrace: stacks walked in the kernel %llu (%llu through code without a "
+		"table, by frame pointer), copied %llu",
+		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE),
+		(unsigned long long)us->kstack_fp, (unsigned long long)copies);
+	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_OTHER; i++) {
+		if (!(n = ct_bpf_counter_total(c->skel, (uint32_t)i)))
+			continue;
+		fprintf(stderr, "%s%llu for %s", sep, (unsigned long long)n,
+			why[i - CT_CNT_KWALK_COPY_NO_PROC]);
+		sep = ", ";
+	}
+	fprintf(stderr, "; tables of %llu of %llu files (%llu rows of %llu) built in %.1f ms",
+		(unsigned long long)kt.loaded, (unsigned long long)kt.files,
+		(unsigned long long)kt.rows, (unsigned long long)kt.rows_max,
+		(double)kt.build_ns / 1e6);
+	n = 0;
+	for (int i = 1; i < CT_UW_ROWS_FAIL_KINDS; i++)
+		n += kt.none[i];
+	if (n)
+		fprintf(stderr, ", %llu files without (%llu no .eh_frame_hdr, %llu too large, "
+			"%llu not finished or out of memory)",
+			(unsigned long long)n, (unsigned long long)kt.none[CT_UW_ROWS_NO_HDR],
+			(unsigned long long)(kt.none[CT_UW_ROWS_FAR] + kt.none[CT_UW_ROWS_TOO_MANY]),
+			(unsigned long long)(kt.none[CT_UW_ROWS_STOPPED] + kt.none[CT_UW_ROWS_NO_MEM]));
+	fputc('\n', stderr);
+	if (us->kchecked)
+		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "
+			"differ from the copy's unwinding\n",
+			(unsigned long long)us->kcheck_mismatches, (unsigned long long)us->kchecked);
+}
+
 /* -k: the unwinder's work and why the stacks end. */
 static void report_stacks(const struct ct_capture *c)
 {
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
 	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms; "
-		"%llu from the CFI rules kept, the rest by libdw\n",
+		"%llu walked in the kernel, %llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
-		(double)us->busy_ns / 1e6, (unsigned long long)us->fast);
+		(double)us->busy_ns / 1e6, (unsigned long long)us->kstacks,
+		(unsigned long long)us->fast);
 	report_left_to_libdw(us);
+	report_kernel_walks(c, us);
+	if (us->ring_records)
+		fprintf(stderr, "cudatrace: %llu stack records through the ring, %.0f bytes a "
+			"stack record\n", (unsigned long long)us->ring_records,
+			(double)us->ring_bytes / (double)us->ring_records);
 	if (us->checked)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
 			"kept rules walked otherwise by libdw\n",

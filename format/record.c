@@ -123,6 +123,16 @@ static const char *check_frames(const struct ct_frames *f, size_t len)
 	return NULL;
 }
 
+static const char *check_kstack(const struct ct_kstack *s, size_t len)
+{
+	if (len < sizeof(*s) || s->nframes > CT_KSTACK_FRAMES ||
+	    sizeof(*s) + (size_t)s->nframes * sizeof(__u64) != len)
+		return "kernel stack walk record sizes do not add up";
+	if (s->end >= CT_STACK_END_KINDS)
+		return "kernel stack walk record has an unknown end";
+	return NULL;
+}
+
 static const char *check_pystack(const struct ct_pystack *s, size_t len)
 {
 	if (len < sizeof(*s) || s->nframes > CT_PY_FRAMES_MAX ||
@@ -184,6 +194,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_stack(buf, len);
 	case CT_REC_CODE_MAP:
 		return check_code_map(buf, len);
+	case CT_REC_KSTACK:
+		return check_kstack(buf, len);
 	case CT_REC_MAPPING:
 		return check_mapping(buf, len);
 	case CT_REC_FRAMES:

@@ -45,7 +45,7 @@ $(OUTPUT)/libioctlcount.so: tests/ioctl_count.c
 # both without frame pointers (tests/stacks/).  libstripped has .dynsym only.
 STACK_CFLAGS := -O2 -fomit-frame-pointer -g
 STACK_TOOLS := $(OUTPUT)/stacks/libcuda.so.1 $(OUTPUT)/stacks/libstripped.so.1 \
-	       $(OUTPUT)/stacks/stackprog
+	       $(OUTPUT)/stacks/stackprog $(OUTPUT)/stacks/jitprog
 tests-build: $(STACK_TOOLS)
 
 $(OUTPUT)/stacks/libcuda.so.1: tests/stacks/fakedrv.c
@@ -56,6 +56,13 @@ $(OUTPUT)/stacks/libcuda.so.1: tests/stacks/fakedrv.c
 $(OUTPUT)/stacks/libstripped.so.1: $(OUTPUT)/stacks/libcuda.so.1
 	$(call msg,STRIP,$@)
 	$(Q)strip --strip-all -o $@ $<
+
+# Generated code in an anonymous mapping (a JIT's stand-in), called from C
+# built as the others.
+$(OUTPUT)/stacks/jitprog: tests/stacks/jitprog.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@
 
 $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(call msg,CC,$@)

@@ -500,8 +500,10 @@ const struct ct_opt ct_opts[] = {
 	  C_NONE, NULL, apply_metrics_kernels, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
-	  "keep the user stack of each traced call (BYTES of it, default 32768, at most "
-	  "65536), unwind it on this machine (libdw, by CFI) and store the named frames in "
+	  "keep the call stack of each traced call, BYTES of the user stack from its "
+	  "stack pointer (default 32768, at most 65536): walked in the kernel from unwind "
+	  "tables built from each file's CFI (a stack through code the tables do not cover "
+	  "yet is copied and unwound here, by libdw), named on this machine and stored in "
 	  "the trace: each call shows its frames, as strace -k, and [api <- caller]; a "
 	  "stack that ends in the driver library says why ([cuInit <- stack copy too short: "
 	  "-k65536], no CFI, bad stack read, driver thread), and the end of the capture "

@@ -75,9 +75,7 @@ static bool rbp_rule(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 	return cfa_plus(ops, nops, false, &r->rbp_off);
 }
 
-/* The rule of the frame state fr, if it has one of the shapes kept; else
- * CT_CFI_USABLE, or why not. */
-static enum ct_cfi_none from_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
+enum ct_cfi_none ct_cfi_rule_of_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
@@ -125,7 +123,7 @@ static void compile(Dwfl *dwfl, uint64_t pc, struct ct_cfi_rule *r)
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
 			return;
 	}
-	r->none = from_frame(fr, r);
+	r->none = ct_cfi_rule_of_frame(fr, r);
 	r->usable = r->none == CT_CFI_USABLE;
 	free(fr);
 }

@@ -58,5 +58,8 @@ struct ct_cfi_rules {
  * one); NULL: out of memory. */
 const struct ct_cfi_rule *ct_cfi_rule_at(struct ct_cfi_rules *rules, Dwfl *dwfl, uint64_t pc);
 void ct_cfi_rules_clear(struct ct_cfi_rules *rules);
+/* The rule of libdw's frame state fr (r->outermost and the offsets set),
+ * if it has one of the shapes kept: CT_CFI_USABLE; else why not. */
+enum ct_cfi_none ct_cfi_rule_of_frame(Dwarf_Frame *fr, struct ct_cfi_rule *r);
 
 #endif

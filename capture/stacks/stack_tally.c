@@ -73,6 +73,9 @@ void ct_stack_tally_print(const struct ct_stack_tally *t, FILE *out)
 		[CT_WHY_BAD_READ] = "bad stack read", [CT_WHY_MAX_FRAMES] = "frame limit",
 		[CT_WHY_NO_MAPS] = "no mappings", [CT_WHY_ERROR] = "unwinding failed",
 		[CT_WHY_UNKNOWN] = "ended in the driver library",
+		[CT_WHY_COMPLETE_FP] = "complete through code without unwind information, "
+				       "walked by frame pointer",
+		[CT_WHY_NO_FP] = "no CFI and no frame pointer",
 	};
 	const char *sep = "cudatrace: stack ends: ";
 	int i;

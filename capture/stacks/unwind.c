@@ -10,10 +10,14 @@
 #include "cfi_rules.h"
 #include "clock.h"
 #include "codemaps.h"
+#include "frames_cache.h"
 #include "idmap.h"
+#include "ktables.h"
 #include "symbolize.h"
 #include "unwind.h"
 
+/* The ring buffer's own header before each record (BPF_RINGBUF_HDR_SZ). */
+#define CT_RINGBUF_HDR 8
 #define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
 /* walk_fast ends at UNWIND_MAX_FRAMES frames added: each must be added */
 _Static_assert(UNWIND_MAX_FRAMES <= CT_FRAMES_MAX, "the frame bound must fit the record");
@@ -30,6 +34,7 @@ struct uw_proc {
 	bool last_read_failed;
 	bool bad_read;           /* it was below sp */
 	uint64_t need;           /* else: bytes from sp it would have needed */
+	uint64_t gen;            /* the state of its mappings (ct_unwinder.gen when they changed) */
 };
 
 /* A module of a process's Dwfl: where its file's names are, and its bias. */
@@ -48,7 +53,33 @@ struct ct_unwinder {
 	unsigned char *mapbuf;
 	bool check;              /* CT_UNWIND_CHECK: each fast walk checked against libdw's */
 	struct ct_unwind_stats st;
+	struct ct_ktables *kt;   /* -k walked in the kernel: its tables; NULL: copied */
+	struct ct_frames_cache *named;   /* the kernel's walks named, by frame addresses */
+	uint64_t gen;            /* moved on at every change of a process's mappings */
+	unsigned char *recbuf;   /* a FRAMES record from the cache, with its call's header */
+	/* CT_UNWIND_CHECK with the kernel's walk: its last walk, which the
+	 * copy of the same call that follows is compared with. */
+	struct {
+		bool have;
+		uint32_t tid, n, end;
+		uint64_t ts;
+		uint64_t pcs[CT_KSTACK_FRAMES];
+	} kcheck;
 };
+
+bool ct_unwind_check_on(void)
+{
+	const char *v = getenv(CT_UNWIND_CHECK_ENV);
+
+	return v && *v;
+}
+
+bool ct_stack_walk_in_kernel(void)
+{
+	const char *v = getenv(CT_STACK_COPY_ENV);
+
+	return !(v && *v);
+}
 
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -266,6 +297,8 @@ static void read_maps(struct ct_unwinder *u, struct uw_proc *p, uint64_t ts)
 	for (size_t i = 0; i < p->maps.n; i++)
 		kept += !p->maps.v[i].fresh;
 	send_mappings(u, p, ts);
+	ct_ktables_proc(u->kt, p->pid, &p->maps);
+	p->gen = ++u->gen;
 	if (p->dwfl && kept == before) {
 		if (kept < p->maps.n)
 			add_to_dwfl(u, p);
@@ -303,6 +336,8 @@ static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
 		return;   /* known already */
 	p->maps_failed = false;
 	send_mappings(u, p, r->h.ts_ns);
+	ct_ktables_proc(u->kt, p->pid, &p->maps);
+	p->gen = ++u->gen;
 	if (p->dwfl)
 		add_to_dwfl(u, p);
 	else
@@ -324,6 +359,7 @@ void ct_unwinder_forget(struct ct_unwinder *u, uint32_t pid)
 {
 	struct uw_proc *p = idmap_del(&u->procs, pid);
 
+	ct_ktables_forget(u->kt, pid);
 	if (p)
 		free_proc(pid, p, NULL);
 }
@@ -384,7 +420,10 @@ static uint32_t frames_status(uint32_t kind, bool no_module)
 {
 	switch (kind) {
 	case CT_STACK_END_COMPLETE:
+	case CT_STACK_END_COMPLETE_FP:
 		return CT_UNWIND_END;
+	case CT_STACK_END_NO_FP:
+		return CT_UNWIND_NO_CFI;
 	case CT_STACK_END_COPY_SHORT:
 	case CT_STACK_END_BAD_READ:
 		return CT_UNWIND_NO_STACK;
@@ -423,19 +462,28 @@ static uint32_t walk_libdw(struct ct_unwinder *u, struct uw_proc *p, const struc
  * rule or a read leaves the copy: then libdw walks the stack, and tells
  * why such a stack ends.
  */
+/* Code no CFI covers (JIT code, a gap between FDEs): followed by its frame
+ * pointer where rbp is one, and else the end of the walk, as the kernel's
+ * walk does (kwalk.bpf.h). */
+static bool no_cfi(const struct ct_cfi_rule *r)
+{
+	return r && !r->usable && (r->none == CT_CFI_NO_MODULE || r->none == CT_CFI_NO_FDE);
+}
+
 static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		      uint32_t *kind)
 {
 	uint64_t pc = s->regs[CT_REG_RIP], sp = s->regs[CT_REG_RSP], bp = s->regs[CT_REG_RBP];
-	bool bp_known = true;
+	bool bp_known = true, fp_used = false;
 
 	for (bool activation = true;; activation = false) {
 		const struct ct_cfi_rule *r = ct_cfi_rule_at(&p->rules, p->dwfl,
 							     activation ? pc : pc - 1);
+		bool fp = no_cfi(r), fp_ok = fp && bp_known && bp >= sp && !(bp & 7);
 		const struct uw_mod *um;
 		uint64_t cfa;
 
-		if (!r || !r->usable) {
+		if (!r || (!r->usable && !fp)) {
 			u->st.left_to_libdw[r ? r->none : CT_CFI_NO_MODULE]++;
 			return false;
 		}
@@ -443,6 +491,24 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		ct_frames_add(&u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
 		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
 			break;
+		if (fp && !fp_ok) {
+			*kind = CT_STACK_END_NO_FP;
+			return true;
+		}
+		if (fp) {
+			uint64_t caller_bp;
+
+			if (!stack_word(s, bp, &caller_bp) || !stack_word(s, bp + 8, &pc)) {
+				u->st.left_to_libdw[CT_CFI_USABLE]++;
+				return false;
+			}
+			sp = bp + 16;
+			bp = caller_bp;
+			fp_used = true;
+			if (!pc)   /* a zeroed return address: the outermost frame */
+				break;
+			continue;
+		}
 		if (r->cfa_reg == CT_REG_RBP && !bp_known) {
 			u->st.left_to_libdw[CT_CFI_RBP_SHAPE]++;
 			return false;
@@ -458,7 +524,21 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 	}
 	p->last_read_failed = false;
 	*kind = end_kind(p, s, 0, false, u->fb.nframes);
+	if (fp_used && *kind == CT_STACK_END_COMPLETE)
+		*kind = CT_STACK_END_COMPLETE_FP;
 	return true;
+}
+
+/* Ends as compared: the kernel's frame-pointer kinds are the capture's
+ * (libdw guesses from rbp where no CFI is, and where rbp is no frame
+ * pointer its guess reads outside the stack or finds no module). */
+static uint32_t end_class(uint32_t kind)
+{
+	if (kind == CT_STACK_END_COMPLETE_FP)
+		return CT_STACK_END_COMPLETE;
+	if (kind == CT_STACK_END_NO_FP || kind == CT_STACK_END_BAD_READ)
+		return CT_STACK_END_NO_CFI;
+	return kind;
 }
 
 /* CT_UNWIND_CHECK: whether libdw's walk (in u->fb now) found the frames
@@ -471,7 +551,7 @@ static void check_fast(struct ct_unwinder *u, const struct ct_stack *s, const ui
 	while (i < n && i < u->fb.nframes && pcs[i] == u->fb.frames[i].pc)
 		i++;
 	u->st.checked++;
-	if (i == n && n == u->fb.nframes && kind == libdw_kind)
+	if (i == n && n == u->fb.nframes && end_class(kind) == end_class(libdw_kind))
 		return;
 	if (u->st.check_mismatches++ < 5)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: fast walk %u frames (end %u), "
@@ -509,19 +589,69 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 	*status = frames_status(end->kind, no_module);
 }
 
+/* The executable mapping that holds pc, or NULL. */
+static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
+{
+	for (size_t i = 0; i < p->maps.n; i++)
+		if (pc >= p->maps.v[i].start && pc < p->maps.v[i].end)
+			return &p->maps.v[i];
+	return NULL;
+}
+
+/* The kernel copied this stack (no table for one of its files yet): the
+ * tables of the files its frames pass through are built, for the next. */
+static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
+{
+	const struct ct_codemap *m;
+
+	for (uint32_t i = 0; i < u->fb.nframes; i++)
+		if ((m = map_at(p, i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
+			ct_ktables_want(u->kt, m);
+}
+
+/* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
+ * kernel's walk of the same call. */
+static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32_t kind)
+{
+	uint32_t i = 0, n = u->kcheck.n;
+
+	while (i < n && i < u->fb.nframes && u->kcheck.pcs[i] == u->fb.frames[i].pc)
+		i++;
+	u->st.kchecked++;
+	if (i == n && n == u->fb.nframes && end_class(u->kcheck.end) == end_class(kind))
+		return;
+	if (u->st.kcheck_mismatches++ < 5)
+		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: kernel walk %u frames "
+			"(end %u), the copy's unwinding %u (end %u), first difference at frame %u\n",
+			s->h.tid, n, u->kcheck.end, u->fb.nframes, kind, i);
+}
+
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct uw_proc *p = get_proc(u, s->h.pid);
 	struct ct_stack_end end = { .h = s->h };
+	bool pair = u->kcheck.have && u->kcheck.tid == s->h.tid && u->kcheck.ts == s->h.ts_ns;
 	uint32_t status;
 
+	u->kcheck.have = false;
+	if (!pair) {   /* a check's copy is not what -k sends */
+		u->st.ring_records++;
+		u->st.ring_bytes += s->h.size + CT_RINGBUF_HDR;
+	}
 	if (!p)
 		return;
 	if (!p->maps.n && !p->maps_failed)
 		read_maps(u, p, s->h.ts_ns);
 	ct_frames_begin(&u->fb);
 	walk_stack(u, p, s, &end, &status);
+	if (pair) {   /* the kernel's walk of this call went to the sink already */
+		check_kernel(u, s, end.kind);
+		u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+		return;
+	}
+	if (u->kt)
+		want_tables(u, p);
 	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
@@ -530,6 +660,86 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.holes += !!(s->flags & CT_STACK_HOLES);
 	u->st.frames += u->fb.nframes;
 	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* The kernel's frame addresses named as the copy's frames would be, and kept. */
+static const struct ct_frames *name_kernel_stack(struct ct_unwinder *u, const struct uw_proc *p,
+						 const struct ct_kstack *k, const uint64_t *pcs,
+						 const struct ct_frames_key *key)
+{
+	const struct ct_frames *f;
+
+	ct_frames_begin(&u->fb);
+	for (uint32_t i = 0; i < k->nframes; i++) {
+		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
+		struct ct_symfile *sf = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
+
+		ct_frames_add(&u->fb, sf, pcs[i], sf ? pcs[i] - m->bias : 0, i == 0);
+	}
+	f = ct_frames_end(&u->fb, &k->h, frames_status(k->end, false), k->span_bytes);
+	ct_frames_cache_put(u->named, key, f);
+	return f;
+}
+
+/* A stack the kernel walked: its frames named as the copy's would be. */
+static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	const uint64_t *pcs = (const uint64_t *)(k + 1);
+	struct uw_proc *p = get_proc(u, k->h.pid);
+	struct ct_stack_end end = { .h = k->h, .kind = k->end, .need_bytes = k->need_bytes };
+	struct ct_frames_key key = { .pid = k->h.pid, .pcs = pcs, .n = k->nframes, .end = k->end,
+				     .span = k->span_bytes };
+	const struct ct_frames *named;
+
+	if (!p)
+		return;
+	key.gen = p->gen;
+	named = ct_frames_cache_get(u->named, &key);
+	if (!named)
+		named = name_kernel_stack(u, p, k, pcs, &key);
+	memcpy(u->recbuf, named, named->h.size);
+	((struct ct_frames *)u->recbuf)->h = k->h;
+	((struct ct_frames *)u->recbuf)->h.type = CT_REC_FRAMES;
+	((struct ct_frames *)u->recbuf)->h.size = named->h.size;
+	u->sink(u->ctx, (const struct ct_rec *)u->recbuf);
+	end.h.type = CT_REC_STACK_END;
+	end.h.size = sizeof(end);
+	u->sink(u->ctx, &end.h);
+	if (u->check) {
+		u->kcheck.have = true;
+		u->kcheck.tid = k->h.tid;
+		u->kcheck.ts = k->h.ts_ns;
+		u->kcheck.n = k->nframes;
+		u->kcheck.end = k->end;
+		memcpy(u->kcheck.pcs, pcs, k->nframes * sizeof(*pcs));
+	}
+	u->st.stacks++;
+	u->st.kstacks++;
+	u->st.kstack_fp += k->fp_frames > 0;
+	u->st.frames += k->nframes;
+	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fds)
+{
+	if (fds->procs < 0)
+		return 0;
+	u->kt = ct_ktables_new(*fds, CT_UW_ROWS_MAX);
+	if (!u->kt) {
+		fprintf(stderr, "cudatrace: -k: cannot set up the kernel's unwind tables (%m); "
+			"set " CT_STACK_COPY_ENV "=1 to copy the stacks instead\n");
+		return -1;
+	}
+	return 0;
+}
+
+bool ct_unwinder_ktables_stats(const struct ct_unwinder *u, struct ct_ktables_stats *st)
+{
+	if (!u->kt)
+		return false;
+	*st = ct_ktables_stats(u->kt);
+	return true;
 }
 
 struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx)
@@ -543,10 +753,12 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->sink = sink;
 	u->ctx = ctx;
 	u->fb.buf = malloc(CT_FRAMES_BUF);
+	u->recbuf = malloc(CT_FRAMES_BUF);
+	u->named = ct_frames_cache_new();
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
 	u->syms = ct_symbolizer_new();
-	u->check = getenv(CT_UNWIND_CHECK_ENV) && *getenv(CT_UNWIND_CHECK_ENV);
-	if (!u->fb.buf || !u->mapbuf || !u->syms) {
+	u->check = ct_unwind_check_on();
+	if (!u->fb.buf || !u->recbuf || !u->named || !u->mapbuf || !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;
 	}
@@ -557,10 +769,13 @@ void ct_unwinder_free(struct ct_unwinder *u)
 {
 	if (!u)
 		return;
+	ct_ktables_free(u->kt);
 	idmap_drain(&u->procs, free_proc, NULL);
 	idmap_free(&u->procs);
 	ct_symbolizer_free(u->syms);
 	free(u->fb.buf);
+	free(u->recbuf);
+	ct_frames_cache_free(u->named);
 	free(u->mapbuf);
 	free(u);
 }
@@ -575,6 +790,11 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
 	switch (r->type) {
 	case CT_REC_STACK:
 		ct_unwinder_stack(u, (const struct ct_stack *)r);
+		return true;
+	case CT_REC_KSTACK:
+		u->st.ring_records++;
+		u->st.ring_bytes += r->size + CT_RINGBUF_HDR;
+		kernel_stack(u, (const struct ct_kstack *)r);
 		return true;
 	case CT_REC_CODE_MAP:
 		code_mapped(u, (const struct ct_code_map *)r);

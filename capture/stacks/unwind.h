@@ -17,8 +17,14 @@
 #include "cudatrace.h"
 
 /* Set in the environment, each stack walked from kept rules is walked by
- * libdw too, and any difference said (the tests set it). */
+ * libdw too, each stack the kernel walked is copied too and unwound here,
+ * and any difference said (the tests set it). */
 #define CT_UNWIND_CHECK_ENV "CT_UNWIND_CHECK"
+/* Set, -k copies every stack for the capture to unwind (the design before
+ * the kernel's walk), instead of walking it in the kernel. */
+#define CT_STACK_COPY_ENV "CT_STACK_COPY"
+bool ct_unwind_check_on(void);
+bool ct_stack_walk_in_kernel(void);
 
 struct ct_unwinder;
 
@@ -26,6 +32,10 @@ typedef void (*ct_unwind_sink)(void *ctx, const struct ct_rec *r);
 
 struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, void *ctx);
 void ct_unwinder_free(struct ct_unwinder *u);
+/* -k walked in the kernel: the tables' maps (bpf/unwind_tables.h) that u
+ * fills as it learns processes and their files.  0, or -1 after saying why. */
+struct ct_uw_fds;
+int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fds);
 /* pid's code changed (exec, a library mapped): read its mappings now. */
 void ct_unwinder_refresh(struct ct_unwinder *u, uint32_t pid, uint64_t ts);
 /* pid exited: its mappings go (after its last stacks, which come first). */
@@ -51,9 +61,18 @@ struct ct_unwind_stats {
 	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
 	/* The others, by why (enum ct_cfi_none; CT_CFI_USABLE: a read left the copy) */
 	uint64_t left_to_libdw[CT_CFI_NONE_KINDS];
+	uint64_t ring_records;  /* stack records from the kernel (copies and walks) */
+	uint64_t ring_bytes;    /* ... their bytes through the ring (headers included) */
+	uint64_t kstacks;       /* stacks the kernel walked (CT_REC_KSTACK) */
+	uint64_t kstack_fp;     /* ... through code without a table, by frame pointer */
+	uint64_t kchecked;      /* CT_UNWIND_CHECK: kernel walks compared with the copy's */
+	uint64_t kcheck_mismatches;
 	uint64_t checked;       /* CT_UNWIND_CHECK: fast walks walked again by libdw */
 	uint64_t check_mismatches;   /* ... that libdw walked otherwise */
 };
 const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u);
+/* The kernel tables' counts; false when the stacks are copied. */
+struct ct_ktables_stats;
+bool ct_unwinder_ktables_stats(const struct ct_unwinder *u, struct ct_ktables_stats *st);
 
 #endif

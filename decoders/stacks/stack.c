@@ -12,8 +12,23 @@
 
 #define NAME_MAX_LEN 512
 
+/* Module names matched against --api-lib's globs before: a frame's
+ * module is matched for every stack (the capture's closing count of stack
+ * ends does it at each call), and fnmatch was most of that. */
+#define API_MEMO 16
+struct api_memo {
+	char name[64];
+	bool in;
+};
+
+struct api_memos {
+	struct api_memo m[API_MEMO];
+	unsigned next;
+};
+
 struct ct_stacks {
 	char *api_lib;
+	struct api_memos *memo;   /* behind a pointer: filled by const lookups */
 	struct ct_latest frames;   /* each thread's latest frames record */
 	struct ct_latest ends;     /* and that stack's end record */
 	char api[NAME_MAX_LEN], caller[NAME_MAX_LEN];
@@ -26,7 +41,10 @@ struct ct_stacks *ct_stacks_new(const char *api_lib)
 	if (!s)
 		return NULL;
 	s->api_lib = strdup(api_lib ? api_lib : CT_API_LIB_DEFAULT);
-	if (!s->api_lib) {
+	s->memo = calloc(1, sizeof(*s->memo));
+	if (!s->api_lib || !s->memo) {
+		free(s->api_lib);
+		free(s->memo);
 		free(s);
 		return NULL;
 	}
@@ -40,6 +58,7 @@ void ct_stacks_free(struct ct_stacks *s)
 	ct_latest_free(&s->frames);
 	ct_latest_free(&s->ends);
 	free(s->api_lib);
+	free(s->memo);
 	free(s);
 }
 
@@ -88,13 +107,12 @@ const char *ct_base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
-		       const struct ct_frame *fr)
+static bool matches_api_lib(const struct ct_stacks *s, const char *m)
 {
-	const char *m = ct_base_name(ct_frame_str(f, fr->module)), *p = s->api_lib;
+	const char *p = s->api_lib;
 	char glob[256];
 
-	while (m && *p) {
+	while (*p) {
 		size_t n = strcspn(p, ",");
 
 		if (n < sizeof(glob)) {
@@ -106,6 +124,25 @@ static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
 		p += n + (p[n] == ',');
 	}
 	return false;
+}
+
+static bool in_api_lib(const struct ct_stacks *s, const struct ct_frames *f,
+		       const struct ct_frame *fr)
+{
+	const char *m = ct_base_name(ct_frame_str(f, fr->module));
+	struct api_memo *e;
+
+	if (!m)
+		return false;
+	for (unsigned i = 0; i < API_MEMO; i++)
+		if (s->memo->m[i].name[0] && strcmp(s->memo->m[i].name, m) == 0)
+			return s->memo->m[i].in;
+	if (strlen(m) >= sizeof(e->name))
+		return matches_api_lib(s, m);
+	e = &s->memo->m[s->memo->next++ % API_MEMO];
+	strcpy(e->name, m);
+	e->in = matches_api_lib(s, m);
+	return e->in;
 }
 
 /* "module+0xOFF": where a frame has no name. */
@@ -360,6 +397,9 @@ void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 
 		if (why)
 			out_printf(out, " > (unwinding stopped: %s)\n", why);
+		else if (ct_stack_why_of(f, c->stack_end, false) == CT_WHY_COMPLETE_FP)
+			out_puts(out, " > (complete: code without unwind information walked by its "
+				 "frame pointer)\n");
 	} else if (f->status < sizeof(status_text) / sizeof(status_text[0]) &&
 		   status_text[f->status]) {
 		out_printf(out, " > (unwinding stopped: %s)\n", status_text[f->status]);

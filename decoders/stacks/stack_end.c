@@ -14,6 +14,8 @@ enum ct_stack_why ct_stack_why_of(const struct ct_frames *f, const struct ct_sta
 		[CT_STACK_END_MAX_FRAMES] = CT_WHY_MAX_FRAMES,
 		[CT_STACK_END_NO_MAPS] = CT_WHY_NO_MAPS,
 		[CT_STACK_END_ERROR] = CT_WHY_ERROR,
+		[CT_STACK_END_COMPLETE_FP] = CT_WHY_COMPLETE_FP,
+		[CT_STACK_END_NO_FP] = CT_WHY_NO_FP,
 	};
 	static const enum ct_stack_why of_status[] = {
 		[CT_UNWIND_END] = CT_WHY_COMPLETE,
@@ -34,7 +36,7 @@ enum ct_stack_why ct_stack_why_of(const struct ct_frames *f, const struct ct_sta
 	 * after it: the driver's own thread, if the capture said the stack
 	 * ended there and the thread is not the process's first; an old
 	 * trace's "end" there may have been a copy too short. */
-	if (why == CT_WHY_COMPLETE && complete_in_driver)
+	if ((why == CT_WHY_COMPLETE || why == CT_WHY_COMPLETE_FP) && complete_in_driver)
 		return end && f->h.tid != f->h.pid ? CT_WHY_DRIVER_THREAD : CT_WHY_UNKNOWN;
 	return why;
 }
@@ -65,6 +67,8 @@ const char *ct_stack_why_tag(enum ct_stack_why why, uint32_t suggest, char *buf,
 		return buf;
 	case CT_WHY_NO_CFI:
 		return "no CFI";
+	case CT_WHY_NO_FP:
+		return "no CFI, no frame pointer";
 	case CT_WHY_BAD_READ:
 		return "bad stack read";
 	case CT_WHY_MAX_FRAMES:
@@ -91,6 +95,9 @@ const char *ct_stack_why_text(enum ct_stack_why why, uint32_t suggest, char *buf
 		return buf;
 	case CT_WHY_NO_CFI:
 		return "a return address with no module or no unwind information (CFI)";
+	case CT_WHY_NO_FP:
+		return "code without unwind information (CFI), and rbp is not a frame pointer "
+		       "to follow";
 	case CT_WHY_BAD_READ:
 		return "a read outside the stack (below sp, past its mapping, or a fault)";
 	case CT_WHY_MAX_FRAMES:
@@ -111,6 +118,7 @@ const char *ct_stack_why_name(enum ct_stack_why why)
 		[CT_WHY_COPY_SHORT] = "copy_short", [CT_WHY_NO_CFI] = "no_cfi",
 		[CT_WHY_BAD_READ] = "bad_read", [CT_WHY_MAX_FRAMES] = "max_frames",
 		[CT_WHY_NO_MAPS] = "no_maps", [CT_WHY_ERROR] = "error", [CT_WHY_UNKNOWN] = "end",
+		[CT_WHY_COMPLETE_FP] = "end_fp", [CT_WHY_NO_FP] = "no_fp",
 	};
 
 	return why < CT_WHY_COUNT ? names[why] : "unknown";

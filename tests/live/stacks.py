@@ -218,6 +218,87 @@ t.ok(kinds(ev) == ["alloc"] * 3 + ["sync"] * 2 + ["direct"] and
      not any("stack" in e or e["type"] == "mapping" for e in ev),
      "without -k: the same calls, no stack, no mapping records")
 
+# 7. Walked in the kernel (bpf/kwalk.bpf.h) from the tables the capture
+# builds: after a warm-up (100 calls, 1 s in which the tables are built),
+# a loop's stacks are walked there, each the same as the capture's own
+# unwinding of a copy of it (CT_UNWIND_CHECK makes the kernel send both),
+# and a record is a few hundred bytes, not the stack's KiBs.
+JIT = os.path.join(SRC, "jitprog")
+LOOP_CHAIN = ["ioctl", "drv_submit", "fakeCtxSync", "loop", "main"]
+
+
+def kernel_walks(stderr):
+    m = re.search(r"stacks walked in the kernel (\d+) \((\d+) through code without a table", stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def ioctls(trace):
+    return [e for e in decode_json(trace) if e["type"] == "ioctl"]
+
+
+kw = os.path.join(tmp, "kwalk.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", kw, "--", PROG, LIB, dev, "loop", "3000", "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+t.ok("0 lost" in p.stderr and walked >= 2700 and m and m.group(1) == "0" and
+     int(m.group(2)) == walked,
+     "loop of 3000: %d walked in the kernel, each as the capture unwinds its copy (%s)"
+     % (walked, m.group(0) if m else "no check line"), p.stderr)
+rec = re.search(r"([\d.]+) bytes a stack record", p.stderr)
+t.ok(rec and float(rec.group(1)) <= 2048,
+     "at most 2 KiB a stack record through the ring on average (%s)" % (rec.group(0) if rec else
+                                                                          "no line"), p.stderr)
+kev = ioctls(kw)
+WARM_CHAIN = LOOP_CHAIN[:3] + ["main"]   # the warm-up's calls, from main
+t.ok(len(kev) == 3100 and all([base(f.get("sym")) for f in e.get("stack", [])][:5 if i >= 100 else 4]
+                              == (LOOP_CHAIN if i >= 100 else WARM_CHAIN) and
+                              e.get("stack_end") == "end" for i, e in enumerate(kev)),
+     "every call's stack: ioctl < drv_submit < fakeCtxSync < (loop <) main ... complete (%d calls)"
+     % len(kev),
+     [([f.get("sym") for f in e.get("stack", [])], e.get("stack_end")) for e in kev[-2:]])
+
+# 7b. CT_STACK_COPY=1: every stack copied, as before the kernel's walk.
+env = dict(os.environ, CT_STACK_COPY="1")
+p = subprocess.run([CUDATRACE, "-k", "--device", dev, "-w", kw, "--", PROG, LIB, dev, "loop",
+                    "300"], capture_output=True, text=True, env=env)
+t.ok(p.returncode == 0 and "stacks walked in the kernel" not in p.stderr and
+     "stack ends: 300 complete" in p.stderr,
+     "CT_STACK_COPY=1: stacks copied and unwound by the capture, all complete", p.stderr)
+
+# 7c. Generated code in an anonymous mapping (a JIT's), no FDE: walked by
+# its frame pointer where it keeps one, through to main, and the stack end
+# says so; where rbp is no frame pointer the stack ends after it, and says
+# why.
+jit = os.path.join(tmp, "jit.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", jit, "--", JIT, dev, "fp", "1000", "1000"])
+walked, fp = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+t.ok(walked >= 900 and fp == walked and m and m.group(1) == "0",
+     "JIT code with a frame pointer: %d walked in the kernel, through it by frame pointer, "
+     "as the capture's unwinding (%s)" % (walked, m.group(0) if m else "no check line"), p.stderr)
+jev = ioctls(jit)
+fp_ends = [e for e in jev if e.get("stack_end") == "end_fp"]
+t.ok(len(fp_ends) == walked and
+     all([base(f.get("sym")) for f in e["stack"]][:5] == ["ioctl", "do_ioctl", None, "run_jit",
+                                                           "main"] and
+         "module" not in e["stack"][2] for e in fp_ends),
+     "... each: ioctl < do_ioctl < (generated code, no module) < run_jit < main, "
+     "stack_end end_fp", [[f.get("sym") for f in e.get("stack", [])] for e in jev[-1:]])
+t.ok("complete through code without unwind information, walked by frame pointer" in p.stderr and
+     "(complete: code without unwind information walked by its frame pointer)" in
+     text_of(jit), "the summary and the text say the frame pointer was followed", p.stderr)
+p = run([CUDATRACE, "-k", "--device", dev, "-w", jit, "--", JIT, dev, "nofp", "1000", "1000"])
+walked, fp = kernel_walks(p.stderr)
+jev = [e for e in ioctls(jit) if e.get("stack_end") == "no_fp"]
+t.ok(walked >= 900 and fp == 0 and len(jev) == walked and
+     all([base(f.get("sym")) for f in e["stack"]] == ["ioctl", "do_ioctl", None] and
+         e.get("caller") is None for e in jev),
+     "JIT code using rbp for data: %d walked in the kernel, each ending after the generated "
+     "code: stack_end no_fp" % walked, p.stderr)
+t.ok("no CFI and no frame pointer" in p.stderr and
+     "(unwinding stopped: code without unwind information (CFI), and rbp is not a frame pointer "
+     "to follow)" in text_of(jit), "the summary and the text say why", p.stderr)
+
 # 6. Bad sizes are refused with a reason.
 for bad in ("-k=100", "--stack=0", "--stack=1048576", "-kx"):
     p = run([CUDATRACE, bad, "--device", dev, "--", "true"])

@@ -80,6 +80,9 @@ depth = int(arg.rstrip("d"))
 run_at = distinct_chain(depth) if arg.endswith("d") else at_depth
 rate = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 run_at(depth, call, min(n, 2000))        # warm up
+# -k builds its unwind tables from the first stacks it copies: a pause
+# here keeps that one-time work out of the timed calls.
+time.sleep(float(os.environ.get("PYLOOP_WARM_PAUSE", "0")))
 tracer = int(os.environ.get("PYLOOP_TRACER_PID", "0"))
 bpf0 = bpf_ns(tracer) if tracer else 0
 loop_ns, call_ns = run_at(depth, call, n, rate)

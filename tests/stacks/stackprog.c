@@ -3,7 +3,9 @@
  * The program for the -k tests: resolves the stand-in driver's entry points
  * with dlsym and calls them from named static functions.
  *   stackprog LIB FILE [wait]   wait: read a line from stdin before dlopen
- *   stackprog LIB FILE loop N   N calls of fakeCtxSync; prints ns per call
+ *   stackprog LIB FILE loop N [MS]  N calls of fakeCtxSync; prints ns per call
+ *                               (MS: first 100 calls, then a pause of MS ms:
+ *                               -k's tables are built in it)
  *   stackprog LIB FILE thread   one call from a thread the library starts
  *   stackprog LIB FILE holes    one ioctl from a thread of ours, below a
  *                               frame whose pages were never touched
@@ -122,8 +124,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", dlerror());
 		return 1;
 	}
-	if (argc > 4 && strcmp(argv[3], "loop") == 0)
-		return loop((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]));
+	if (argc > 4 && strcmp(argv[3], "loop") == 0) {
+		sync_fn f = (sync_fn)dlsym(lib, "fakeCtxSync");
+
+		if (argc > 5) {
+			for (int i = 0; i < 100; i++)
+				f(fd);
+			usleep((useconds_t)atol(argv[5]) * 1000);
+		}
+		return loop(f, fd, atol(argv[4]));
+	}
 	if (argc > 3 && strcmp(argv[3], "holes") == 0)
 		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "stack.h"
 #include "tap.h"
 
@@ -87,6 +88,23 @@ static void attribute_end(const struct fdesc *fd, uint32_t n, uint32_t tid, uint
 	ct_stacks_free(s);
 }
 
+/* The kernel's walk (CT_REC_KSTACK): sizes and the end checked. */
+static void test_kstack_check(void)
+{
+	struct {
+		struct ct_kstack k;
+		uint64_t pcs[3];
+	} r = { .k = { .h = { CT_REC_KSTACK, sizeof(r), 1, 7, 8 }, .nframes = 3,
+		       .end = CT_STACK_END_COMPLETE_FP } };
+
+	ok(ct_record_check(&r, sizeof(r)) == NULL, "a KSTACK record of 3 frames passes");
+	r.k.nframes = 4;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "more frames than its size holds: refused");
+	r.k.nframes = 3;
+	r.k.end = CT_STACK_END_KINDS;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "an end no version knows: refused");
+}
+
 int main(void)
 {
 	const struct fdesc cudart[] = {
@@ -146,6 +164,11 @@ int main(void)
 	attribute_end(cut, 2, 7, CT_STACK_END_NO_CFI, 0, "no CFI", CT_WHY_NO_CFI, "no CFI");
 	attribute_end(cut, 2, 7, CT_STACK_END_BAD_READ, 0, "bad stack read", CT_WHY_BAD_READ,
 		      "a bad read");
+	attribute_end(cut, 2, 7, CT_STACK_END_NO_FP, 0, "no CFI, no frame pointer", CT_WHY_NO_FP,
+		      "the kernel's walk: code without CFI, rbp no frame pointer");
+	attribute_end(cut, 2, 8, CT_STACK_END_COMPLETE_FP, 0, "driver thread", CT_WHY_DRIVER_THREAD,
+		      "complete through code walked by frame pointer, inside the library on "
+		      "another thread: the driver's own");
 	attribute_end(cut, 2, 8, CT_STACK_END_COMPLETE, 0, "driver thread", CT_WHY_DRIVER_THREAD,
 		      "complete inside the library on another thread: the driver's own");
 	attribute_end(cut, 2, 7, CT_STACK_END_COMPLETE, 0, "?", CT_WHY_UNKNOWN,
@@ -177,5 +200,6 @@ int main(void)
 	ct_stacks_describe(s, &c);
 	ok(!c.stack, "forgotten with its thread");
 	ct_stacks_free(s);
+	test_kstack_check();
 	return tap_done();
 }

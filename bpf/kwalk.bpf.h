@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * -k walked in the kernel: the user stack unwound here, from the tables
+ * the capture compiled from each file's CFI and loaded into maps
+ * (unwind_tables.h), and only the frame addresses sent (CT_REC_KSTACK,
+ * 8 bytes a frame) instead of the stack's bytes (CT_REC_STACK, KiBs).
+ * Each frame reads two words at most (its return address and saved rbp)
+ * with bpf_probe_read_user.  Code no table covers (JIT code, gaps between
+ * FDEs) is walked by frame pointer where rbp is one.  A frame the tables
+ * cannot walk (a file whose table is not loaded yet, a rule of another
+ * shape) makes the caller copy the stack as before, for the capture to
+ * unwind: counted by why (CT_CNT_KWALK_COPY_*).  Included by stacks.bpf.h.
+ */
+#ifndef CT_KWALK_BPF_H
+#define CT_KWALK_BPF_H
+
+#include "emit.bpf.h"
+#include "unwind_tables.h"
+
+const volatile __u32 stack_walk = 0;    /* 1: walk here; 0: copy every stack */
+const volatile __u32 stack_check = 0;   /* CT_UNWIND_CHECK: a walked stack is copied too */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);   /* CT_UW_PROCS_MAX with -k */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct ct_uw_proc);
+} uw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);   /* CT_UW_FILES_MAX with -k */
+	__type(key, __u32);
+	__type(value, struct ct_uw_file);
+} uw_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);   /* CT_UW_ROWS_MAX with -k */
+	__uint(map_flags, BPF_F_MMAPABLE);   /* the capture writes rows in place */
+	__type(key, __u32);
+	__type(value, struct ct_uw_row);
+} uw_rows SEC(".maps");
+
+/*
+ * The walk's state lives in the per-CPU map value, not on the BPF stack:
+ * the verifier checks bpf_loop's callback again for each iteration until
+ * its states repeat, and values it knows exactly (a frame count on the
+ * stack) never repeat; a map value's fields it does not know.
+ */
+struct kwalk {
+	__u64 pc, sp, bp, sp0;
+	__u32 n, end, need, fp, copy, bp_known;
+	__u64 win_lo;      /* the stack bytes in win: [win_lo, win_lo + win_n) */
+	__u32 win_n, tgid, gen, pad;
+};
+
+/*
+ * A frame's words are read through a window of the stack: one read of up
+ * to 512 bytes serves the frames above it while they are small (a read
+ * costs the same for 8 bytes or 512: its fixed part, the user access and
+ * its checks, is most of it).
+ */
+#define KW_WIN 512
+
+struct kwalk_rec {
+	struct ct_kstack rec;
+	__u64 pcs[CT_KSTACK_FRAMES];
+	struct kwalk w;
+	__u64 win[KW_WIN / 8];
+};
+
+/*
+ * Each CPU keeps the last rules it found, by pc and process: a loop's
+ * calls walk the same frames again, and a hit skips both searches.  An
+ * entry holds while the tables' generation (uw_gen, which the capture
+ * moves on whenever a process's mappings change) is the one it was
+ * found in.
+ */
+#define KW_CACHE 512
+struct kw_cached {
+	__u64 pc;
+	__u32 tgid, gen;
+	struct ct_uw_row row;
+};
+
+struct kw_cache {
+	struct kw_cached e[KW_CACHE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kw_cache);
+} kwalk_cache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} uw_gen SEC(".maps");
+
+/* bpf_loop's context, on the stack: pointers only. */
+struct kwalk_ctx {
+	struct kwalk_rec *out;
+	struct ct_uw_proc *proc;
+	struct kw_cache *cache;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kwalk_rec);
+} kwalk_scratch SEC(".maps");
+
+/* Why a walk gave up for the copy (0: it did not). */
+enum kwalk_copy {
+	KW_WALKED,
+	KW_NO_PROC = CT_CNT_KWALK_COPY_NO_PROC,
+	KW_PENDING = CT_CNT_KWALK_COPY_PENDING,
+	KW_NO_TABLE = CT_CNT_KWALK_COPY_NO_TABLE,
+	KW_NEW_MAP = CT_CNT_KWALK_COPY_NEW_MAP,
+	KW_OTHER = CT_CNT_KWALK_COPY_OTHER,
+};
+
+/* The word at addr of the stack, within -k's reach of sp; false (the
+ * walk's end set) where it is not. */
+static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64 *out)
+{
+	struct kwalk *w = &o->w;
+	__u64 off = addr - w->win_lo, n;
+
+	if (addr < w->sp0) {
+		w->end = CT_STACK_END_BAD_READ;
+		return false;
+	}
+	if (addr - w->sp0 + 8 > stack_bytes) {
+		w->end = CT_STACK_END_COPY_SHORT;
+		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
+		return false;
+	}
+	if (addr >= w->win_lo && off + 8 <= w->win_n && !(off & 7)) {
+		*out = o->win[(off / 8) & (KW_WIN / 8 - 1)];
+		return true;
+	}
+	/* A new window from addr, within -k's reach; where it crosses into a
+	 * page that cannot be read, the word alone. */
+	n = w->sp0 + stack_bytes - addr;
+	if (n > KW_WIN)
+		n = KW_WIN;
+	n &= ~7ull;
+	if (n >= 8 && n <= KW_WIN && !bpf_probe_read_user(o->win, n, (void *)addr)) {
+		w->win_lo = addr;
+		w->win_n = n;
+		*out = o->win[0];
+		return true;
+	}
+	w->win_n = 0;
+	if (bpf_probe_read_user(out, sizeof(*out), (void *)addr)) {
+		w->end = CT_STACK_END_BAD_READ;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Binary searches of a fixed number of steps, each halving the range
+ * [base, base + n) without leaving the loop early: both ways of a step
+ * leave base and n unknown to the verifier alike, so it checks the loop
+ * step by step, not path by path.
+ */
+static __always_inline struct ct_uw_map *find_map(struct ct_uw_proc *p, __u64 addr)
+{
+	__u32 base = 0, n = p->n, half, at;
+
+	if (n > CT_UW_MAPS_MAX || !n)
+		return NULL;
+	for (int i = 0; i < CT_UW_MAPS_SEARCH && n > 1; i++) {
+		half = n / 2;
+		at = (base + half) & (CT_UW_MAPS_MAX - 1);
+		if (p->maps[at].start <= addr)
+			base = at;
+		n -= half;
+	}
+	at = base & (CT_UW_MAPS_MAX - 1);
+	if (addr < p->maps[at].start || addr >= p->maps[at].end)
+		return NULL;
+	return &p->maps[at];
+}
+
+/* The row whose rule holds at addr (an ELF address): the last of the
+ * file's rows that starts at or before it; NULL before the first. */
+static __always_inline struct ct_uw_row *find_row(const struct ct_uw_file *f, __u64 addr)
+{
+	__u32 base = f->first, n = f->n, half, key;
+	struct ct_uw_row *r;
+
+	for (int i = 0; i < CT_UW_SEARCH && n > 1; i++) {
+		half = n / 2;
+		key = base + half;
+		r = bpf_map_lookup_elem(&uw_rows, &key);
+		if (!r)
+			return NULL;
+		if (r->addr <= addr)
+			base = key;
+		n -= half;
+	}
+	r = bpf_map_lookup_elem(&uw_rows, &base);
+	return r && r->addr <= addr ? r : NULL;
+}
+
+static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	*(bool *)ctx = vma->vm_file != NULL;
+	return 0;
+}
+
+/* A frame of code no table covers: its caller through rbp, where rbp
+ * points into the stack above sp (the frame pointer's chain). */
+static __always_inline long fp_step(struct kwalk_rec *o)
+{
+	struct kwalk *w = &o->w;
+	__u64 bp, ra;
+
+	if (!w->bp_known || w->bp < w->sp || (w->bp & 7)) {
+		w->end = CT_STACK_END_NO_FP;
+		return 1;
+	}
+	if (!stack_word_at(o, w->bp, &bp) || !stack_word_at(o, w->bp + 8, &ra))
+		return 1;
+	w->fp++;
+	w->sp = w->bp + 16;
+	w->bp = bp;
+	w->pc = ra;
+	if (!ra) {   /* a zeroed return address: the outermost frame */
+		w->end = CT_STACK_END_COMPLETE_FP;
+		return 1;
+	}
+	return 0;
+}
+
+/* A frame by its row's rule: CFA, return address, caller's rbp. */
+static __always_inline long cfa_step(struct kwalk_rec *o, const struct ct_uw_row *r)
+{
+	struct kwalk *w = &o->w;
+	__u32 rbp = CT_UW_RBP_KIND(r->rbp);
+	__u64 cfa, ra, bp = w->bp;
+
+	if (r->kind == CT_UW_CFA_RBP && !w->bp_known) {
+		w->copy = KW_OTHER;
+		return 1;
+	}
+	cfa = (r->kind == CT_UW_CFA_RSP ? w->sp : w->bp) + r->cfa_off;
+	if (rbp == CT_UW_RBP_SAVED && !stack_word_at(o, cfa + CT_UW_RBP_OFF(r->rbp), &bp))
+		return 1;
+	if (!stack_word_at(o, cfa - 8, &ra))
+		return 1;
+	w->bp_known = rbp == CT_UW_RBP_SAVED || (w->bp_known && rbp == CT_UW_RBP_SAME);
+	w->bp = bp;
+	w->sp = cfa;
+	w->pc = ra;
+	return 0;
+}
+
+/* What a frame's pc asks of the step. */
+enum kw_rule { KW_RULE, KW_FP, KW_STOP };
+
+/* The rule at look (an exact pc, or a return address - 1) from the
+ * tables: KW_RULE (*rule set), KW_FP (no table covers it) or KW_STOP (the
+ * copy's, w->copy set). */
+static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
+					       struct ct_uw_row *rule)
+{
+	struct kwalk *w = &c->out->w;
+	struct ct_uw_file *f;
+	struct ct_uw_map *m;
+	struct ct_uw_row *r;
+	bool has_file = true;
+
+	/* Looked up at the first rule not in the cache: most walks need none. */
+	if (!c->proc && !(c->proc = bpf_map_lookup_elem(&uw_procs, &w->tgid))) {
+		w->copy = KW_NO_PROC;
+		return KW_STOP;
+	}
+	m = find_map(c->proc, look);
+	if (!m) {
+		/* Anonymous code (a JIT's) is walked by frame pointer; a file
+		 * the table does not have yet is the capture's. */
+		bpf_find_vma(bpf_get_current_task_btf(), look, vma_has_file, &has_file, 0);
+		if (!has_file)
+			return KW_FP;
+		w->copy = KW_NEW_MAP;
+		return KW_STOP;
+	}
+	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE) {
+		w->copy = m->file == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+		return KW_STOP;
+	}
+	f = bpf_map_lookup_elem(&uw_files, &m->file);
+	if (!f || !f->n) {   /* not built yet, or none can be */
+		w->copy = f && f->first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+		return KW_STOP;
+	}
+	r = find_row(f, look - m->bias);
+	if (!r || r->kind == CT_UW_NO_FDE)
+		return KW_FP;
+	if (r->kind == CT_UW_OTHER) {
+		w->copy = KW_OTHER;
+		return KW_STOP;
+	}
+	*rule = *r;
+	return KW_RULE;
+}
+
+/* The rule at look: from this CPU's cache of the last rules found, else
+ * from the tables (and kept). */
+static __always_inline enum kw_rule rule_at(struct kwalk_ctx *c, __u64 look,
+					    struct ct_uw_row *rule)
+{
+	struct kw_cached *e = &c->cache->e[(look ^ (look >> 11)) & (KW_CACHE - 1)];
+	struct kwalk *w = &c->out->w;
+	enum kw_rule k;
+
+	if (e->pc == look && e->tgid == w->tgid && e->gen == w->gen) {
+		*rule = e->row;
+		return KW_RULE;
+	}
+	k = table_rule(c, look, rule);
+	if (k == KW_RULE) {
+		e->pc = look;
+		e->tgid = w->tgid;
+		e->gen = w->gen;
+		e->row = *rule;
+	}
+	return k;
+}
+
+static long kwalk_step(__u32 i, void *ctx)
+{
+	struct kwalk_ctx *c = ctx;
+	struct kwalk_rec *out = c->out;
+	struct kwalk *w = &out->w;
+	__u64 look = w->n ? w->pc - 1 : w->pc;
+	struct ct_uw_row r;
+	__u32 n = w->n;
+
+	if (n >= CT_KSTACK_FRAMES) {
+		w->end = CT_STACK_END_MAX_FRAMES;
+		return 1;
+	}
+	out->pcs[n & (CT_KSTACK_FRAMES - 1)] = w->pc;
+	w->n = n + 1;
+	switch (rule_at(c, look, &r)) {
+	case KW_STOP:
+		return 1;
+	case KW_FP:
+		return fp_step(out);
+	case KW_RULE:
+		break;
+	}
+	if (w->n >= CT_KSTACK_FRAMES) {   /* as the capture's walk: the bound first */
+		w->end = CT_STACK_END_MAX_FRAMES;
+		return 1;
+	}
+	if (r.kind == CT_UW_OUTERMOST) {
+		w->end = w->fp ? CT_STACK_END_COMPLETE_FP : CT_STACK_END_COMPLETE;
+		return 1;
+	}
+	return cfa_step(out, &r);
+}
+
+/*
+ * Walks the calling thread's stack and sends its frames; false where it
+ * could not (no table for a frame: the caller copies the stack, counted).
+ */
+static __noinline bool send_kstack(__u64 ts)
+{
+	struct pt_regs *regs = current_user_regs();
+	__u64 id = bpf_get_current_pid_tgid(), size;
+	__u32 tgid = id >> 32, zero = 0;
+	struct kwalk_ctx c;
+	struct kwalk_rec *out;
+	struct kwalk *w;
+	__u32 *gen;
+
+	c.proc = NULL;
+	c.out = out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
+	c.cache = bpf_map_lookup_elem(&kwalk_cache, &zero);
+	gen = bpf_map_lookup_elem(&uw_gen, &zero);
+	if (!out || !c.cache || !gen)
+		return false;
+	w = &out->w;
+	*w = (struct kwalk){ .pc = regs->ip, .sp = regs->sp, .sp0 = regs->sp, .bp = regs->bp,
+			     .bp_known = 1, .end = CT_STACK_END_ERROR, .tgid = tgid, .gen = *gen };
+	bpf_loop(CT_KSTACK_FRAMES + 1, kwalk_step, &c, 0);
+	if (w->copy) {
+		count(w->copy);
+		return false;
+	}
+	out->rec.h.type = CT_REC_KSTACK;
+	out->rec.h.ts_ns = ts;
+	out->rec.h.pid = tgid;
+	out->rec.h.tid = (__u32)id;
+	out->rec.nframes = w->n;
+	out->rec.end = w->end == CT_STACK_END_COMPLETE && w->fp ? CT_STACK_END_COMPLETE_FP : w->end;
+	out->rec.need_bytes = w->need;
+	out->rec.fp_frames = w->fp;
+	out->rec.span_bytes = w->sp - w->sp0 > stack_bytes ? stack_bytes : w->sp - w->sp0;
+	out->rec._pad = 0;
+	size = sizeof(struct ct_kstack) + (__u64)(w->n & (CT_KSTACK_FRAMES * 2 - 1)) * 8;
+	if (size > sizeof(out->rec) + sizeof(out->pcs))
+		return false;
+	out->rec.h.size = size;
+	emit(out, size);
+	count(CT_CNT_KWALK_DONE);
+	return true;
+}
+
+#endif /* CT_KWALK_BPF_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -k walked in the kernel: the unwind tables the capture keeps in the BPF
+ * maps of bpf/unwind_tables.h.  Each traced process's executable file
+ * mappings go into its mapping table at once (each file named by an id);
+ * a file's rows (uw_rows.h) are built when a stack the kernel had to copy
+ * passes through it, by a thread of their own (a large library takes
+ * seconds, which the ring's reader must not wait), and written straight
+ * into the row array's memory (mmap).  Until then stacks through that
+ * file are copied and unwound here, as before.  Rows are never freed:
+ * the array's size bounds them, and a file that does not fit has no table
+ * (its stacks are copied, counted).
+ */
+#ifndef CT_KTABLES_H
+#define CT_KTABLES_H
+
+#include <stdint.h>
+#include "codemaps.h"
+#include "uw_rows.h"
+
+struct ct_ktables;
+
+/* The tables' BPF maps (procs -1: -k copies the stacks). */
+struct ct_uw_fds {
+	int procs, files, rows, gen;
+};
+
+struct ct_ktables_stats {
+	uint64_t files;              /* files given an id */
+	uint64_t loaded;             /* ... whose table is loaded */
+	uint64_t none[CT_UW_ROWS_FAIL_KINDS];   /* ... that have none, by why */
+	uint64_t rows, rows_max;     /* rows used, of the array's */
+	uint64_t build_ns;           /* the table thread's time building and loading */
+	uint64_t procs;              /* process tables written */
+	uint64_t maps_cut;           /* mappings left out of a full process table */
+};
+
+/* On the maps' fds (rows_max: uw_rows's size); NULL if the row array
+ * cannot be mapped or the thread started. */
+struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max);
+void ct_ktables_free(struct ct_ktables *kt);
+/* pid's executable mappings, now: its table in the kernel. */
+void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codemaps *maps);
+void ct_ktables_forget(struct ct_ktables *kt, uint32_t pid);
+/* A stack passed through m's file: build its table, unless done or under way. */
+void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m);
+/* A copy of the counts (the thread updates them). */
+struct ct_ktables_stats ct_ktables_stats(struct ct_ktables *kt);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A file's unwind table for the kernel's walk (bpf/unwind_tables.h): every
+ * FDE of its .eh_frame (found through .eh_frame_hdr's sorted table), each
+ * row of each FDE's CFA program as libdw gives it, in the shapes
+ * cfi_rules.c keeps; the gaps between FDEs as CT_UW_NO_FDE rows, any
+ * other shape as CT_UW_OTHER.  Sorted by address, equal neighbours merged.
+ */
+#ifndef CT_UW_ROWS_H
+#define CT_UW_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "unwind_tables.h"
+
+/* Why a file has no table. */
+enum ct_uw_rows_fail {
+	CT_UW_ROWS_OK,
+	CT_UW_ROWS_NO_HDR,      /* no .eh_frame_hdr, or one with another encoding */
+	CT_UW_ROWS_FAR,         /* an address past 4 GiB */
+	CT_UW_ROWS_TOO_MANY,    /* more rows than the bound given */
+	CT_UW_ROWS_NO_MEM,
+	CT_UW_ROWS_STOPPED,     /* the capture ended first */
+	CT_UW_ROWS_FAIL_KINDS
+};
+
+struct ct_uw_rows {
+	struct ct_uw_row *v;
+	size_t n, cap;
+	size_t fdes;
+};
+
+/* The rows of the ELF file open on fd (read, not taken), at most max;
+ * given up (CT_UW_ROWS_STOPPED) once *stop is set (the capture ends). */
+enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
+				      struct ct_uw_rows *out);
+void ct_uw_rows_free(struct ct_uw_rows *r);
+
+#endif

@@ -1,0 +1,93 @@
+#!/bin/bash
+# -k walked in the kernel (issue 31) on the GPU machine (device tool), from
+# the repository root, with the static build in .devcarry/cudatrace-static
+# (CT=... to use another).  Prints PASS/FAIL lines with their figures:
+#  1. BPF time of -k over plain tracing at PyTorch's depth (bench/py_costs.py
+#     --torch, paced at 20,000 calls/s), the kernel's walk against the copy
+#     (the same build with CT_STACK_COPY=1), in turn: target <= +1,500 ns;
+#  2. the unpaced PyTorch loop (torch.cuda.mem_get_info), -k, 5 runs: 0 lost
+#     each, and the bytes a stack record (target <= 2,048);
+#  3. JAX with -k: stacks complete (end, end_fp, or a thread the driver
+#     started) >= 99%, capture CPU a stack <= 50 us, and the kernel's walks
+#     as the copy's unwinding (CT_UNWIND_CHECK, second run: 0 differences).
+# Everything it writes goes to $OUT.
+set -u
+CT=${CT:-$(pwd)/.devcarry/cudatrace-static}
+O=${OUT:-/tmp/out}
+W=/tmp/skw
+REPS=${REPS:-3}
+N=${N:-20000}
+mkdir -p "$W" "$O"
+{
+	date -u; uname -r; cat /proc/driver/nvidia/version; nvidia-smi -L
+	python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1
+	python3 -c 'import jax; print("jax", jax.__version__)' 2>&1 | tail -1
+} > "$O/env.txt" 2>&1
+cat "$O/env.txt"
+# The copy, as before the kernel's walk: the same build, CT_STACK_COPY=1.
+printf '#!/bin/sh\nCT_STACK_COPY=1 exec %s "$@"\n' "$CT" > "$W/ct-copy"
+chmod +x "$W/ct-copy"
+
+bpf_delta() {   # py_costs.py's summary line -> its BPF ns over plain tracing (+N)
+	sed -nE 's/.*bpf +[0-9]+ ns\/call \( *([-+0-9]+);.*/\1/p'
+}
+
+verdict() {   # verdict OK TEXT
+	if [ "$1" = 1 ]; then echo "PASS $2"; else echo "FAIL $2"; fi
+}
+
+# 1. Cost at PyTorch's depth, paced: walk vs copy, in turn.
+python3 bench/py_costs.py --ct "$CT" --compare "$W/ct-copy" --python python3 --torch \
+	--calls "$N" --reps "$REPS" --depths 0,30d --modes k --pace 20000 --rate 0 \
+	${PIN:+--pin "$PIN"} | tee "$O/cost.txt" | grep -v '^py-cost rep'
+for d in 0 30d; do
+	k=$(grep -E "depth +$d k " "$O/cost.txt" | bpf_delta)
+	c=$(grep -E "depth +$d k-other " "$O/cost.txt" | bpf_delta)
+	verdict "$([ -n "$k" ] && [ "${k#+}" -le 1500 ] && echo 1)" \
+		"-k BPF over plain tracing, PyTorch depth $d: walked $k ns (copied $c ns), target <= +1500"
+done
+
+# 2. Unpaced PyTorch loop, 5 runs.
+for i in 1 2 3 4 5; do
+	"$CT" -k -w "$W/unpaced.ctrace" -- python3 tests/python/pyloop.py --torch "$N" 0 \
+		> "$W/unpaced.out" 2> "$W/unpaced.err"
+	lost=$(grep -oE '[0-9]+ lost' "$W/unpaced.err" | head -1 | cut -d' ' -f1)
+	bytes=$(grep -oE '[0-9.]+ bytes a stack record' "$W/unpaced.err" | cut -d' ' -f1)
+	walked=$(grep -oE 'stacks walked in the kernel [0-9]+' "$W/unpaced.err" | grep -oE '[0-9]+$')
+	echo "unpaced run $i: lost ${lost:-?}, ${bytes:-?} bytes a stack record, walked in the kernel ${walked:-?}; $(tail -n 1 "$W/unpaced.out")"
+	cp "$W/unpaced.err" "$O/unpaced.$i.err"
+	verdict "$([ -n "$bytes" ] && awk -v b="$bytes" 'BEGIN { exit !(b <= 2048) }' && echo 1)" \
+		"unpaced PyTorch run $i: $bytes bytes a stack record, target <= 2048"
+done | tee "$O/unpaced.txt"
+verdict "$(grep -q 'lost [1-9?]' "$O/unpaced.txt" || echo 1)" \
+	"unpaced PyTorch loop, 5 runs: lost $(grep -oE 'lost [0-9?]+' "$O/unpaced.txt" | cut -d' ' -f2 | tr '\n' ' ')(target 0 each)"
+
+# 3. JAX: stacks complete, capture CPU a stack, the kernel's walk checked.
+jax() {   # jax NAME [ENV...]
+	local name=$1; shift
+	timeout 300 env "$@" "$CT" -k -w "$O/$name.ctrace" -- python3 tests/gpu/jax_sum.py \
+		> "$W/$name.out" 2> "$O/$name.err"
+	echo "== $name rc=$? $(tail -n 1 "$W/$name.out")"
+	grep -E 'unwound|walked|stack record|stack ends|CT_UNWIND_CHECK' "$O/$name.err"
+}
+jax jax
+"$CT" -r "$O/jax.ctrace" --json | python3 -c '
+import collections, json, sys
+ev = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+ev = [e for e in ev if e.get("type") == "ioctl" and "stack" in e]
+ends = collections.Counter(e.get("stack_end") for e in ev)
+done = sum(ends[k] for k in ("end", "end_fp"))
+print("jax stacks %d, ends %s, complete %.2f%%" % (len(ev), dict(ends), 100.0 * done / max(1, len(ev))))
+' | tee "$O/jax.check"
+pct=$(grep -oE 'complete [0-9.]+' "$O/jax.check" | cut -d' ' -f2)
+verdict "$(awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 99) }' && echo 1)" \
+	"JAX stacks complete (end or end_fp): ${pct:-?}%, target >= 99%"
+us=$(sed -nE 's/.*unwound ([0-9]+) stacks \([0-9]+ frames\) in ([0-9.]+) ms.*/\1 \2/p' "$O/jax.err" |
+	awk '{ if ($1) printf "%.1f", $2 * 1000 / $1 }')
+verdict "$(awk -v u="${us:-1e9}" 'BEGIN { exit !(u <= 50) }' && echo 1)" \
+	"JAX capture CPU a stack (unwinding and naming, first reads of symbol tables included): ${us:-?} us, target <= 50"
+jax jax-check CT_UNWIND_CHECK=1
+diff=$(grep -oE 'CT_UNWIND_CHECK: [0-9]+ of [0-9]+ kernel walks' "$O/jax-check.err")
+verdict "$(echo "$diff" | grep -q 'CHECK: 0 of' && echo 1)" \
+	"JAX: the kernel's walks as the copy's unwinding: ${diff:-no kernel walks}"
+cd "$O" && tar czf stacks-kernel-out.tgz ./*.err ./*.txt ./*.check && rm -f ./*.ctrace
