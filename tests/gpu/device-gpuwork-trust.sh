@@ -151,7 +151,9 @@ done
 
 echo "== 5. two-rank NCCL all-reduce (two GPUs)"
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && python3 -c 'import torch' 2> /dev/null; then
-	"$CT" --gpu-work -z -w "$W/nccl.ctrace" -- torchrun --standalone --nproc_per_node=2 \
+	# NVLink multicast off (device-nccl.sh says why); 20 all-reduces a rank
+	export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+	ALLREDUCE_ITERS=20 "$CT" --gpu-work -z -w "$W/nccl.ctrace" -- torchrun --standalone --nproc_per_node=2 \
 		tests/gpu/nccl_allreduce.py > "$W/nccl.out" 2> "$W/nccl.err"
 	"$CT" -r "$W/nccl.ctrace" --json > "$W/nccl.jsonl" 2> /dev/null
 	n=$($CHECK count "$W/nccl.jsonl")

@@ -7,7 +7,7 @@ import os
 import torch
 import torch.distributed as dist
 
-ITERS = 5
+ITERS = int(os.environ.get("ALLREDUCE_ITERS", "5"))   # all-reduces per rank
 
 
 def main():
