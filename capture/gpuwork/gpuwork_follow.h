@@ -13,7 +13,7 @@
 struct gw_follow {
 	/* adaptive polling (gpuwork_reader.c, gw_schedule) */
 	uint64_t due_ns;            /* next poll; 0: at the next one */
-	uint64_t interval_ns;       /* 1/HZ when idle, down to GW_MIN_INTERVAL_NS when busy */
+	uint64_t interval_ns;       /* 1/HZ when idle, down to GW_BUSY_MIN_INTERVAL_NS when busy */
 	uint64_t last_snap_ns;      /* the previous poll's read of GPPut */
 	uint64_t hold_ns, hold_until_ns;   /* the shortest interval needed lately, kept until */
 	/* the kernel's last look (gpuwork_exit.c) */

@@ -161,7 +161,7 @@ void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_
  * When ring r is polled next, from how far GPPut moved (n entries) since
  * the poll before: at the rate it moves, a quarter of the ring is used in
  * entries / (4 * rate); poll by then, but at most every
- * GW_MIN_INTERVAL_NS and at least HZ times a second.  A ring that went
+ * GW_BUSY_MIN_INTERVAL_NS and at least HZ times a second.  A ring that went
  * round is polled as fast as can be.  Work comes in trains with gaps (a
  * training step, a producer that lost its CPU for a few ms): the
  * shortest interval a ring needed is kept for GW_BUSY_HOLD_NS after.
@@ -176,11 +176,11 @@ static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, boo
 	uint64_t iv = g->idle_ns;
 
 	if (wrapped)
-		iv = GW_MIN_INTERVAL_NS;
+		iv = GW_BUSY_MIN_INTERVAL_NS;
 	else if (n)   /* dt * entries / (4 n), without overflow */
 		iv = dt / 4 / n * r->entries < iv ? dt / 4 / n * r->entries : iv;
-	if (iv < GW_MIN_INTERVAL_NS)
-		iv = GW_MIN_INTERVAL_NS;
+	if (iv < GW_BUSY_MIN_INTERVAL_NS)
+		iv = GW_BUSY_MIN_INTERVAL_NS;
 	if (iv < g->idle_ns && (iv <= f->hold_ns || r->snap_ns >= f->hold_until_ns)) {
 		f->hold_ns = iv;
 		f->hold_until_ns = r->snap_ns + GW_BUSY_HOLD_NS;

@@ -50,8 +50,12 @@ struct ct_gpuwork {
 	struct ct_gpuwork_exit_map exit_map;   /* publish NULL: no last look */
 };
 
-/* The busiest ring is polled this often at most (1000 Hz, --gpu-work's ceiling). */
+/* An idle ring is polled at most this often (1000 Hz, --gpu-work's ceiling). */
 #define GW_MIN_INTERVAL_NS 1000000ull
+/* A busy ring (one whose GPPut moves fast enough to lap it, or that went
+ * round) is polled down to this interval: NCCL's start-up and lazy module
+ * loading fill a ring in less than 1 ms (H200, 2026-11-27). */
+#define GW_BUSY_MIN_INTERVAL_NS 100000ull
 
 /* /proc/PID/mem of pid, opened once; -1 if it cannot be (gpuwork_reader.c). */
 int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid);
