@@ -112,6 +112,13 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			(unsigned long long)n, (unsigned long long)kt.none[CT_UW_ROWS_NO_HDR],
 			(unsigned long long)(kt.none[CT_UW_ROWS_FAR] + kt.none[CT_UW_ROWS_TOO_MANY]),
 			(unsigned long long)(kt.none[CT_UW_ROWS_STOPPED] + kt.none[CT_UW_ROWS_NO_MEM]));
+	if (kt.gave_way)
+		fprintf(stderr, ", %llu builds left for a smaller file first",
+			(unsigned long long)kt.gave_way);
+	if (kt.building[0] || kt.queued)
+		fprintf(stderr, "; at the end %s%s%s, %llu files waiting",
+			kt.building[0] ? "building " : "", kt.building,
+			kt.building[0] ? "'s table" : "nothing building", (unsigned long long)kt.queued);
 	fputc('\n', stderr);
 	if (us->kchecked)
 		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "

@@ -69,6 +69,15 @@ $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(STACK_CFLAGS) -fno-stack-clash-protection $< -ldl -pthread -o $@
 
+# -k's table thread on real maps: a large file wanted before a small one.
+KT_OBJS := $(addprefix $(OUTPUT)/obj/,ktables.o uw_rows.o cfi_rules.o)
+tests-build: $(OUTPUT)/stacks/ktables_order
+
+$(OUTPUT)/stacks/ktables_order: tests/stacks/ktables_order.c $(KT_OBJS) $(OUTPUT)/libcudatrace.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(KT_OBJS) $(OUTPUT)/libcudatrace.a $(LDLIBS) -pthread -o $@
+
 # A python that runs from libpython3.X.so (tests/live/python.py): built
 # where Debian's python3-dev is (make test installs it).
 PY_CONFIG := $(wildcard /usr/bin/python3-config)

@@ -2,10 +2,12 @@
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@ struct kt_file {
 	uint32_t id;
 	int state;               /* enum kt_state; the thread sets LOADED, NONE */
 	int fd;                  /* a dup of the mapping's, for the thread; -1 after */
+	uint64_t size;           /* the file's bytes: the smallest queued is built first */
+	char name[CT_KT_NAME];   /* the path's last part, for the closing line */
 	struct kt_file *next;    /* in the queue */
 };
 
@@ -35,8 +39,10 @@ struct ct_ktables {
 	bool thread_up;
 	pthread_mutex_t mu;      /* guards the queue, stop and st */
 	pthread_cond_t cv;
-	struct kt_file *head, *tail;
+	struct kt_file *head;    /* the queue, in no order: the smallest goes first */
+	struct kt_file *building;   /* the file the thread builds now, or NULL */
 	bool stop;               /* also read by the thread's build, unlocked */
+	bool give_way;           /* a file smaller than building's waits (read unlocked) */
 	struct ct_ktables_stats st;
 };
 
@@ -46,6 +52,16 @@ static uint64_t file_key(uint64_t dev, uint64_t ino)
 }
 
 /* --- the table thread ------------------------------------------------------ */
+
+/* Back in the queue, its fd kept: a smaller file went first. */
+static void requeue(struct ct_ktables *kt, struct kt_file *f)
+{
+	pthread_mutex_lock(&kt->mu);
+	f->next = kt->head;
+	kt->head = f;
+	kt->st.gave_way++;
+	pthread_mutex_unlock(&kt->mu);
+}
 
 static void load(struct ct_ktables *kt, struct kt_file *f)
 {
@@ -58,7 +74,14 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	pthread_mutex_lock(&kt->mu);
 	room = kt->st.rows_max - kt->st.rows;
 	pthread_mutex_unlock(&kt->mu);
-	why = ct_uw_rows_build(f->fd, room, &kt->stop, &r);
+	why = ct_uw_rows_build(f->fd, room, &kt->stop, &kt->give_way, &r);
+	if (why == CT_UW_ROWS_GAVE_WAY) {
+		pthread_mutex_lock(&kt->mu);
+		kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+		pthread_mutex_unlock(&kt->mu);
+		requeue(kt, f);
+		return;
+	}
 	close(f->fd);
 	f->fd = -1;
 	if (why == CT_UW_ROWS_OK && r.n) {
@@ -85,6 +108,22 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	__atomic_store_n(&f->state, entry.n ? KT_LOADED : KT_NONE, __ATOMIC_RELEASE);
 }
 
+/* Takes the smallest queued file out of the queue (kt->mu held): one
+ * large library (a GiB of libtorch_cuda.so, minutes to build) must not
+ * hold back the tables of the small ones every stack passes through. */
+static struct kt_file *take_smallest(struct ct_ktables *kt)
+{
+	struct kt_file **best = &kt->head, *f;
+
+	for (struct kt_file **pp = &kt->head; *pp; pp = &(*pp)->next)
+		if ((*pp)->size < (*best)->size)
+			best = pp;
+	f = *best;
+	*best = f->next;
+	f->next = NULL;
+	return f;
+}
+
 static void *table_thread(void *arg)
 {
 	struct ct_ktables *kt = arg;
@@ -99,12 +138,13 @@ static void *table_thread(void *arg)
 			pthread_mutex_unlock(&kt->mu);
 			return NULL;
 		}
-		f = kt->head;
-		kt->head = f->next;
-		if (!kt->head)
-			kt->tail = NULL;
+		f = kt->building = take_smallest(kt);
+		__atomic_store_n(&kt->give_way, false, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&kt->mu);
 		load(kt, f);
+		pthread_mutex_lock(&kt->mu);
+		kt->building = NULL;
+		pthread_mutex_unlock(&kt->mu);
 	}
 }
 
@@ -142,20 +182,23 @@ static struct kt_file *file_of(struct ct_ktables *kt, const struct ct_codemap *m
 
 void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m)
 {
+	const char *slash = m->path ? strrchr(m->path, '/') : NULL;
 	struct kt_file *f;
+	struct stat st;
 
 	if (!kt || !m->is_elf || m->fd < 0 || !(f = file_of(kt, m)) || f->state != KT_NEW)
 		return;
 	f->fd = dup(m->fd);
 	if (f->fd < 0)
 		return;
+	f->size = fstat(f->fd, &st) ? UINT64_MAX : (uint64_t)st.st_size;
+	snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : m->path ? m->path : "?");
 	f->state = KT_QUEUED;
 	pthread_mutex_lock(&kt->mu);
-	if (kt->tail)
-		kt->tail->next = f;
-	else
-		kt->head = f;
-	kt->tail = f;
+	f->next = kt->head;
+	kt->head = f;
+	if (kt->building && f->size < kt->building->size)
+		__atomic_store_n(&kt->give_way, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&kt->cv);
 	pthread_mutex_unlock(&kt->mu);
 }
@@ -207,6 +250,10 @@ struct ct_ktables_stats ct_ktables_stats(struct ct_ktables *kt)
 
 	pthread_mutex_lock(&kt->mu);
 	st = kt->st;
+	st.queued = 0;
+	for (struct kt_file *f = kt->head; f; f = f->next)
+		st.queued++;
+	snprintf(st.building, sizeof(st.building), "%s", kt->building ? kt->building->name : "");
 	pthread_mutex_unlock(&kt->mu);
 	return st;
 }

@@ -5,7 +5,10 @@
  * mappings go into its mapping table at once (each file named by an id);
  * a file's rows (uw_rows.h) are built when a stack the kernel had to copy
  * passes through it, by a thread of their own (a large library takes
- * seconds, which the ring's reader must not wait), and written straight
+ * seconds, which the ring's reader must not wait), the smallest file
+ * waiting first (a build gives way when a smaller file is wanted, and is
+ * taken up again after: one GiB library must not hold back the small ones
+ * every stack passes through), and written straight
  * into the row array's memory (mmap).  Until then stacks through that
  * file are copied and unwound here, as before.  Rows are never freed:
  * the array's size bounds them, and a file that does not fit has no table
@@ -25,6 +28,8 @@ struct ct_uw_fds {
 	int procs, files, rows, gen;
 };
 
+#define CT_KT_NAME 64   /* a file's name kept, cut */
+
 struct ct_ktables_stats {
 	uint64_t files;              /* files given an id */
 	uint64_t loaded;             /* ... whose table is loaded */
@@ -33,6 +38,9 @@ struct ct_ktables_stats {
 	uint64_t build_ns;           /* the table thread's time building and loading */
 	uint64_t procs;              /* process tables written */
 	uint64_t maps_cut;           /* mappings left out of a full process table */
+	uint64_t gave_way;           /* builds left for a smaller file, taken up again */
+	uint64_t queued;             /* files waiting for the thread, now */
+	char building[CT_KT_NAME];   /* the file the thread builds now ("" none) */
 };
 
 /* On the maps' fds (rows_max: uw_rows's size); NULL if the row array

@@ -129,7 +129,7 @@ static int32_t s32_at(const uint8_t *p)
 }
 
 static enum ct_uw_rows_fail build(Elf *elf, size_t max, const bool *stop,
-				  struct ct_uw_rows *out)
+				  const bool *give_way, struct ct_uw_rows *out)
 {
 	uint64_t hdr_addr, prev = 0;
 	size_t size, count, i;
@@ -150,6 +150,8 @@ static enum ct_uw_rows_fail build(Elf *elf, size_t max, const bool *stop,
 
 		if (!(i & 1023) && __atomic_load_n(stop, __ATOMIC_RELAXED))
 			rc = CT_UW_ROWS_STOPPED;
+		else if (!(i & 1023) && give_way && __atomic_load_n(give_way, __ATOMIC_RELAXED))
+			rc = CT_UW_ROWS_GAVE_WAY;
 		else if (start < prev || start > UINT32_MAX)
 			rc = start > UINT32_MAX ? CT_UW_ROWS_FAR : CT_UW_ROWS_NO_HDR;
 		else
@@ -161,7 +163,7 @@ static enum ct_uw_rows_fail build(Elf *elf, size_t max, const bool *stop,
 }
 
 enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
-				      struct ct_uw_rows *out)
+				      const bool *give_way, struct ct_uw_rows *out)
 {
 	Elf *elf;
 	enum ct_uw_rows_fail rc;
@@ -171,7 +173,7 @@ enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return CT_UW_ROWS_NO_HDR;
-	rc = build(elf, max, stop, out);
+	rc = build(elf, max, stop, give_way, out);
 	elf_end(elf);
 	if (rc != CT_UW_ROWS_OK)
 		ct_uw_rows_free(out);

@@ -22,6 +22,7 @@ enum ct_uw_rows_fail {
 	CT_UW_ROWS_TOO_MANY,    /* more rows than the bound given */
 	CT_UW_ROWS_NO_MEM,
 	CT_UW_ROWS_STOPPED,     /* the capture ended first */
+	CT_UW_ROWS_GAVE_WAY,    /* left for a smaller file (*give_way): built again later */
 	CT_UW_ROWS_FAIL_KINDS
 };
 
@@ -32,9 +33,10 @@ struct ct_uw_rows {
 };
 
 /* The rows of the ELF file open on fd (read, not taken), at most max;
- * given up (CT_UW_ROWS_STOPPED) once *stop is set (the capture ends). */
+ * given up (CT_UW_ROWS_STOPPED) once *stop is set (the capture ends), or
+ * (CT_UW_ROWS_GAVE_WAY) once *give_way is (a smaller file waits). */
 enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
-				      struct ct_uw_rows *out);
+				      const bool *give_way, struct ct_uw_rows *out);
 void ct_uw_rows_free(struct ct_uw_rows *r);
 
 #endif

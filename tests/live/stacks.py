@@ -299,6 +299,34 @@ t.ok("no CFI and no frame pointer" in p.stderr and
      "(unwinding stopped: code without unwind information (CFI), and rbp is not a frame pointer "
      "to follow)" in text_of(jit), "the summary and the text say why", p.stderr)
 
+# 7d. The table thread builds the smallest file waiting first, and a large
+# file's build gives way to a smaller one wanted after it: on the GPU
+# machine libtorch_cuda.so (a GiB) came first, and the tables of the small
+# libraries every call passes through never came (0 stacks walked in the
+# kernel).  Any large library here stands in for it.
+def largest_library(dirs, least=100 << 20):
+    found = []
+    for d in dirs:
+        for n in (os.listdir(d) if os.path.isdir(d) else []):
+            f = os.path.join(d, n)
+            if ".so" in n and os.path.isfile(f) and not os.path.islink(f):
+                found.append((os.path.getsize(f), f))
+    found = [x for x in sorted(found) if x[0] >= least]
+    return found[-1][1] if found else None
+
+
+BIG = largest_library(["/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"])
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+if not BIG:
+    t.skip("a small file's table before a large one's", "no library of 100 MB here")
+else:
+    p = run([os.path.join(SRC, "ktables_order"), BIG, LIBC])
+    f = p.stdout.split()
+    t.ok(p.returncode == 0 and len(f) == 3 and f[1] == "0" and float(f[0]) < float(f[2]),
+         "libc's table (%s ms) before %s's (%s ms), the large one's build having given way"
+         % (f[0] if f else "?", os.path.basename(BIG), f[2] if len(f) > 2 else "?"),
+         p.stdout + p.stderr)
+
 # 6. Bad sizes are refused with a reason.
 for bad in ("-k=100", "--stack=0", "--stack=1048576", "-kx"):
     p = run([CUDATRACE, bad, "--device", dev, "--", "true"])
