@@ -88,7 +88,7 @@ CAPTURE_SRCS := $(wildcard capture/capture*.c) capture/detach.c capture/heap_pre
 CAPTURE_SRCS += capture/stacks/unwind.c capture/stacks/symbolize.c capture/stacks/cfi_rules.c
 CAPTURE_SRCS += capture/stacks/codemaps.c capture/stacks/uw_rows.c capture/stacks/ktables.c
 CAPTURE_SRCS += capture/python/python.c capture/python/pyelf.c
-CAPTURE_SRCS += capture/kernels/knames_live.c
+CAPTURE_SRCS += capture/kernels/knames_live.c capture/kernels/kmaps_keep.c
 CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(notdir $(CAPTURE_SRCS)))
 # Everything but main: the tests link against it.
 LIB_SRCS  := $(filter-out user/main.c,$(USER_SRCS)) $(filter-out $(CAPTURE_SRCS),$(CAPTURE_ALL)) \

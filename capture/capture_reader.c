@@ -28,6 +28,7 @@
 #include "capture_bpf.h"
 #include "capture_reader.h"
 #include "gpuwork_reader.h"
+#include "knames_live.h"
 #include "privs.h"
 #include "record.h"
 #include "record_queue.h"
@@ -48,6 +49,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	__atomic_add_fetch(&c->events, 1, __ATOMIC_RELAXED);
 	if (c->gpuwork)
 		ct_gpuwork_learn(c->gpuwork, r);
+	if (c->knames)   /* while the process lives: the namer runs later */
+		ct_knames_watch(c->knames, r, ct_now_ns(CLOCK_MONOTONIC));
 	if (r->type != CT_REC_GPU_EXIT)   /* the reader's alone: it sent what it held */
 		ct_rq_push(c->queue, r);
 	return 0;

@@ -14,6 +14,7 @@
 #include "codemaps.h"
 #include "hostelf.h"
 #include "kcache.h"
+#include "kmaps_keep.h"
 #include "knamer.h"
 #include "knames_live.h"
 
@@ -22,6 +23,7 @@ struct ct_knames {
 	ct_knames_sink_fn sink;
 	void *ctx;
 	struct ct_knamer *k;
+	struct ct_kmaps_keep *keep;   /* mappings read while the processes lived */
 	char cache_dir[4096];      /* "" when there is none */
 	uint64_t cache_read, cache_written, cache_failed;
 	int cache_errno;           /* the first failure's */
@@ -190,17 +192,33 @@ static void index_triton(const struct ct_knames *n, uint32_t pid, struct ct_kind
 	closedir(top);
 }
 
+struct index_ctx {
+	struct ct_knames *n;
+	struct ct_kindex *x;
+};
+
+static void index_maps(void *ctx, const struct ct_codemaps *maps)
+{
+	struct index_ctx *c = ctx;
+
+	for (size_t i = 0; i < maps->n; i++)
+		index_file(c->n, c->x, &maps->v[i]);
+}
+
+/* The files pid maps now, and those it mapped when the reader thread last
+ * read them (a process that exited right after its work has none now). */
 static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
 {
 	struct ct_knames *n = ctx;
 	struct ct_codemaps none = { 0 }, maps = { 0 };
-	size_t i;
+	struct index_ctx c = { n, x };
+	bool live = !ct_codemaps_read(n->proc_root, pid, &none, &maps) && maps.n, kept;
 
-	if (ct_codemaps_read(n->proc_root, pid, &none, &maps))
-		return false;
-	for (i = 0; i < maps.n; i++)
-		index_file(n, x, &maps.v[i]);
+	index_maps(&c, &maps);
 	ct_codemaps_free(&maps);
+	kept = ct_kmaps_keep_use(n->keep, pid, index_maps, &c);
+	if (!live && !kept)
+		return false;
 	index_triton(n, pid, x);
 	return true;
 }
@@ -239,7 +257,8 @@ struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, v
 	n->sink = sink;
 	n->ctx = ctx;
 	cache_dir(n);
-	if (!(n->k = ct_knamer_new(&io))) {
+	if (!(n->keep = ct_kmaps_keep_new(proc_root)) || !(n->k = ct_knamer_new(&io))) {
+		ct_kmaps_keep_free(n->keep);
 		free(n);
 		return NULL;
 	}
@@ -251,6 +270,7 @@ void ct_knames_free(struct ct_knames *n)
 	if (!n)
 		return;
 	ct_knamer_free(n->k);
+	ct_kmaps_keep_free(n->keep);
 	free(n);
 }
 
@@ -262,8 +282,15 @@ void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r)
 
 void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r)
 {
-	if (r->type == CT_REC_PROC_EXIT && r->pid == r->tid)
+	if (r->type == CT_REC_PROC_EXIT && r->pid == r->tid) {
 		ct_knamer_forget(n->k, r->pid);
+		ct_kmaps_keep_forget(n->keep, r->pid);
+	}
+}
+
+void ct_knames_watch(struct ct_knames *n, const struct ct_rec *r, uint64_t now_ns)
+{
+	ct_kmaps_keep_watch(n->keep, r, now_ns);
 }
 
 void ct_knames_report(const struct ct_knames *n)

@@ -8,6 +8,8 @@
 #ifndef CT_KNAMES_LIVE_H
 #define CT_KNAMES_LIVE_H
 
+#include <stdint.h>
+
 #include "cudatrace.h"
 
 struct ct_knames;
@@ -20,6 +22,9 @@ void ct_knames_free(struct ct_knames *n);
 void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r);
 /* Every record of the capture: a process's exit drops what it kept. */
 void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r);
+/* Reader thread, every record of the kernel: keeps each process's code
+ * mappings while it lives (kmaps_keep.h), for naming after it is gone. */
+void ct_knames_watch(struct ct_knames *n, const struct ct_rec *r, uint64_t now_ns);
 /* The closing line. */
 void ct_knames_report(const struct ct_knames *n);
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The code mappings of each traced process, read on the reader thread while
+ * the process lives, for the kernel namer that runs later on the record
+ * loop: a program that exits right after its work is gone (its
+ * /proc/PID/maps empty) by the time the record loop names its launches.
+ * The files stay open, so they can be read after the process is gone.
+ */
+#ifndef CT_KMAPS_KEEP_H
+#define CT_KMAPS_KEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "codemaps.h"
+#include "cudatrace.h"
+
+struct ct_kmaps_keep;
+
+struct ct_kmaps_keep *ct_kmaps_keep_new(const char *proc_root);
+void ct_kmaps_keep_free(struct ct_kmaps_keep *k);
+/* Reader thread: a record of pid; its mappings are read again when the
+ * last read is older than CT_KMAPS_EVERY_NS (never waits on the namer). */
+void ct_kmaps_keep_watch(struct ct_kmaps_keep *k, const struct ct_rec *r, uint64_t now_ns);
+/* Record loop: fn(ctx, maps) with the mappings last read of pid; false
+ * when none were. */
+bool ct_kmaps_keep_use(struct ct_kmaps_keep *k, uint32_t pid,
+		       void (*fn)(void *ctx, const struct ct_codemaps *maps), void *ctx);
+/* Record loop: pid exited and its launches are named: drop its mappings. */
+void ct_kmaps_keep_forget(struct ct_kmaps_keep *k, uint32_t pid);
+
+#endif
