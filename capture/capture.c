@@ -36,6 +36,7 @@
 #include "stack_tally.h"
 #include "trace_file.h"
 #include "unwind.h"
+#include "msg.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -215,7 +216,7 @@ static int run_loop(struct ct_capture *c)
 	}
 	ct_status_line(c, true);
 	if (c->reader_error) {
-		fprintf(stderr, "cudatrace: reading the ring buffer failed: %s\n",
+		ct_err("reading the ring buffer failed: %s\n",
 			strerror(-c->reader_error));
 		return -1;
 	}
@@ -282,7 +283,7 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 		return -1;
 	/* Before the drop: the thread raises its priority, then drops its own. */
 	if (c->python && (err = ct_python_start(c->python))) {
-		fprintf(stderr, "cudatrace: cannot start the Python frames thread: %s\n",
+		ct_err("cannot start the Python frames thread: %s\n",
 			strerror(-err));
 		return -1;
 	}
@@ -294,7 +295,7 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 	if (!err)
 		err = c->reader_drop_err;
 	if (err)
-		fprintf(stderr, "cudatrace: warning: could not drop privileges: %s\n",
+		ct_warn("could not drop privileges: %s\n",
 			strerror(-err));
 	return ct_sink_serve(c);
 }
@@ -306,12 +307,12 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 	const struct ct_options *o = c->o;
 
 	if (!o->command && o->npids)
-		fprintf(stderr, "cudatrace: tracing %d process%s; Ctrl-C to stop\n",
+		ct_err("tracing %d process%s; Ctrl-C to stop\n",
 			o->npids, o->npids > 1 ? "es" : "");
 	else if (!o->command)
-		fprintf(stderr, "cudatrace: tracing system-wide; Ctrl-C to stop\n");
+		ct_err("tracing system-wide; Ctrl-C to stop\n");
 	if (c->http)   /* after the line scripts wait for */
-		fprintf(stderr, "cudatrace: serving Prometheus metrics at %s\n",
+		ct_err("serving Prometheus metrics at %s\n",
 			ct_metrics_http_url(c->http));
 	if (c->gpuwork && !o->command) {   /* -p or system-wide: channels from before */
 		ct_gpuwork_before_scan(&c->gw_before, o->proc_root, o->pids, o->npids,

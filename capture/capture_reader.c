@@ -32,6 +32,7 @@
 #include "privs.h"
 #include "record.h"
 #include "record_queue.h"
+#include "msg.h"
 
 /* The reader thread's side: every record the kernel hands over is checked,
  * shown to the GPU-work reader (channels, mappings, forks, exits: learned
@@ -43,7 +44,7 @@ static int on_record(void *ctx, void *data, size_t len)
 	const char *bad = ct_record_check(data, len);
 
 	if (bad) {
-		fprintf(stderr, "cudatrace: dropping a malformed record from the kernel: %s\n", bad);
+		ct_err("dropping a malformed record from the kernel: %s\n", bad);
 		return 0;
 	}
 	__atomic_add_fetch(&c->events, 1, __ATOMIC_RELAXED);
@@ -159,7 +160,7 @@ int ct_reader_start(struct ct_capture *c)
 
 	c->reader_wake = eventfd(0, EFD_CLOEXEC);
 	if (c->reader_wake < 0) {
-		fprintf(stderr, "cudatrace: cannot make an eventfd: %s\n", strerror(errno));
+		ct_err("cannot make an eventfd: %s\n", strerror(errno));
 		return -1;
 	}
 	/* Signals (Ctrl-C, the command's exit) go to the record loop. */
@@ -168,7 +169,7 @@ int ct_reader_start(struct ct_capture *c)
 	err = pthread_create(&c->reader, NULL, reader_main, c);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		fprintf(stderr, "cudatrace: cannot start the reader thread: %s\n", strerror(err));
+		ct_err("cannot start the reader thread: %s\n", strerror(err));
 		return -1;
 	}
 	c->reader_running = true;
@@ -183,7 +184,7 @@ void ct_reader_stop(struct ct_capture *c)
 	if (!c->reader_running)
 		return;
 	if (write(c->reader_wake, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "cudatrace: cannot wake the reader thread: %s\n", strerror(errno));
+		ct_err("cannot wake the reader thread: %s\n", strerror(errno));
 }
 
 void ct_reader_join(struct ct_capture *c)
@@ -227,12 +228,12 @@ int ct_reader_setup(struct ct_capture *c)
 	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, gpuwork_sink, c)))
 		return -1;
 	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return -1;
 	}
 	c->rb = ring_buffer__new(fds.rb, on_record, c, NULL);
 	if (!c->rb) {
-		fprintf(stderr, "cudatrace: cannot set up the ring buffer: %s\n", strerror(errno));
+		ct_err("cannot set up the ring buffer: %s\n", strerror(errno));
 		return -1;
 	}
 	if (c->gpuwork) {
@@ -263,17 +264,17 @@ void ct_reader_report(struct ct_capture *c)
 	struct ct_rq_stats q = ct_rq_stats(c->queue);
 
 	if (q.waits)
-		fprintf(stderr, "cudatrace: the reader thread waited %llu times (%.1f ms in all) for the "
+		ct_err("the reader thread waited %llu times (%.1f ms in all) for the "
 				"record loop, %llu MiB behind (stacks, Python names or the sink): "
 				"meanwhile the kernel's records stayed in the ring buffer%s\n",
 			(unsigned long long)q.waits, (double)q.wait_ns / 1e6,
 			(unsigned long long)(q.max_bytes >> 20),
 			c->gpuwork ? " and the rings were not polled" : "");
 	if (q.dropped)
-		fprintf(stderr, "cudatrace: %llu records read after the capture stopped writing "
+		ct_err("%llu records read after the capture stopped writing "
 				"were not written\n", (unsigned long long)q.dropped);
 	if (c->gpuwork && c->reader_priority && strcmp(c->reader_priority, "real time"))
-		fprintf(stderr, "cudatrace: gpu-work: the reader thread ran at %s priority (real time "
+		ct_err("gpu-work: the reader thread ran at %s priority (real time "
 				"was refused): on a loaded machine its polls may come late\n",
 			c->reader_priority);
 }

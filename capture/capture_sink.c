@@ -226,7 +226,7 @@ int ct_sink_close(struct ct_capture *c, int rc)
 
 		ct_decoder_finish(c->decoder);
 		if (ct_gpuwork_summary(ct_decoder_stats(c->decoder), gw, sizeof(gw)))
-			fprintf(stderr, "cudatrace: %s\n", gw);   /* graphs, unseen QMDs */
+			ct_err("%s\n", gw);   /* graphs, unseen QMDs */
 		if (ct_decoder_stats(c->decoder)->views_failed)
 			rc = 1;   /* --perfetto, --sqlite: each said why */
 		ct_decoder_free(c->decoder);

@@ -19,6 +19,7 @@
 #include "trace_file.h"
 #include "ktables.h"
 #include "unwind.h"
+#include "msg.h"
 
 void ct_status_line(struct ct_capture *c, bool last)
 {
@@ -61,7 +62,7 @@ static void report_left_to_libdw(const struct ct_unwind_stats *us)
 		left += us->left_to_libdw[i];
 	if (!left)   /* stacks of a process without mappings were walked by neither */
 		return;
-	fprintf(stderr, "cudatrace: walked by libdw:");
+	ct_err("walked by libdw:");
 	for (int i = 0; i < CT_CFI_NONE_KINDS; i++) {
 		if (!us->left_to_libdw[i])
 			continue;
@@ -88,7 +89,7 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 		return;
 	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_OTHER; i++)
 		copies += ct_bpf_counter_total(c->skel, (uint32_t)i);
-	fprintf(stderr, "cudatrace: stacks walked in the kernel %llu (%llu through code without a "
+	ct_err("stacks walked in the kernel %llu (%llu through code without a "
 		"table, by frame pointer), copied %llu",
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE),
 		(unsigned long long)us->kstack_fp, (unsigned long long)copies);
@@ -121,7 +122,7 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			kt.building[0] ? "'s table" : "nothing building", (unsigned long long)kt.queued);
 	fputc('\n', stderr);
 	if (us->kchecked)
-		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "
+		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "
 			"differ from the copy's unwinding\n",
 			(unsigned long long)us->kcheck_mismatches, (unsigned long long)us->kchecked);
 }
@@ -131,7 +132,7 @@ static void report_stacks(const struct ct_capture *c)
 {
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
-	fprintf(stderr, "cudatrace: unwound %llu stacks (%llu frames) in %.1f ms; "
+	ct_err("unwound %llu stacks (%llu frames) in %.1f ms; "
 		"%llu walked in the kernel, %llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
 		(double)us->busy_ns / 1e6, (unsigned long long)us->kstacks,
@@ -139,15 +140,15 @@ static void report_stacks(const struct ct_capture *c)
 	report_left_to_libdw(us);
 	report_kernel_walks(c, us);
 	if (us->ring_records)
-		fprintf(stderr, "cudatrace: %llu stack records through the ring, %.0f bytes a "
+		ct_err("%llu stack records through the ring, %.0f bytes a "
 			"stack record\n", (unsigned long long)us->ring_records,
 			(double)us->ring_bytes / (double)us->ring_records);
 	if (us->checked)
-		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
+		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
 			"kept rules walked otherwise by libdw\n",
 			(unsigned long long)us->check_mismatches, (unsigned long long)us->checked);
 	if (us->holes)
-		fprintf(stderr, "cudatrace: %llu stacks held pages never touched, "
+		ct_err("%llu stacks held pages never touched, "
 			"read page by page (as zeros)\n", (unsigned long long)us->holes);
 	ct_stack_tally_print(c->stack_tally, stderr);
 }
@@ -155,7 +156,7 @@ static void report_stacks(const struct ct_capture *c)
 /* How the kernel checked the frames' code objects: read, or known. */
 static void report_code_checks(const struct ct_capture *c)
 {
-	fprintf(stderr, "cudatrace: Python: %llu code objects read to check them, %llu known "
+	ct_err("Python: %llu code objects read to check them, %llu known "
 			"(read before, no code object made since); %llu frames read alone "
 			"(not in the data stack's copy)\n",
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_READ),
@@ -168,7 +169,7 @@ static void report_python(const struct ct_capture *c)
 {
 	const struct ct_python_stats *ps = ct_python_stats(c->python);
 
-	fprintf(stderr, "cudatrace: Python: %llu process%s, %llu stacks (%llu frames, %llu "
+	ct_err("Python: %llu process%s, %llu stacks (%llu frames, %llu "
 			"unnamed; %llu calls from threads without Python; %llu new stacks "
 			"read at once) named in %.1f ms\n",
 		(unsigned long long)ps->procs, ps->procs == 1 ? "" : "es",
@@ -176,7 +177,7 @@ static void report_python(const struct ct_capture *c)
 		(unsigned long long)ps->unnamed, (unsigned long long)ps->no_tstate,
 		(unsigned long long)ps->prefetched, (double)ps->busy_ns / 1e6);
 	if (ps->unnamed && ps->prefetch_priority != CT_PREFETCH_REALTIME)
-		fprintf(stderr, "cudatrace: Python: the thread that reads new stacks' code objects "
+		ct_err("Python: the thread that reads new stacks' code objects "
 				"ran %s: on a busy machine a process may exit before its last frames "
 				"are read\n", ps->prefetch_priority == CT_PREFETCH_NICE ?
 				"at a raised nice value, real time refused here (a cgroup without "
@@ -187,7 +188,7 @@ static void report_python(const struct ct_capture *c)
 
 void ct_status_report(const struct ct_capture *c, uint64_t lost, uint64_t lost_inflight)
 {
-	fprintf(stderr, "cudatrace: %llu events captured, %llu lost",
+	ct_err("%llu events captured, %llu lost",
 		(unsigned long long)c->events, (unsigned long long)(lost + lost_inflight));
 	if (lost_inflight)
 		fprintf(stderr, " (%llu exits lost: in-flight table full)",

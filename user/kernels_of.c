@@ -19,6 +19,7 @@
 #include "hostelf.h"
 #include "kernels_of.h"
 #include "kindex.h"
+#include "msg.h"
 
 static void list(FILE *out, const struct ct_kindex *x)
 {
@@ -52,14 +53,14 @@ int ct_kernels_of(const struct ct_options *o)
 	int fd = open(o->kernels_of, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "cudatrace: cannot read %s: %s\n", o->kernels_of, strerror(errno));
+		ct_err("cannot read %s: %s\n", o->kernels_of, strerror(errno));
 		return 1;
 	}
 	t0 = ct_now_ns(CLOCK_MONOTONIC);
 	rc = ct_fatbin_map_fd(fd, &m);
 	close(fd);
 	if (rc < 0) {
-		fprintf(stderr, "cudatrace: %s is not an ELF file cudatrace can read\n", o->kernels_of);
+		ct_err("%s is not an ELF file cudatrace can read\n", o->kernels_of);
 		return 1;
 	}
 	ct_kindex_init(&x);

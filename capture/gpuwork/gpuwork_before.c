@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuwork_before.h"
+#include "msg.h"
 
 #define GW_BEFORE_SCAN_MAX 65536   /* processes looked at, system-wide */
 
@@ -113,11 +114,11 @@ void ct_gpuwork_before_say(const struct ct_gpuwork_before *b, bool at_end)
 		return;
 	who(b, procs, sizeof(procs));
 	if (at_end)
-		fprintf(stderr, "cudatrace: gpu-work: channels made before the capture began by %s "
+		ct_err("gpu-work: channels made before the capture began by %s "
 				"were not followed: the GPU work on them is not in this capture; start "
 				"the program under cudatrace to see all of it\n", procs);
 	else
-		fprintf(stderr, "cudatrace: gpu-work: %s already %s the NVIDIA driver's memory "
+		ct_err("gpu-work: %s already %s the NVIDIA driver's memory "
 				"mapped (%llu mapping%s): channels %s made before the capture began "
 				"are not followed (nothing outside a process says where their rings "
 				"are, nor how many there are); start the program under cudatrace to "

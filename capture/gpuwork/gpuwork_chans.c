@@ -20,6 +20,8 @@
 #include "nvtables.h"
 #include "objects.h"
 #include "record.h"
+#include "msg.h"
+#include "grow.h"
 
 #define GW_MAX_RINGS 4096
 #define GW_MAX_MAPS  65536
@@ -30,18 +32,16 @@ struct gw_pending { uint32_t pid, client, hmem; int32_t fd; };
 
 static bool grow(void **p, size_t *cap, size_t n, size_t size, size_t max)
 {
-	size_t nc = *cap ? *cap * 2 : 16;
 	void *np;
 
 	if (n < *cap)
 		return true;
 	if (n >= max)
 		return false;
-	np = realloc(*p, nc * size);
+	np = ct_grow(*p, cap, n + 1, size, 16);
 	if (!np)
 		return false;
 	*p = np;
-	*cap = nc;
 	return true;
 }
 
@@ -69,7 +69,7 @@ static bool not_followed(struct gw_chans *c, const struct gw_ring *r, const char
 	vsnprintf(c->unfollowed_why, sizeof(c->unfollowed_why), fmt, ap);
 	va_end(ap);
 	if (c->unfollowed++ < GW_SAY_UNFOLLOWED)
-		fprintf(stderr, "cudatrace: gpu-work: channel 0x%x (%s) of process %u is not "
+		ct_err("gpu-work: channel 0x%x (%s) of process %u is not "
 			"followed: %s\n", r->handle, k ? k->name : "?", r->pid, c->unfollowed_why);
 	return false;
 }
@@ -308,7 +308,7 @@ void gw_chans_free(struct gw_chans *c)
 void gw_chans_report(const struct gw_chans *c)
 {
 	if (c->unfollowed)
-		fprintf(stderr, "cudatrace: gpu-work: %llu channel allocations not followed (their "
+		ct_err("gpu-work: %llu channel allocations not followed (their "
 			"work is unseen); the last: %s\n", (unsigned long long)c->unfollowed,
 			c->unfollowed_why);
 }

@@ -22,6 +22,7 @@
 #include "gpuwork_reader.h"
 #include "gwtables.h"
 #include "gpuwork_ring.h"
+#include "msg.h"
 
 struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 				  ct_gpuwork_sink_fn sink, void *ctx)
@@ -31,7 +32,7 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	struct ct_gpuwork *g;
 
 	if (!put || !get || max_dwords > CT_GPU_SEG_MAX) {
-		fprintf(stderr, "cudatrace: --gpu-work: the tables lack the USERD layout "
+		ct_err("--gpu-work: the tables lack the USERD layout "
 				"(rebuild from decoders/gputables/fields.tsv)\n");
 		return NULL;
 	}
@@ -50,7 +51,7 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 			free(g->segs);
 		}
 		free(g);
-		fprintf(stderr, "cudatrace: out of memory\n");
+		ct_err("out of memory\n");
 		return NULL;
 	}
 	snprintf(g->proc_root, sizeof(g->proc_root), "%s", proc_root);
@@ -285,7 +286,7 @@ uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g)
 static void report_exit(const struct ct_gpuwork_stats *s)
 {
 	if (s->exit_looks || s->exit_no_put || s->exit_unseen)
-		fprintf(stderr, "cudatrace: gpu-work: at exit: %llu rings had work put after their "
+		ct_err("gpu-work: at exit: %llu rings had work put after their "
 				"last poll, read by the kernel as the process exited (%llu entries; %llu "
 				"could not be copied, counted lost); %llu rings whose GPPut could not be "
 				"read at exit (what they put after the last poll is not counted); the "
@@ -294,12 +295,12 @@ static void report_exit(const struct ct_gpuwork_stats *s)
 			(unsigned long long)s->exit_unseen, (unsigned long long)s->exit_no_put,
 			(double)s->exit_gap_ns / 1e6);
 	if (s->not_followed)
-		fprintf(stderr, "cudatrace: gpu-work: %llu channels no longer followed: GPPut read "
+		ct_err("gpu-work: %llu channels no longer followed: GPPut read "
 				"outside the ring (not the USERD the allocation named, or a corrupt one); "
 				"what they put after is not in this capture, and not counted\n",
 			(unsigned long long)s->not_followed);
 	if (s->unpublished)
-		fprintf(stderr, "cudatrace: gpu-work: %llu rings could not be given to the kernel's "
+		ct_err("gpu-work: %llu rings could not be given to the kernel's "
 				"last look (more than %d channels in a process, or the map full): work "
 				"they put after their last poll before exit is not read\n",
 			(unsigned long long)s->unpublished, CT_GX_SLOTS);
@@ -315,7 +316,7 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 		snprintf(wraps, sizeof(wraps), " (%llu entries lost in them at least: GPPut is an "
 			 "index into the ring, so whole rings more may have gone by unseen)",
 			 (unsigned long long)s->wrap_lost);
-	fprintf(stderr, "cudatrace: gpu-work: %llu channels, %llu segments read (%llu bytes, "
+	ct_err("gpu-work: %llu channels, %llu segments read (%llu bytes, "
 			"%llu cut at the bound), %llu control entries, %llu unreadable, "
 			"%s%llu ring entries lost "
 			"(%llu overwritten while read), %llu ring wraps between polls%s; "

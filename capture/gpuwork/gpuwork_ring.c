@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_ring.h"
+#include "msg.h"
 
 static bool read_exact(int fd, uint64_t addr, void *buf, size_t n)
 {
@@ -93,7 +94,7 @@ static void probe(const struct ct_gpuwork *g, uint32_t pid, const char *what, ui
 	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
 	FILE *f;
 
-	fprintf(stderr, "cudatrace: gpu-work probe: pid %u %s 0x%llx: process_vm_readv %s\n", pid,
+	ct_err("gpu-work probe: pid %u %s 0x%llx: process_vm_readv %s\n", pid,
 		what, (unsigned long long)addr, n == 4 ? "read it" : strerror(errno));
 	snprintf(path, sizeof(path), "%s/%u/maps", g->proc_root, pid);
 	if (!(f = fopen(path, "re")))
@@ -102,7 +103,7 @@ static void probe(const struct ct_gpuwork *g, uint32_t pid, const char *what, ui
 		unsigned long long lo, hi;
 
 		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
-			fprintf(stderr, "cudatrace: gpu-work probe:   in %s", line);
+			ct_err("gpu-work probe:   in %s", line);
 	}
 	fclose(f);
 }

@@ -13,6 +13,7 @@
 
 #include "cubin.h"
 #include "fatbin_format.h"
+#include "grow.h"
 
 uint32_t ct_cubin_arch(uint32_t e_flags, uint8_t abi)
 {
@@ -58,12 +59,9 @@ static struct rel_sec *rel_sections(Elf *e, size_t *n)
 	while ((s = elf_nextscn(e, s))) {
 		if (!gelf_getshdr(s, &sh) || (sh.sh_type != SHT_REL && sh.sh_type != SHT_RELA))
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			if (!(nv = realloc(v, cap * sizeof(*v))))
-				break;
-			v = nv;
-		}
+		if (!(nv = ct_grow(v, &cap, *n + 1, sizeof(*v), 64)))
+			break;
+		v = nv;
 		v[*n].target = sh.sh_info;
 		v[(*n)++].index = elf_ndxscn(s);
 	}

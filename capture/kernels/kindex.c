@@ -9,6 +9,7 @@
 #include "cubin.h"
 #include "fatbin_format.h"
 #include "kindex.h"
+#include "grow.h"
 
 #define HASH_MUL 0x9E3779B97F4A7C15ull   /* 2^64 / golden ratio */
 
@@ -38,16 +39,11 @@ uint64_t ct_code_hash(const uint8_t *p, size_t n, const uint32_t *masks, uint32_
 
 static void *grow(void *v, size_t *cap, size_t need, size_t each)
 {
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
+	if (need <= *cap)   /* also need 0: ct_grow hands back v, which may be NULL */
 		return v;
-	while (c < need)
-		c *= 2;
-	v = realloc(v, c * each);
+	v = ct_grow(v, cap, need, each, 64);
 	if (!v)
 		abort();   /* as idmap_put: the index is no use half made */
-	*cap = c;
 	return v;
 }
 

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "gpuwork.h"
 #include "knamer.h"
+#include "msg.h"
 
 #define REINDEX_NS  (100 * 1000 * 1000ull)   /* files looked at again after a miss, at most so often */
 #define PENDING     64    /* launches whose upload was not seen yet, per process */
@@ -454,8 +455,8 @@ void ct_knamer_report(const struct ct_knamer *k)
 	idmap_each(&k->procs, add_pending, &pending);
 	for (i = 0; i < CT_KN_HOWS; i++)
 		named += st->named[i];
-	fprintf(stderr,
-		"cudatrace: kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
+	ct_err(
+		"kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
 		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
 		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64

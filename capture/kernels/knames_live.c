@@ -17,6 +17,7 @@
 #include "kmaps_keep.h"
 #include "knamer.h"
 #include "knames_live.h"
+#include "msg.h"
 
 struct ct_knames {
 	const char *proc_root;
@@ -297,7 +298,7 @@ void ct_knames_report(const struct ct_knames *n)
 {
 	ct_knamer_report(n->k);
 	if (n->cache_read || n->cache_written || n->cache_failed)
-		fprintf(stderr, "cudatrace: kernel index cache %s: %llu files read from it, %llu "
+		ct_err("kernel index cache %s: %llu files read from it, %llu "
 			"written, %llu not written%s%s\n", n->cache_dir,
 			(unsigned long long)n->cache_read, (unsigned long long)n->cache_written,
 			(unsigned long long)n->cache_failed, n->cache_errno ? ": " : "",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "codemaps.h"
+#include "grow.h"
 
 #define PATH_MAX_REC 4096
 
@@ -161,7 +162,7 @@ int ct_codemaps_read(const char *proc_root, uint32_t pid, struct ct_codemaps *ol
 		if (!parse_line(line, &m))
 			continue;
 		if (out->n == vcap) {
-			struct ct_codemap *nv = realloc(out->v, (vcap = vcap * 2 + 16) * sizeof(m));
+			struct ct_codemap *nv = ct_grow(out->v, &vcap, out->n + 1, sizeof(m), 16);
 
 			if (!nv) {
 				free(m.path);

@@ -15,6 +15,7 @@
 #include "ktables.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "msg.h"
 
 /* The ring buffer's own header before each record (BPF_RINGBUF_HDR_SZ). */
 #define CT_RINGBUF_HDR 8
@@ -554,7 +555,7 @@ static void check_fast(struct ct_unwinder *u, const struct ct_stack *s, const ui
 	if (i == n && n == u->fb.nframes && end_class(kind) == end_class(libdw_kind))
 		return;
 	if (u->st.check_mismatches++ < 5)
-		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: fast walk %u frames (end %u), "
+		ct_err(CT_UNWIND_CHECK_ENV ": tid %u: fast walk %u frames (end %u), "
 			"libdw %u (end %u), first difference at frame %u\n", s->h.tid, n, kind,
 			u->fb.nframes, libdw_kind, i);
 }
@@ -621,7 +622,7 @@ static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32
 	if (i == n && n == u->fb.nframes && end_class(u->kcheck.end) == end_class(kind))
 		return;
 	if (u->st.kcheck_mismatches++ < 5)
-		fprintf(stderr, "cudatrace: " CT_UNWIND_CHECK_ENV ": tid %u: kernel walk %u frames "
+		ct_err(CT_UNWIND_CHECK_ENV ": tid %u: kernel walk %u frames "
 			"(end %u), the copy's unwinding %u (end %u), first difference at frame %u\n",
 			s->h.tid, n, u->kcheck.end, u->fb.nframes, kind, i);
 }
@@ -727,7 +728,7 @@ int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fd
 		return 0;
 	u->kt = ct_ktables_new(*fds, CT_UW_ROWS_MAX);
 	if (!u->kt) {
-		fprintf(stderr, "cudatrace: -k: cannot set up the kernel's unwind tables (%m); "
+		ct_err("-k: cannot set up the kernel's unwind tables (%m); "
 			"set " CT_STACK_COPY_ENV "=1 to copy the stacks instead\n");
 		return -1;
 	}

@@ -42,14 +42,10 @@ struct seg_ctx {
 static struct chan *chan_of(struct ct_decoder *d, uint32_t client, uint32_t channel)
 {
 	uint64_t key = (uint64_t)client << 32 | channel;
-	struct chan *c;
 
 	if (!d->gw && !(d->gw = calloc(1, sizeof(*d->gw))))
 		return NULL;
-	c = idmap_get(&d->gw->chans, key);
-	if (!c && key && (c = calloc(1, sizeof(*c))))
-		idmap_put(&d->gw->chans, key, c);
-	return c;
+	return idmap_get_or_new(&d->gw->chans, key, sizeof(struct chan), NULL);
 }
 
 /* The process's remembered QMDs, made on first use (NULL: out of memory). */
