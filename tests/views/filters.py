@@ -209,7 +209,7 @@ t.ok(p.returncode == 0 and rows == ["NV_ESC_RM_FREE"] and "all calls: 4 " in p.s
 
 # 8. Errors: exit 2, one line on stderr naming the bad part.
 errors = [
-    (["-e", "ctl=X"], "-e 'ctl=X': unknown key 'ctl' (known: esc, ctrl, class, uvm, syscall, status, api, caller, py)"),
+    (["-e", "ctl=X"], "-e 'ctl=X': unknown key 'ctl' (known: esc, ctrl, class, uvm, syscall, status, api, caller, py, kernel)"),
     (["-e", "esc"], "-e 'esc': expected KEY=PATTERN"),
     (["-e", "=RM_FREE"], "-e '=RM_FREE': no key before '='"),
     (["-e", "esc="], "-e 'esc=': empty value for 'esc'"),
