@@ -414,6 +414,11 @@ struct ct_stack_end {
  */
 #define CT_GPU_SEG_DEFAULT  4096            /* --gpu-work: dwords kept per segment */
 #define CT_GPU_SEG_MAX      (64 * 1024)     /* ceiling of any capture */
+/* The exit look's records (struct ct_gpu_exit + at most CT_GPU_SEG_DEFAULT
+ * dwords) are emitted with their size masked by this, for the verifier: a
+ * power of two less one, above the largest (a mask that is not one cuts
+ * sizes with bits it lacks: records of a long segment came out malformed). */
+#define CT_GX_EMIT_MASK  (CT_GPU_SEG_DEFAULT * 4 * 2 - 1)
 
 /* ct_gpu_seg.flags */
 #define CT_GS_TRUNC  (1u << 0)  /* ndwords < want_dwords: cut at the bound */

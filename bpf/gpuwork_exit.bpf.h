@@ -14,6 +14,10 @@
 
 const volatile bool gpu_work = false;   /* --gpu-work */
 
+_Static_assert(sizeof(struct ct_gpu_exit) + CT_GPU_SEG_DEFAULT * 4 <= CT_GX_EMIT_MASK &&
+	       CT_GX_EMIT_MASK < CT_ARG_MAX + CT_NEST_MAX && (CT_GX_EMIT_MASK & (CT_GX_EMIT_MASK + 1)) == 0,
+	       "the exit look's largest record fits its mask, a power of two less one, in the scratch");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -95,7 +99,7 @@ static long gx_entry(__u64 i, void *ctx)
 	}
 	r->ndwords = n;
 	r->h.size = sizeof(*r) + n * 4;
-	emit(r, (sizeof(*r) + n * 4) & (CT_ARG_MAX + CT_NEST_MAX - 1));
+	emit(r, (sizeof(*r) + n * 4) & CT_GX_EMIT_MASK);
 	return 0;
 }
 

@@ -40,6 +40,16 @@
  *          prints "graph N" before each launch of it and "launch GX 1 1 BX 1 1
  *          graph N" for each kernel it starts, then a head whose
  *          first dependent was never uploaded: "unseen QMD"
+ *        gpfifo_fake -f PATH graph-join R
+ *          a stand-in fork-join graph launched R times (its head is a
+ *          kernel that SCHEDULEs two branches, each DECREMENT_DEPENDENCEs
+ *          the join, which waits for 2); prints "graph N" and its four
+ *          kernels as "graph" does; then a head with one branch only:
+ *          "waiting ADDR", the join that never starts
+ *        gpfifo_fake -f PATH big-exit
+ *          after 300 ms, a segment of 6000 dwords (longer than the bound)
+ *          and a launch, then exit at once: prints "launch 4242 ..." and
+ *          "big 6000"
  *        gpfifo_fake -f PATH burst-exit N [kill]
  *          sets up, waits 300 ms (a poller has read the set-up), then puts
  *          N launches of distinct grids at once and exits within a
@@ -418,6 +428,7 @@ static void burst(int n)
 #define QMD_TYPE_GRID_CTA     2u   /* QMD_TYPE 25:23 */
 #define QMD_TYPE_GRID_GPC_CGA 3u
 #define QMD_ACTION_SCHEDULE   1u   /* DEPENDENT_QMD_ACTION_QMD_SCHEDULE */
+#define QMD_ACTION_DECREMENT  4u   /* DEPENDENT_QMD_ACTION_QMD_DECREMENT_DEPENDENCE */
 
 /* A QMD V04_00: type, grid, block bx, shared memory 0. */
 static void qmd_v04(uint32_t *q, uint32_t type, uint32_t gx, uint32_t gy, uint32_t bx)
@@ -432,11 +443,18 @@ static void qmd_v04(uint32_t *q, uint32_t type, uint32_t gx, uint32_t gy, uint32
 	q[37] = 1;                                   /* CTA_THREAD_DIMENSION2 */
 }
 
+/* When q ends, the GPU does action to the QMD at next (DEPENDENT_QMD i). */
+static void qmd_dep(uint32_t *q, int i, uint32_t action, uint64_t next)
+{
+	/* ENABLE(i) 368+5i, ACTION(i) 371+5i:369+5i, PREFETCH(i) 372+5i */
+	q[11] |= (1u | action << 1 | 1u << 4) << (16 + 5 * i);
+	q[14 + i] = (uint32_t)(next >> 8);           /* DEPENDENT_QMD0/1_POINTER 479:448, 511:480 */
+}
+
 /* When q ends, the GPU SCHEDULEs the QMD at next (DEPENDENT_QMD0). */
 static void qmd_then(uint32_t *q, uint64_t next)
 {
-	q[11] |= 1u << 16 | QMD_ACTION_SCHEDULE << 17 | 1u << 20;   /* ENABLE(0) 368, ACTION(0) 371:369, PREFETCH(0) 372 */
-	q[14] = (uint32_t)(next >> 8);                               /* DEPENDENT_QMD0_POINTER 479:448 */
+	qmd_dep(q, 0, QMD_ACTION_SCHEDULE, next);
 }
 
 /* Methods that upload q to addr inline, into the current segment. */
@@ -512,6 +530,87 @@ static void graph(int k, int r)
 	send_qmd(head + 0x10000);
 	submit();
 	printf("unseen 0x204d00000\n");
+}
+
+/* A graph's node: loaded and sent, which does not start it. */
+static void put_node(uint32_t *q, uint64_t addr)
+{
+	q[0] |= 1u << 30;                            /* REQUIRE_SCHEDULING_PCAS 30 */
+	seg_begin();
+	put_qmd(q, addr);
+	send_qmd(addr);
+	submit();
+}
+
+/*
+ * A fork-join graph as CUDA 13 makes one on Hopper (H200, graph_probe
+ * part B): the head is the first node, a kernel of its own, SCHEDULEing
+ * two branches; each branch DECREMENT_DEPENDENCEs the join node, which
+ * waits for 2 (DEPENDENCE_COUNTER).  Launched r times; then a head whose
+ * join waits for a branch that is not in the graph: it never starts.
+ */
+static void graph_join(int r)
+{
+	const uint64_t head = 0x204c00800ull, b = head + 0x200, c = head + 0x400, d = head + 0x600;
+	uint32_t q[96];
+	int n;
+
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 404, 1, 64);
+	q[0] |= 2;                                   /* DEPENDENCE_COUNTER 15:0 */
+	put_node(q, d);
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 403, 1, 128);
+	qmd_dep(q, 0, QMD_ACTION_DECREMENT, d);
+	put_node(q, c);
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 402, 1, 256);
+	qmd_dep(q, 0, QMD_ACTION_DECREMENT, d);
+	put_node(q, b);
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 401, 1, 256);
+	qmd_dep(q, 0, QMD_ACTION_SCHEDULE, b);
+	qmd_dep(q, 1, QMD_ACTION_SCHEDULE, c);
+	seg_begin();
+	put_qmd(q, head);
+	submit();
+	for (n = 1; n <= r; n++) {
+		seg_begin();
+		send_qmd(head);
+		submit();
+		printf("graph %d\n", n);
+		printf("launch 401 1 1 256 1 1 graph %d\n", n);
+		printf("launch 402 1 1 256 1 1 graph %d\n", n);
+		printf("launch 403 1 1 128 1 1 graph %d\n", n);
+		printf("launch 404 1 1 64 1 1 graph %d\n", n);
+	}
+	/* one branch only: the join (waits for 2) gets 1 */
+	qmd_v04(q, QMD_TYPE_GRID_CTA, 411, 1, 32);
+	qmd_then(q, b);
+	seg_begin();
+	put_qmd(q, head + 0x10000);
+	send_qmd(head + 0x10000);
+	submit();
+	printf("launch 411 1 1 32 1 1 graph 1\n");
+	printf("launch 402 1 1 256 1 1 graph 1\n");
+	printf("waiting 0x%llx\n", (unsigned long long)d);
+}
+
+/* A segment longer than the capture's bound (CT_GPU_SEG_DEFAULT dwords),
+ * then a launch, put at once and gone: the last look's records of a
+ * segment cut at the bound. */
+static void big_exit(void)
+{
+	const uint32_t n = 6000;
+
+	pause_us(300000);
+	pace_us = 0;
+	pb_used = 0;
+	seg_start = pb;
+	w(hdr(OP_NONINC, n - 1, 1, 0x1b4));         /* LOAD_INLINE_DATA, n - 1 dwords */
+	for (uint32_t i = 1; i < n; i++)
+		w(i);
+	submit();
+	launch(4242, 64, 0, 0x204e00000ull);
+	printf("big %u\n", n);
+	fflush(stdout);
+	_exit(0);
 }
 
 /* n launches put at once, then gone: exit, or SIGKILL */
@@ -724,6 +823,12 @@ int main(int argc, char **argv)
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "cluster")) {
 		setup(argv[2]);
 		cluster_launch();
+	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big-exit")) {
+		setup(argv[2]);
+		big_exit();
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "graph-join")) {
+		setup(argv[2]);
+		graph_join(atoi(argv[4]));
 	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "graph")) {
 		setup(argv[2]);
 		graph(atoi(argv[4]), atoi(argv[5]));
@@ -742,7 +847,7 @@ int main(int argc, char **argv)
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | -f PATH cluster | -f PATH graph K R | "
+				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | "
 				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
 				"-f PATH hostile\n");
 		return 2;

@@ -89,7 +89,7 @@ for i in $(seq $RUNS); do
 	case "$res" in *PASS) ;; *) fails=$((fails + 1)) ;; esac
 done
 ex=$(cat "$W"/run*.err | grep -o 'process exited ([0-9]* entries; [0-9]* could not' |
-	awk '{ e += $3; f += $5 } END { print e + 0, f + 0 }')
+	tr -d "(;" | awk '{ e += $3; f += $5 } END { print e + 0, f + 0 }')
 verdict "[ \"${ex% *}\" -gt 0 ] && [ \"${ex#* }\" = 0 ]" \
 	"the kernel's last look read BAR1 (ring, USERD) and the pushbuffer at exit: ${ex% *} entries, ${ex#* } not copied, in $RUNS runs"
 

@@ -84,6 +84,18 @@ calls = [i for i, x in enumerate(allev) if x["type"] not in ("gpu-work",) and "i
 t.ok(calls and max(calls) < first_launch, "the work read at exit follows every call of the process",
      (calls[-3:], first_launch))
 
+# 4b. A segment longer than the bound, put right before the exit: the last
+# look's record of it is whole (cut at the bound, not malformed), and the
+# launch after it is read.
+sent, got, err, _ = capture(["--gpu-work"], None, "big-exit")
+t.ok(sent == [4242] and got == [4242], "a 6000-dword segment and a launch before exit: the launch "
+     "read", (got, err[-400:]))
+t.ok("malformed" not in err and num(r"process exited \(\d+ entries; (\d+) could not", err) == 0,
+     "the exit look's record of the long segment is well formed: 0 not copied", err[-600:])
+t.ok(any(x.get("dwords") == 6000 for x in decode_json(os.path.join(tmp, "t.ctrace"), "-v")
+        if x.get("kind") == "GP-ENTRY"),
+     "and its entry says its whole length (6000 dwords)")
+
 # 5. A steady burst: 10,000 launches a second on a ring of 64 entries goes
 # round every 6.4 ms, faster than a fixed 200 Hz poll follows; the busy
 # ring is polled faster.  Every entry is read or counted.
