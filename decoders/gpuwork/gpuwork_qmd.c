@@ -6,7 +6,10 @@
  * shape; a graph's first launch sends its nodes' QMDs with
  * REQUIRE_SCHEDULING_PCAS (their send does not start them), and every
  * launch sends one head QMD of grid 0 whose DEPENDENT_QMD0 SCHEDULEs the
- * first node, which SCHEDULEs the next, and so on.
+ * first node, which SCHEDULEs the next, and so on.  A fork-join graph's
+ * head is its first node (a kernel of its own) SCHEDULEing the branches;
+ * each branch DECREMENT_DEPENDENCEs the join node, which waits for as many
+ * (its DEPENDENCE_COUNTER) and was loaded like every node.
  */
 #include <string.h>
 
@@ -129,9 +132,10 @@ enum gw_kind gw_qmd_send_kind(const struct gw_event *e, const struct gw_qmd_fact
 /* --- the chain ----------------------------------------------------------- */
 
 /* Flags in a found entry's low bits (QMD addresses are << 8): */
-#define UNSEEN 1ull   /* not kept: not seen uploaded */
-#define NOTQMD 2ull   /* kept, but no QMD layout of the head's class */
-#define FLAGS (UNSEEN | NOTQMD)
+#define UNSEEN  1ull   /* not kept: not seen uploaded */
+#define NOTQMD  2ull   /* kept, but no QMD layout of the head's class */
+#define WAITING 4ull   /* a join node decremented in this walk: started or not? */
+#define FLAGS (UNSEEN | NOTQMD | WAITING)
 
 struct walk {
 	struct gw_qmds *m;
@@ -141,21 +145,72 @@ struct walk {
 	bool cut;                 /* more than GW_QMDS_MAX: the rest not followed */
 };
 
-/* The QMDs e SCHEDULEs, first dependent on top.  Those it only
- * decrements (DECREMENT_DEPENDENCE: stream order) are not followed. */
+static void push(struct walk *w, uint64_t addr)
+{
+	if (w->nstack == GW_QMDS_MAX)
+		w->cut = true;
+	else
+		w->stack[w->nstack++] = addr;
+}
+
+static bool note(struct walk *w, uint64_t entry)
+{
+	if (w->nfound == GW_QMDS_MAX) {
+		w->cut = true;
+		return false;
+	}
+	w->found[w->nfound++] = entry;
+	return true;
+}
+
+/* How many decrements the QMD at s waits for before it starts, if it is a
+ * graph's node (loaded with REQUIRE_SCHEDULING_PCAS); -1 if it is not (a
+ * stream's GRID_NULL QMD: stream order, not a graph's work). */
+static int64_t join_waits(const struct walk *w, const struct gw_qmd_slot *s)
+{
+	struct gw_event e = { 0 };
+	struct gw_qmd_facts f;
+
+	gw_qmd_read(&e, w->k, s->dw, s->n, &f);
+	return f.q && f.require_pcas ? (int64_t)e.dep_counter : -1;
+}
+
+/* A DECREMENT_DEPENDENCE of the QMD at addr: a join node starts on the
+ * decrement that brings its count to 0.  One not seen uploaded may be a
+ * graph's node: said, as a SCHEDULEd one is. */
+static void decrement(struct walk *w, uint64_t addr)
+{
+	struct gw_qmd_slot *s = gw_qmds_get(w->m, addr);
+	int64_t waits;
+
+	if (!s) {
+		note(w, addr | UNSEEN);
+		return;
+	}
+	if (s->walk == w->mark || (waits = join_waits(w, s)) < 0)
+		return;   /* started already in this walk, or stream order */
+	if (s->dec_walk != w->mark) {
+		s->dec_walk = w->mark;
+		s->decs = 0;
+		if (!note(w, addr | WAITING))
+			return;
+	}
+	if (++s->decs >= waits)
+		push(w, addr);
+}
+
+/* The QMDs e starts when it ends: those it SCHEDULEs (first dependent on
+ * top of the stack) and the join nodes its decrements release. */
 static void push_deps(struct walk *w, const struct gw_event *e)
 {
 	int i;
 
-	for (i = (int)e->ndeps - 1; i >= 0; i--) {
-		if (!e->deps[i].schedules)
-			continue;
-		if (w->nstack == GW_QMDS_MAX) {
-			w->cut = true;
-			return;
-		}
-		w->stack[w->nstack++] = e->deps[i].qmd;
-	}
+	for (i = 0; i < (int)e->ndeps; i++)
+		if (!e->deps[i].schedules && e->deps[i].qmd)
+			decrement(w, e->deps[i].qmd);
+	for (i = (int)e->ndeps - 1; i >= 0; i--)
+		if (e->deps[i].schedules)
+			push(w, e->deps[i].qmd);
 }
 
 static void visit(struct walk *w, uint64_t addr)
@@ -166,18 +221,32 @@ static void visit(struct walk *w, uint64_t addr)
 
 	if (s && s->walk == w->mark)
 		return;   /* started once per walk, however many lead to it */
-	if (w->nfound == GW_QMDS_MAX) {
-		w->cut = true;
-		return;
-	}
 	if (!s) {
-		w->found[w->nfound++] = addr | UNSEEN;
+		note(w, addr | UNSEEN);
 		return;
 	}
-	s->walk = w->mark;
 	gw_qmd_read(&e, w->k, s->dw, s->n, &f);
-	w->found[w->nfound++] = addr | (f.q ? 0 : NOTQMD);
+	if (!note(w, addr | (f.q ? 0 : NOTQMD)))
+		return;
+	s->walk = w->mark;
 	push_deps(w, &e);
+}
+
+/* A WAITING entry that its decrements started is given where it started;
+ * one still waiting at the walk's end is unseen work. */
+static bool still_waiting(const struct walk *w, uint64_t entry)
+{
+	const struct gw_qmd_slot *s = gw_qmds_get(w->m, entry & ~FLAGS);
+
+	return s && s->walk != w->mark;
+}
+
+/* A found entry: 1 a kernel started, 0 nothing to give, -1 unseen. */
+static int entry_state(const struct walk *w, uint64_t entry)
+{
+	if (entry & WAITING)
+		return still_waiting(w, entry) ? -1 : 0;
+	return entry & FLAGS ? -1 : 1;
 }
 
 static void give(struct walk *w, const struct gw_event *head, uint64_t entry, gw_qmd_out_fn out,
@@ -185,12 +254,17 @@ static void give(struct walk *w, const struct gw_event *head, uint64_t entry, gw
 {
 	struct gw_event e = { .kind = GW_UNSEEN, .qmd = entry & ~FLAGS, .graph = head->qmd,
 			      .graph_launch = head->graph_launch };
-	struct gw_qmd_slot *s = entry & FLAGS ? NULL : gw_qmds_get(w->m, entry);
+	struct gw_qmd_slot *s = gw_qmds_get(w->m, entry & ~FLAGS);
 	struct gw_qmd_facts f;
 
-	if (s) {
+	if (!entry_state(w, entry))
+		return;
+	if (s && !(entry & FLAGS)) {
 		gw_qmd_read(&e, w->k, s->dw, s->n, &f);
 		e.kind = empty_grid(&e) ? GW_EMPTY_QMD : GW_LAUNCH;
+	} else if (entry & WAITING) {
+		e.name = "a join node waiting for more branches than were seen to end: "
+			 "not started as far as the trace shows";
 	} else if (entry & NOTQMD) {
 		e.name = "the bytes uploaded there are no QMD layout of the class";
 	} else {
@@ -220,8 +294,10 @@ void gw_qmd_walk(struct gw_qmds *m, const struct gw_class *k, struct gw_event *h
 	while (w.nstack && !w.cut)
 		visit(&w, w.stack[--w.nstack]);
 	for (i = 0; i < w.nfound; i++) {
-		head->graph_kernels += !(w.found[i] & FLAGS);
-		head->graph_unseen += !!(w.found[i] & FLAGS);
+		int st = entry_state(&w, w.found[i]);
+
+		head->graph_kernels += st > 0;
+		head->graph_unseen += st < 0;
 	}
 	head->graph_unseen += w.cut;
 	out(arg, head);

@@ -11,13 +11,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 536 bytes, 8.8 MB, at most) */
+#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 544 bytes, 8.9 MB, at most) */
 #define GW_QMD_KEEP  128    /* dwords kept of each: every QMD layout fits */
 
 struct gw_qmd_slot {
 	uint64_t addr;          /* 0: free */
 	uint32_t n;             /* dwords kept */
 	uint32_t walk;          /* the chain walk that last reached it (cycles) */
+	uint32_t dec_walk;      /* the walk whose decrements `decs` counts */
+	uint32_t decs;          /* DECREMENT_DEPENDENCEs it had in that walk */
 	uint32_t launches;      /* times it was sent as a graph's head */
 	uint32_t dw[GW_QMD_KEEP];
 };

@@ -560,8 +560,8 @@ bool ct_gpuwork_summary(const struct ct_decode_stats *st, char *buf, size_t n)
 	if (!st->gw_graph_launches && !st->gw_unseen_qmds && !st->gw_qmds_not_kept)
 		return false;
 	k = snprintf(buf, n, "gpu-work decoding: %" PRIu64 " graph launches followed, %" PRIu64
-		     " QMDs a chain led to could not be followed (not seen uploaded: the kernels "
-		     "they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
+		     " QMDs a chain led to could not be followed (not seen uploaded, or a join "
+		     "waiting for a branch not seen: the kernels they start are unseen)", st->gw_graph_launches, st->gw_unseen_qmds);
 	if (st->gw_qmds_not_kept && k > 0 && (size_t)k < n)
 		snprintf(buf + k, n - (size_t)k, ", %" PRIu64 " QMD uploads not remembered (a "
 			 "process's memory of %u QMDs was full)", st->gw_qmds_not_kept, GW_QMDS_MAX);

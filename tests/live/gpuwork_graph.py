@@ -80,4 +80,31 @@ t.ok(any("COMPUTE GRAPH-LAUNCH" in l and l.split()[-2] == str(r + 1) for l in p.
      and any("COMPUTE UNSEEN-QMD" in l and l.split()[-2] == "1" for l in p.stdout.splitlines())
      and any("COMPUTE LAUNCH " in l and l.split()[-2] == str(k * r) for l in p.stdout.splitlines()),
      "-c: launches, graph launches and unseen QMDs counted", p.stdout[-600:])
+
+# 3. A fork-join graph (its head a kernel SCHEDULEing two branches, each
+# DECREMENT_DEPENDENCEing a join that waits for 2), launched R times; then
+# a head with one branch only, whose join never starts: said and counted.
+r = random.randint(2, 7)
+tr = os.path.join(tmp, "join.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", tr, "--",
+         FAKE, "-f", ctl, "graph-join", str(r)])
+want = [tuple(int(x) for x in (w[1], w[4], w[8])) for w in
+        (l.split() for l in p.stdout.splitlines()) if w and w[0] == "launch"]
+t.ok(p.returncode == 0 and len(want) == 4 * r + 2 and "0 ring entries lost" in p.stderr,
+     "the stand-in launched a fork-join graph %d times" % r, p.stderr[-400:])
+ev = decode_json(tr)
+have = [(e["grid"]["x"], e["block"]["x"], e["graph_launch"]) for e in gpu_work(ev, "LAUNCH")]
+t.ok(have == want, "JSON: %d x 4 kernels, the join (404) included, each with its graph launch"
+     % r, (have[:5], want[:5]))
+heads = gpu_work(ev, "GRAPH-LAUNCH")
+t.ok([(h["graph_launch"], h["kernels"], h["unseen"]) for h in heads] ==
+     [(n, 3, 0) for n in range(1, r + 1)] + [(1, 1, 1)],
+     "each launch starts 3 QMDs after its head; the one-branch head: 1 started, 1 unseen",
+     [(h["graph_launch"], h["kernels"], h["unseen"]) for h in heads])
+un = gpu_work(ev, "UNSEEN-QMD")
+t.ok(len(un) == 1 and un[0]["qmd"] == "0x204c00e00" and "join node" in un[0]["error"],
+     "the join whose second branch never ended: UNSEEN-QMD, with why", un)
+p = run([CUDATRACE, "-r", tr])
+t.ok("%d graph launches followed, 1 QMDs a chain led to could not be followed" % (r + 1)
+     in p.stderr, "the decoder's closing line counts it", p.stderr[-300:])
 t.done()
