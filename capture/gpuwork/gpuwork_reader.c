@@ -228,6 +228,20 @@ static void sweep(struct ct_gpuwork *g)
 	gw_chans_sweep(&g->chans);
 }
 
+/* How late a poll came after its ring was due: a reader held up
+ * elsewhere shows here. */
+static void note_lateness(struct ct_gpuwork *g, const struct gw_ring *r, uint64_t now)
+{
+	uint64_t late;
+
+	if (!r->f.due_ns || now <= r->f.due_ns)
+		return;
+	late = now - r->f.due_ns;
+	if (late > g->st.late_max_ns)
+		g->st.late_max_ns = late;
+	g->st.late_polls += late > 1000000ull;
+}
+
 /* Every due GPPut first, then the kernel's records, then the entries: what
  * a driver call that ended before GPPut moved says reaches the sink first.
  * The drain may learn channels (rings[] may move) or end them. */
@@ -240,6 +254,7 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 		struct gw_ring *r = &g->chans.rings[i];
 
 		if (!r->dead && !r->f.exit_seen && (all || due(r, now))) {
+			note_lateness(g, r, now);
 			gw_snapshot_ring(g, r);
 			nsnap++;
 			if (!r->snap)   /* its USERD not mapped yet, or unreadable */
@@ -306,6 +321,22 @@ static void report_exit(const struct ct_gpuwork_stats *s)
 			(unsigned long long)s->unpublished, CT_GX_SLOTS);
 }
 
+/* CUDATRACE_GPUWORK_PROBE: where the poller's time went. */
+static void report_reads(const struct ct_gpuwork_stats *s)
+{
+	static const char *const what[GW_READ_KINDS] = {
+		[GW_READ_PUT] = "GPPut/GPGet", [GW_READ_ENTRIES] = "ring entries",
+		[GW_READ_FRESH] = "entries put while reading", [GW_READ_SEGMENTS] = "segments",
+	};
+
+	for (int k = 0; k < GW_READ_KINDS; k++)
+		ct_err("gpu-work probe: %s: %llu reads, %llu bytes, %.1f ms\n", what[k],
+		       (unsigned long long)s->read[k].reads, (unsigned long long)s->read[k].bytes,
+		       (double)s->read[k].ns / 1e6);
+	ct_err("gpu-work probe: polls later than due by 1 ms or more: %llu; the latest: %.1f ms\n",
+	       (unsigned long long)s->late_polls, (double)s->late_max_ns / 1e6);
+}
+
 void ct_gpuwork_report(const struct ct_gpuwork *g)
 {
 	const struct ct_gpuwork_stats *s = &g->st;
@@ -330,5 +361,7 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 		(double)s->cpu_ns / 1e6, (unsigned long long)s->ring_polls,
 		(unsigned long long)s->fast_polls);
 	report_exit(s);
+	if (g->probe)
+		report_reads(s);
 	gw_chans_report(&g->chans);   /* channel allocations not followed (gpuwork_chans.c) */
 }

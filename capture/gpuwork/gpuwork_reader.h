@@ -21,6 +21,18 @@
 struct ct_gpuwork;
 typedef void (*ct_gpuwork_sink_fn)(void *ctx, const struct ct_rec *r);
 
+/* What the poller reads of process memory, by purpose (CUDATRACE_GPUWORK_PROBE
+ * prints them): a read of video memory through BAR1 costs microseconds. */
+enum gw_read_kind {
+	GW_READ_PUT,        /* GPPut and GPGet in the USERD */
+	GW_READ_ENTRIES,    /* ring entries of a poll */
+	GW_READ_FRESH,      /* ring entries put while a batch was read (the overwrite check) */
+	GW_READ_SEGMENTS,   /* pushbuffer segments */
+	GW_READ_KINDS
+};
+
+struct gw_read_cost { uint64_t reads, bytes, ns; };
+
 struct ct_gpuwork_stats {
 	uint64_t channels;          /* channels learned */
 	uint64_t no_userd;          /* ... whose USERD mapping was never seen */
@@ -46,6 +58,9 @@ struct ct_gpuwork_stats {
 	uint64_t exit_no_put;       /* rings whose GPPut could not be read at exit */
 	uint64_t exit_gap_ns;       /* the longest a process ran after a ring's last poll */
 	uint64_t unpublished;       /* rings the kernel could not be told of (map full) */
+	struct gw_read_cost read[GW_READ_KINDS];   /* process memory read, by purpose */
+	uint64_t late_max_ns;       /* the latest a poll came after its ring was due */
+	uint64_t late_polls;        /* ring polls more than 1 ms after they were due */
 };
 
 /* max_dwords: the bound per segment (CT_GPU_SEG_MAX at most). */

@@ -32,9 +32,18 @@
 #include "gpuwork_ring.h"
 #include "msg.h"
 
-static bool read_exact(int fd, uint64_t addr, void *buf, size_t n)
+/* n bytes of process memory at addr, counted by purpose. */
+static bool gw_read(struct ct_gpuwork *g, enum gw_read_kind k, int fd, uint64_t addr, void *buf,
+		    size_t n)
 {
-	return addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
+	struct gw_read_cost *c = &g->st.read[k];
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	bool ok = addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
+
+	c->reads++;
+	c->bytes += n;
+	c->ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	return ok;
 }
 
 struct poll_ctx {
@@ -42,6 +51,11 @@ struct poll_ctx {
 	const struct gw_ring *r;
 	int fd;
 	uint32_t get, put;
+	/* The overwrite check's ranges (g->fresh): of the entries from put to
+	 * fresh_put (fresh_n of them), read once per poll, not per batch. */
+	uint32_t fresh_put, fresh_n;
+	size_t nfresh;
+	uint64_t fresh_base;
 };
 
 static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
@@ -109,13 +123,15 @@ static void probe(const struct ct_gpuwork *g, uint32_t pid, const char *what, ui
 }
 
 /* Entries [from, from + n) of the ring into e (n <= entries). */
-static bool read_entries(const struct poll_ctx *p, uint32_t from, uint32_t n, uint64_t *e)
+static bool read_entries(const struct poll_ctx *p, enum gw_read_kind k, uint32_t from, uint32_t n,
+			 uint64_t *e)
 {
 	const struct gw_ring *r = p->r;
 	uint32_t first = n < r->entries - from ? n : r->entries - from;
 
-	return read_exact(p->fd, r->ring_va + (uint64_t)from * 8, e, (size_t)first * 8) &&
-	       (first == n || read_exact(p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
+	return gw_read(p->g, k, p->fd, r->ring_va + (uint64_t)from * 8, e, (size_t)first * 8) &&
+	       (first == n ||
+		gw_read(p->g, k, p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
 }
 
 /* What entry asks to read, its segment cut to the bound; base: the
@@ -151,28 +167,35 @@ static void plan(const struct ct_gpuwork *g, uint32_t cls, const uint64_t *e, ui
 }
 
 /* The segments put since p->put (up to new_put), and what is being
- * written past the last one: ranges a batch read meanwhile must miss. */
+ * written past the last one: ranges a batch read meanwhile must miss.
+ * The entries already read for an earlier batch of this poll are not read
+ * again (a ring in video memory is read through BAR1, microseconds a read):
+ * a poll reads each entry put meanwhile once. */
 static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 {
 	struct ct_gpuwork *g = p->g;
-	uint32_t n = (new_put + p->r->entries - p->put) % p->r->entries, i;
-	uint64_t e[64], base = p->r->pb_base;   /* they follow this poll's entries */
-	size_t nf = 0;
+	uint32_t n = (new_put + p->r->entries - p->fresh_put) % p->r->entries, i;
+	uint64_t e[64];
+	size_t nf = p->nfresh;
 
-	if (n > GW_FRESH_MAX - 1)
-		n = GW_FRESH_MAX - 1;
+	if (n > GW_FRESH_MAX - 1 - p->fresh_n)
+		n = GW_FRESH_MAX - 1 - p->fresh_n;
 	for (i = 0; i < n; i += 64) {
 		uint32_t k = n - i < 64 ? n - i : 64, j;
 
-		if (!read_entries(p, (p->put + i) % p->r->entries, k, e))
+		if (!read_entries(p, GW_READ_FRESH, (p->fresh_put + i) % p->r->entries, k, e))
 			break;
 		for (j = 0; j < k; j++) {
-			struct gw_seg s = seg_of(g, p->r->cls, e[j], &base);
+			struct gw_seg s = seg_of(g, p->r->cls, e[j], &p->fresh_base);
 
 			if (s.ok && s.want)
 				g->fresh[nf++] = (struct gw_range){ s.va, s.va + (uint64_t)s.want * 4 };
 		}
 	}
+	i = i < n ? i : n;   /* entries read: all, or up to the read that failed */
+	p->fresh_put = (p->fresh_put + i) % p->r->entries;
+	p->fresh_n += i;
+	p->nfresh = nf;
 	if (nf)   /* the producer writes on past the last segment it put */
 		g->fresh[nf] = (struct gw_range){ g->fresh[nf - 1].hi,
 						  g->fresh[nf - 1].hi + GW_DANGER_BYTES }, nf++;
@@ -204,12 +227,12 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 {
 	struct ct_gpuwork *g = p->g;
 	uint64_t lo = sg[0].va, hi = sg[n - 1].va + (uint64_t)sg[n - 1].n * 4;
-	bool readable = hi == lo || read_exact(p->fd, lo, g->batch, hi - lo);
+	bool readable = hi == lo || gw_read(g, GW_READ_SEGMENTS, p->fd, lo, g->batch, hi - lo);
 	uint32_t new_put = p->put, i;
 	size_t nf = 0;
 
 	if (hi != lo && readable &&
-	    read_exact(p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
+	    gw_read(g, GW_READ_PUT, p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
 	    new_put != p->put && new_put < p->r->entries)
 		nf = fresh_ranges(p, new_put);
 	for (i = 0; i < n; i++) {
@@ -343,7 +366,8 @@ static uint32_t mark_reused(const struct poll_ctx *p, uint32_t n, bool *stale)
 {
 	uint32_t size = p->r->entries, now, moved, k, i;
 
-	if (!n || !read_exact(p->fd, p->r->userd_cpu + p->g->gpput_off, &now, 4) || now >= size)
+	if (!n || !gw_read(p->g, GW_READ_PUT, p->fd, p->r->userd_cpu + p->g->gpput_off, &now, 4) ||
+	    now >= size)
 		return 0;
 	moved = (now + size - p->put) % size;
 	if ((uint64_t)n + moved < size)
@@ -362,27 +386,27 @@ static void probe_once(struct poll_ctx *p, struct gw_ring *r)
 	r->probed = true;
 	probe(p->g, r->pid, "USERD", r->userd_cpu);
 	probe(p->g, r->pid, "ring", r->ring_va);
-	if (read_entries(p, r->next, 1, &entry))
+	if (read_entries(p, GW_READ_ENTRIES, r->next, 1, &entry))
 		probe(p->g, r->pid, "segment", seg_of(p->g, r->cls, entry, &base).va);
 }
 
 /* GPPut and GPGet, in one read where they sit side by side (a read of
  * video memory through BAR1 costs microseconds). */
-static bool read_put_get(const struct ct_gpuwork *g, int fd, const struct gw_ring *r,
+static bool read_put_get(struct ct_gpuwork *g, int fd, const struct gw_ring *r,
 			 uint32_t *put, uint32_t *get)
 {
 	uint32_t lo = g->gpget_off < g->gpput_off ? g->gpget_off : g->gpput_off;
 	uint32_t both[2];
 
 	if (g->gpget_off + 4 == g->gpput_off || g->gpput_off + 4 == g->gpget_off) {
-		if (!read_exact(fd, r->userd_cpu + lo, both, 8))
+		if (!gw_read(g, GW_READ_PUT, fd, r->userd_cpu + lo, both, 8))
 			return false;
 		*put = both[(g->gpput_off - lo) / 4];
 		*get = both[(g->gpget_off - lo) / 4];
 		return true;
 	}
-	return read_exact(fd, r->userd_cpu + g->gpput_off, put, 4) &&
-	       read_exact(fd, r->userd_cpu + g->gpget_off, get, 4);
+	return gw_read(g, GW_READ_PUT, fd, r->userd_cpu + g->gpput_off, put, 4) &&
+	       gw_read(g, GW_READ_PUT, fd, r->userd_cpu + g->gpget_off, get, 4);
 }
 
 void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r)
@@ -396,7 +420,7 @@ void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r)
 
 void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r)
 {
-	struct poll_ctx p = { g, r, -1, r->snap_get, r->snap_put };
+	struct poll_ctx p = { .g = g, .r = r, .fd = -1, .get = r->snap_get, .put = r->snap_put };
 
 	if (r->f.exit_seen)   /* read at exit by the kernel (gpuwork_exit.c) */
 		return;
@@ -418,7 +442,8 @@ static void send_window(const struct poll_ctx *p)
 
 void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 {
-	struct poll_ctx p = { g, r, gw_mem_fd(g, r->pid), r->snap_get, r->snap_put };
+	struct poll_ctx p = { .g = g, .r = r, .fd = gw_mem_fd(g, r->pid), .get = r->snap_get,
+			      .put = r->snap_put, .fresh_put = r->snap_put };
 	uint64_t last;
 	uint32_t from, n;
 	bool wrapped;
@@ -436,7 +461,7 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	/* Went round since the last poll?  Then every entry is new: read them
 	 * all.  The n GPPut moved past our index are gone (at least). */
 	wrapped = r->have_last &&
-		  read_entries(&p, (r->next + r->entries - 1) % r->entries, 1, &last) &&
+		  read_entries(&p, GW_READ_ENTRIES, (r->next + r->entries - 1) % r->entries, 1, &last) &&
 		  last != r->last_entry;
 	if (n || wrapped)
 		send_window(&p);
@@ -448,12 +473,13 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	}
 	if (g->probe && n && !r->probed)
 		probe_once(&p, r);
-	if (n && !read_entries(&p, from, n, g->ents)) {
+	if (n && !read_entries(&p, GW_READ_ENTRIES, from, n, g->ents)) {
 		lost(&p, from, n, 0);
 		r->next = p.put;
 		return;
 	}
 	plan(g, r->cls, g->ents, n, &r->pb_base, g->segs);
+	p.fresh_base = r->pb_base;   /* the entries put meanwhile follow these */
 	mark_stale(g->segs, n, g->stale);
 	mark_reused(&p, n, g->stale);
 	read_segments(&p, from, g->ents, g->segs, g->stale, n);
