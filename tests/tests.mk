@@ -89,3 +89,13 @@ $(OUTPUT)/python/embed: tests/python/embed.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PY_CONFIG) --cflags) $< $(shell $(PY_CONFIG) --ldflags --embed) -o $@
 endif
+
+# The kernel namer's mappings thread (capture/kernels/kmaps_keep.c), on a
+# stand-in /proc (tests/live/kernel_names.py runs it).
+KK_OBJS := $(addprefix $(OUTPUT)/obj/,kmaps_keep.o codemaps.o privs.o)
+tests-build: $(OUTPUT)/kernels/kmaps_keep_check
+
+$(OUTPUT)/kernels/kmaps_keep_check: tests/kernels/kmaps_keep_check.c $(KK_OBJS) $(OUTPUT)/libcudatrace.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) -Itests/lib $< $(KK_OBJS) $(OUTPUT)/libcudatrace.a $(LDLIBS) -pthread -o $@

@@ -21,6 +21,15 @@ FAKE = os.path.join(BUILD, "gpfifo_fake")
 KDIR = os.path.join(ROOT, "tests", "kernels")
 CODE = os.path.join(KDIR, "k_add.code")
 t = Tap()
+
+# The namer's mappings are read on a thread of their own: a watch from the
+# reader thread returns while /proc/PID/maps cannot be read (a FIFO).
+kk = scratch_dir("ct-kmaps-")
+p = run([os.path.join(BUILD, "kernels", "kmaps_keep_check"), kk], timeout=60)
+t.ok(p.returncode == 0 and "not ok" not in p.stdout,
+     "mappings read off the reader thread, kept for the namer (kmaps_keep_check)",
+     p.stdout[-600:] + p.stderr[-300:])
+
 why = live_capture_possible()
 if why:
     t.skip("live --gpu-work kernel names", why)
