@@ -61,6 +61,7 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 	g->gpput_off = put->lo / 8;
 	g->gpget_off = get->lo / 8;
 	g->probe = getenv("CUDATRACE_GPUWORK_PROBE") != NULL;
+	g->costs = getenv("CUDATRACE_GPUWORK_COSTS") != NULL;
 	g->idle_ns = 1000000000ull / 200;
 	return g;
 }
@@ -162,12 +163,19 @@ void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_
  * When ring r is polled next, from how far GPPut moved (n entries) since
  * the poll before: at the rate it moves, a quarter of the ring is used in
  * entries / (4 * rate); poll by then, but at most every
- * GW_BUSY_MIN_INTERVAL_NS and at least HZ times a second.  A ring that went
+ * GW_BUSY_MIN_INTERVAL_NS and at least HZ times a second.  A ring that
+ * moved at all is polled at least every GW_ACTIVE_INTERVAL_NS: its rate
+ * says little of its next burst (NCCL put 1,200 entries in 3.6 ms on a
+ * ring that had put 30 a millisecond: H200, 2026-11-27).  A ring that went
  * round is polled as fast as can be.  Work comes in trains with gaps (a
  * training step, a producer that lost its CPU for a few ms): the
  * shortest interval a ring needed is kept for GW_BUSY_HOLD_NS after.
+ * A poll of a ring costs a few reads of its USERD and entries (7 us each
+ * through BAR1, measured): 1,000 polls a second of an active ring cost
+ * under 1% of a core.
  */
 #define GW_BUSY_HOLD_NS 100000000ull
+#define GW_ACTIVE_INTERVAL_NS 1000000ull
 
 static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, bool wrapped)
 {
@@ -178,8 +186,10 @@ static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, boo
 
 	if (wrapped)
 		iv = GW_BUSY_MIN_INTERVAL_NS;
-	else if (n)   /* dt * entries / (4 n), without overflow */
+	else if (n) {   /* dt * entries / (4 n), without overflow */
 		iv = dt / 4 / n * r->entries < iv ? dt / 4 / n * r->entries : iv;
+		iv = iv < GW_ACTIVE_INTERVAL_NS ? iv : GW_ACTIVE_INTERVAL_NS;
+	}
 	if (iv < GW_BUSY_MIN_INTERVAL_NS)
 		iv = GW_BUSY_MIN_INTERVAL_NS;
 	if (iv < g->idle_ns && (iv <= f->hold_ns || r->snap_ns >= f->hold_until_ns)) {
@@ -261,8 +271,13 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 				r->f.due_ns = now + g->idle_ns;
 		}
 	}
-	if (g->drain)
+	if (g->drain) {
+		uint64_t d0 = ct_now_ns(CLOCK_MONOTONIC), d;
+
 		g->drain(g->drain_ctx);
+		d = ct_now_ns(CLOCK_MONOTONIC) - d0;
+		g->st.drain_max_ns = d > g->st.drain_max_ns ? d : g->st.drain_max_ns;
+	}
 	for (i = 0; i < g->chans.nrings; i++)
 		if (g->chans.rings[i].snap)
 			poll_one(g, &g->chans.rings[i]);
@@ -321,7 +336,7 @@ static void report_exit(const struct ct_gpuwork_stats *s)
 			(unsigned long long)s->unpublished, CT_GX_SLOTS);
 }
 
-/* CUDATRACE_GPUWORK_PROBE: where the poller's time went. */
+/* CUDATRACE_GPUWORK_COSTS: where the poller's time went. */
 static void report_reads(const struct ct_gpuwork_stats *s)
 {
 	static const char *const what[GW_READ_KINDS] = {
@@ -330,11 +345,14 @@ static void report_reads(const struct ct_gpuwork_stats *s)
 	};
 
 	for (int k = 0; k < GW_READ_KINDS; k++)
-		ct_err("gpu-work probe: %s: %llu reads, %llu bytes, %.1f ms\n", what[k],
-		       (unsigned long long)s->read[k].reads, (unsigned long long)s->read[k].bytes,
-		       (double)s->read[k].ns / 1e6);
-	ct_err("gpu-work probe: polls later than due by 1 ms or more: %llu; the latest: %.1f ms\n",
-	       (unsigned long long)s->late_polls, (double)s->late_max_ns / 1e6);
+		ct_err("gpu-work costs: %s: %llu reads, %llu bytes, %.1f ms (the longest %.3f ms)\n",
+		       what[k], (unsigned long long)s->read[k].reads,
+		       (unsigned long long)s->read[k].bytes, (double)s->read[k].ns / 1e6,
+		       (double)s->read[k].max_ns / 1e6);
+	ct_err("gpu-work costs: polls later than due by 1 ms or more: %llu; the latest: %.1f ms; "
+	       "the longest hand-over of the kernel's records: %.1f ms\n",
+	       (unsigned long long)s->late_polls, (double)s->late_max_ns / 1e6,
+	       (double)s->drain_max_ns / 1e6);
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)
@@ -361,7 +379,7 @@ void ct_gpuwork_report(const struct ct_gpuwork *g)
 		(double)s->cpu_ns / 1e6, (unsigned long long)s->ring_polls,
 		(unsigned long long)s->fast_polls);
 	report_exit(s);
-	if (g->probe)
+	if (g->costs)
 		report_reads(s);
 	gw_chans_report(&g->chans);   /* channel allocations not followed (gpuwork_chans.c) */
 }

@@ -21,7 +21,7 @@
 struct ct_gpuwork;
 typedef void (*ct_gpuwork_sink_fn)(void *ctx, const struct ct_rec *r);
 
-/* What the poller reads of process memory, by purpose (CUDATRACE_GPUWORK_PROBE
+/* What the poller reads of process memory, by purpose (CUDATRACE_GPUWORK_COSTS
  * prints them): a read of video memory through BAR1 costs microseconds. */
 enum gw_read_kind {
 	GW_READ_PUT,        /* GPPut and GPGet in the USERD */
@@ -31,7 +31,8 @@ enum gw_read_kind {
 	GW_READ_KINDS
 };
 
-struct gw_read_cost { uint64_t reads, bytes, ns; };
+/* A read waits for the process's mmap lock: max_ns shows one that did. */
+struct gw_read_cost { uint64_t reads, bytes, ns, max_ns; };
 
 struct ct_gpuwork_stats {
 	uint64_t channels;          /* channels learned */
@@ -61,6 +62,7 @@ struct ct_gpuwork_stats {
 	struct gw_read_cost read[GW_READ_KINDS];   /* process memory read, by purpose */
 	uint64_t late_max_ns;       /* the latest a poll came after its ring was due */
 	uint64_t late_polls;        /* ring polls more than 1 ms after they were due */
+	uint64_t drain_max_ns;      /* the longest hand-over of the kernel's records in a poll */
 };
 
 /* max_dwords: the bound per segment (CT_GPU_SEG_MAX at most). */

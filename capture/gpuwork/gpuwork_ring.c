@@ -40,9 +40,12 @@ static bool gw_read(struct ct_gpuwork *g, enum gw_read_kind k, int fd, uint64_t 
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	bool ok = addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
 
+	t0 = ct_now_ns(CLOCK_MONOTONIC) - t0;
 	c->reads++;
 	c->bytes += n;
-	c->ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	c->ns += t0;
+	if (t0 > c->max_ns)
+		c->max_ns = t0;
 	return ok;
 }
 

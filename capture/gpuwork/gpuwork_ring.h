@@ -37,6 +37,7 @@ struct ct_gpuwork {
 	int nprocs;
 	uint32_t gpput_off, gpget_off;    /* byte offsets in the USERD (tables) */
 	bool probe;                       /* CUDATRACE_GPUWORK_PROBE: say how memory reads */
+	bool costs;                       /* CUDATRACE_GPUWORK_COSTS: say where the time went */
 	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
 	unsigned char *batch;             /* GW_BATCH_BYTES */
 	struct gw_range *fresh;           /* GW_FRESH_MAX */

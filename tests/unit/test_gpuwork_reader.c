@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_reader.h"
 #include "gwtables.h"
@@ -319,6 +320,24 @@ int main(void)
 	reset_counts();
 	ct_gpuwork_poll(g, 0);
 	ok(nseg == 0 && nlost == 0, "a second poll with nothing new reads nothing");
+	{   /* the schedule: an idle ring at 1/HZ; one that moved by one entry
+	     * in 30 ms (a slow rate) within 1 ms all the same */
+		uint64_t now, idle;
+
+		usleep(120000);   /* past the hold of the polls above */
+		ct_gpuwork_poll(g, 0);
+		now = ct_now_ns(CLOCK_MONOTONIC);
+		idle = ct_gpuwork_next_due(g) - now;
+		usleep(30000);
+		copy_seg(0, 77);
+		ct_gpuwork_poll(g, 0);
+		now = ct_now_ns(CLOCK_MONOTONIC);
+		ok(idle > 4000000ull && ct_gpuwork_next_due(g) - now <= 1000000ull,
+		   "an idle ring is polled at 1/HZ (%.2f ms), one that moved by one entry "
+		   "in 30 ms within 1 ms (%.3f ms)", (double)idle / 1e6,
+		   (double)(ct_gpuwork_next_due(g) - now) / 1e6);
+		reset_counts();
+	}
 
 	/* 2. hostile segments */
 	submit(0x10, 8);                                            /* unmapped */
