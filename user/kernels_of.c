@@ -64,7 +64,14 @@ int ct_kernels_of(const struct ct_options *o)
 		return 1;
 	}
 	ct_kindex_init(&x);
-	ct_kindex_add_fatbin(&x, o->kernels_of, (uint64_t)st.st_dev, st.st_ino, m.fatbin, m.size);
+	if (m.fatbin) {
+		ct_kindex_add_fatbin(&x, o->kernels_of, (uint64_t)st.st_dev, st.st_ino, m.fatbin, m.size);
+	} else {   /* bare cubins (libcuda's own kernels) */
+		bool fresh;
+		uint32_t fi = ct_kindex_file(&x, o->kernels_of, (uint64_t)st.st_dev, st.st_ino, &fresh);
+
+		ct_kindex_add_embedded_to(&x, fi, m.base, m.file_size);
+	}
 	getrusage(RUSAGE_SELF, &ru);
 	if (o->verbose)
 		list(o->out, &x);

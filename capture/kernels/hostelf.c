@@ -51,7 +51,7 @@ int ct_fatbin_map_fd(int fd, struct ct_fatbin_map *m)
 	e = elf_memory(m->base, m->file_size);
 	rc = e ? find_section(e, m->file_size, m) : -1;
 	elf_end(e);
-	if (rc)
+	if (rc < 0)
 		ct_fatbin_unmap(m);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "cubin.h"
 #include "fatbin_format.h"
+#include "embedded.h"
 #include "kindex.h"
 #include "grow.h"
 
@@ -230,6 +231,25 @@ uint32_t ct_kindex_add_fatbin_to(struct ct_kindex *x, uint32_t fi, const uint8_t
 	struct add_ctx a = { x, fi, 0 };
 
 	ct_fatbin_walk(p, n, add_cubin_cb, &a, &x->files[fi].fb);
+	x->files[fi].functions += a.added;
+	x->files[fi].build_ns = ct_now_ns(CLOCK_MONOTONIC) - t0;
+	return a.added;
+}
+
+static void add_embedded_cb(void *arg, const uint8_t *elf, size_t n)
+{
+	struct add_ctx *a = arg;
+
+	a->x->files[a->file].fb.cubins++;
+	ct_cubin_functions(elf, n, add_func, a);
+}
+
+uint32_t ct_kindex_add_embedded_to(struct ct_kindex *x, uint32_t fi, const uint8_t *p, size_t n)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	struct add_ctx a = { x, fi, 0 };
+
+	ct_embedded_cubins(p, n, add_embedded_cb, &a);
 	x->files[fi].functions += a.added;
 	x->files[fi].build_ns = ct_now_ns(CLOCK_MONOTONIC) - t0;
 	return a.added;

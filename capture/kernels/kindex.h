@@ -87,6 +87,9 @@ void ct_kindex_append(struct ct_kindex *x, const struct ct_kfunc *f, size_t nf,
 		      const uint32_t *masks, size_t nmasks, const char *names, size_t nnames);
 /* Adds the functions of the fatbins in p[0..n) to file index fi, new. */
 uint32_t ct_kindex_add_fatbin_to(struct ct_kindex *x, uint32_t fi, const uint8_t *p, size_t n);
+/* Adds the functions of the bare cubins in p[0..n) (embedded.h: a file
+ * with no .nv_fatbin, such as libcuda) to file index fi, new. */
+uint32_t ct_kindex_add_embedded_to(struct ct_kindex *x, uint32_t fi, const uint8_t *p, size_t n);
 /* Adds one cubin's functions to file index fi (tests, cuModuleLoadData). */
 uint32_t ct_kindex_add_cubin(struct ct_kindex *x, uint32_t fi, const uint8_t *elf, size_t n);
 /* The file index of (dev, ino), adding it if new; *fresh says which. */

@@ -25,7 +25,8 @@ void ct_kmaps_keep_free(struct ct_kmaps_keep *k);
  * never waits: not on the reading, nor on the namer. */
 void ct_kmaps_keep_watch(struct ct_kmaps_keep *k, const struct ct_rec *r, uint64_t now_ns);
 /* Record loop: fn(ctx, maps) with the mappings last read of pid; false
- * when none were. */
+ * when none were.  Waits while the keeper reads a process's mappings (the
+ * record loop may wait: the reader thread never does). */
 bool ct_kmaps_keep_use(struct ct_kmaps_keep *k, uint32_t pid,
 		       void (*fn)(void *ctx, const struct ct_codemaps *maps), void *ctx);
 /* Record loop: pid exited and its launches are named: drop its mappings. */

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "gpuwork.h"
+#include "gpuwork_qmds.h"
 #include "knamer.h"
 #include "msg.h"
 
@@ -60,6 +61,7 @@ struct kproc {
 	unsigned npending;
 	uint64_t indexed_ns; /* last look at its files, 0 never */
 	bool files_read;     /* its files were read once at least */
+	struct gw_qmds *qmds; /* its QMDs: a graph launch's kernels are launches too */
 };
 
 struct ct_knamer {
@@ -96,6 +98,7 @@ static void proc_free(uint64_t key, void *val, void *ctx)
 		free(p->keep[i].bytes);
 	free(p->chans);
 	idmap_free(&p->named);
+	gw_qmds_free(p->qmds);
 	free(p);
 }
 
@@ -408,6 +411,7 @@ static struct kchan *chan_of(struct ct_knamer *k, const struct ct_gpu_seg *s)
 		if (!(p = calloc(1, sizeof(*p))))
 			return NULL;
 		p->pid = s->h.pid;
+		p->qmds = gw_qmds_new();   /* NULL: graph kernels unnamed, nothing worse */
 		idmap_put(&k->procs, p->pid, p);
 	}
 	for (i = 0; i < p->nchans; i++)
@@ -426,6 +430,7 @@ static struct kchan *chan_of(struct ct_knamer *k, const struct ct_gpu_seg *s)
 	ch->client = s->client;
 	ch->channel = s->channel;
 	gw_chan_on_inline(ch->gw, on_inline, ch);
+	gw_chan_set_qmds(ch->gw, p->qmds);
 	p->chans[p->nchans++] = ch;
 	return ch;
 }

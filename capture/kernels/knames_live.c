@@ -94,16 +94,21 @@ static void index_file(struct ct_knames *n, struct ct_kindex *x, const struct ct
 	fi = ct_kindex_file(x, m->path, m->dev, m->ino, &fresh);
 	if (m->fd < 0 || !m->is_elf || fstat(m->fd, &st))
 		return;   /* none: not looked at again */
-	if (ct_fatbin_map_fd(m->fd, &fb) != 0)
+	if (ct_fatbin_map_fd(m->fd, &fb) < 0)
 		return;
+	/* no .nv_fatbin: the whole file is looked through for bare cubins */
 	ct_kcache_name(name, m->build_id, m->build_id_size, m->dev, m->ino,
 		       (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
-		       (uint64_t)st.st_size, fb.fatbin, fb.size);
+		       (uint64_t)st.st_size, fb.fatbin ? fb.fatbin : fb.base,
+		       fb.fatbin ? fb.size : fb.file_size);
 	snprintf(path, sizeof(path), "%s/%s", n->cache_dir, name);
 	if (n->cache_dir[0] && ct_kcache_load(x, fi, path)) {
 		n->cache_read++;
 	} else {
-		ct_kindex_add_fatbin_to(x, fi, fb.fatbin, fb.size);
+		if (fb.fatbin)
+			ct_kindex_add_fatbin_to(x, fi, fb.fatbin, fb.size);
+		else
+			ct_kindex_add_embedded_to(x, fi, fb.base, fb.file_size);
 		if (n->cache_dir[0])
 			cache_save(n, x, fi, path);
 	}

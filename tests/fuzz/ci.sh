@@ -15,6 +15,12 @@ else
 	echo "not ok $n - corpus and regression inputs"; echo "$out" | tail -n 20 | sed 's/^/#   /'
 fi
 n=$((n + 1))
+if out=$(make --no-print-directory -s fuzz-fatbin-regress 2>&1); then
+	echo "ok $n - fatbin, cubin and bare-cubin readers on their seeds and regression inputs: $(echo "$out" | tail -n 1)"
+else
+	echo "not ok $n - fatbin readers on their seeds"; echo "$out" | tail -n 20 | sed 's/^/#   /'
+fi
+n=$((n + 1))
 if out=$(make --no-print-directory -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" 2>&1); then
 	echo "ok $n - fuzzed ${FUZZ_SECONDS:-60} s: $(echo "$out" | grep -E 'DONE' | tail -n 1)"
 else

@@ -111,7 +111,7 @@ $(OUTPUT)/asan/cudatrace-r: user/main.c $(CAPTURE_SRCS) $(LIB_SRCS) $(HEADERS) |
 #   make fuzz-fatbin-regress             the seeds and regression inputs once
 FUZZ_FATBIN      := $(FUZZ_DIR)/fuzz_fatbin
 FATBIN_SRCS      := $(wildcard capture/kernels/fatbin.c capture/kernels/cubin.c \
-		      capture/kernels/kindex.c) lib/idmap.c
+		      capture/kernels/kindex.c capture/kernels/embedded.c) lib/idmap.c lib/grow.c lib/msg.c
 FATBIN_SEEDS      = $(wildcard tests/kernels/*.fatbin tests/kernels/*.cubin \
 		      traces/kernels/*.nv_fatbin tests/fuzz/regress-fatbin/*)
 

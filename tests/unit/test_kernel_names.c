@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <stddef.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 #include "kindex.h"
 #include "knamer.h"
 #include "record.h"
+#include "embedded.h"
+#include "gpuwork_qmds.h"
 #include "tap.h"
 #include "trace_file.h"
 #include "whole_file.h"
@@ -246,6 +249,68 @@ static void test_cache(void)
 	ct_kindex_free(&b);
 }
 
+/* --- bare cubins inside a file (libcuda's own kernels) ----------------------- */
+
+static void count_image(void *ctx, const uint8_t *elf, size_t n)
+{
+	size_t *sizes = ctx;
+
+	(void)elf;
+	sizes[sizes[0] < 7 ? ++sizes[0] : 0] = n;
+}
+
+/* A stand-in libcuda: bytes, a host ELF header, k.cubin at an odd offset,
+ * a cut copy, an EM_CUDA header whose section headers lie past the end,
+ * k.cubin again at the end. */
+static void test_embedded(void)
+{
+	size_t cn = 0, n = 0, at, sizes[8] = { 0 }, found;
+	uint8_t *c = slurp("tests/kernels/k.cubin", &cn), *buf, *code;
+	struct ct_kindex x;
+	struct ct_kfound r;
+	Elf64_Ehdr liar;
+	bool fresh;
+
+	if (!ok(c && cn > sizeof(liar), "k.cubin read"))
+		return;
+	buf = calloc(1, 4 * cn + 4096);
+	for (at = 0; at < 1001; at++)
+		buf[at] = (uint8_t)(at * 7);
+	memcpy(buf + 3, ELFMAG, SELFMAG);                     /* a host ELF's magic, no cubin */
+	memcpy(buf + (at = 1001), c, cn);                     /* odd offset */
+	at += cn + 37;
+	memcpy(buf + at, c, cn / 2);                          /* cut: its sections past the end... */
+	at += cn / 2;
+	memcpy(&liar, c, sizeof(liar));
+	liar.e_shoff = (uint64_t)1 << 40;                     /* ... and headers far out */
+	memcpy(buf + at, &liar, sizeof(liar));
+	at += sizeof(liar) + 5;
+	memcpy(buf + at, c, cn);
+	n = at + cn;
+	found = ct_embedded_cubins(buf, n, count_image, sizes);
+	ok(found == 2 && sizes[1] == cn && sizes[2] == cn,
+	   "two whole cubins found, the cut one and the liar refused (%zu: %zu, %zu bytes of %zu)",
+	   found, sizes[1], sizes[2], cn);
+	for (size_t cut = 0; cut < n; cut += 97)   /* cut anywhere: never past the end */
+		ct_embedded_cubins(buf, cut, count_image, sizes);
+
+	ct_kindex_init(&x);
+	ct_kindex_file(&x, "libcuda.so.1", 3, 3, &fresh);
+	ct_kindex_add_embedded_to(&x, 0, buf, n);
+	ok(x.files[0].functions > 0 && x.files[0].fb.cubins == 2,
+	   "their functions indexed (%u from %llu cubins)", x.files[0].functions,
+	   (unsigned long long)x.files[0].fb.cubins);
+	code = slurp("tests/kernels/k_add.code", &cn);
+	r = code ? ct_kindex_lookup(&x, code, cn) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_ONE && !strcmp(ct_kindex_name(&x, r.f), "k_add") &&
+	   !strcmp(ct_kindex_path(&x, r.f), "libcuda.so.1"),
+	   "k_add's code found in the bare cubins, the file its module");
+	ct_kindex_free(&x);
+	free(code);
+	free(buf);
+	free(c);
+}
+
 /* --- hostile fatbins: every length and offset wrong in turn ------------------ */
 
 #include "fatbin_format.h"
@@ -424,6 +489,7 @@ struct launches {
 	struct gw_chan *chans[16];
 	uint32_t handles[16];
 	unsigned nchans;
+	struct gw_qmds *qmds;   /* graph launches' kernels are checked too */
 };
 
 static void on_launch(void *ctx, const struct gw_event *e)
@@ -461,7 +527,12 @@ static struct gw_chan *chan(struct launches *l, const struct ct_gpu_seg *s)
 	if (l->nchans == 16)
 		return NULL;
 	l->handles[l->nchans] = s->channel;
-	return l->chans[l->nchans++] = gw_chan_new(s->chan_class);
+	if (!l->qmds)
+		l->qmds = gw_qmds_new();
+	l->chans[l->nchans] = gw_chan_new(s->chan_class);
+	if (l->chans[l->nchans])
+		gw_chan_set_qmds(l->chans[l->nchans], l->qmds);
+	return l->chans[l->nchans++];
 }
 
 /* Runs the trace through the namer, then through a decoder of its own to
@@ -506,6 +577,7 @@ static unsigned name_trace(const char *trace, const char *json_path, struct offl
 	*checked = l.checked;
 	for (i = 0; i < l.nchans; i++)
 		gw_chan_free(l.chans[i]);
+	gw_qmds_free(l.qmds);
 	for (i = 0; i < o->n; i++)
 		printf("# %#llx %s (how %u)\n", (unsigned long long)o->programs[i], o->names[i], o->hows[i]);
 	ct_knamer_free(k);
@@ -594,14 +666,15 @@ static void test_big_trace(void)
 {
 	const char *bin = getenv("CT_BIG_BINARY") ? getenv("CT_BIG_BINARY") : "/work/artifacts/big";
 	struct offline o = { .module = "big" };
-	struct ct_fatbin_map m;
+	struct ct_fatbin_map m = { 0 };
 	unsigned launches, wrong, checked, named;
 	int fd = open(bin, O_RDONLY);
 
-	if (fd < 0 || ct_fatbin_map_fd(fd, &m)) {
+	if (fd < 0 || ct_fatbin_map_fd(fd, &m) || !m.fatbin) {
 		printf("ok %d - # SKIP big.ctrace: %s not here\n", ++tap_count, bin);
 		if (fd >= 0)
 			close(fd);
+		ct_fatbin_unmap(&m);
 		return;
 	}
 	close(fd);
@@ -666,6 +739,7 @@ int main(void)
 	test_relocations();
 	test_hostile();
 	test_cache();
+	test_embedded();
 	test_metrics();
 	test_probe_trace();
 	test_big_trace();
