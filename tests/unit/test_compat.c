@@ -272,6 +272,22 @@ static void test_caps(void)
 	ok(strstr(r.text, "clean under compute,utility: no\n") != NULL, "text: not clean");
 	ok(strstr(r.text, "the trace needs: compute,graphics\n") != NULL,
 	   "text: the trace needs compute,graphics");
+	/* runsc/config/flags.go (gVisor release-20260817.0): the flag is
+	 * --nvproxy-allowed-driver-capabilities, default utility,compute; the
+	 * container asks with NVIDIA_DRIVER_CAPABILITIES (runsc/specutils/nvidia.go). */
+	ok(strstr(r.text, "the container must ask for them (NVIDIA_DRIVER_CAPABILITIES="
+			  "compute,graphics,utility) and runsc must allow them "
+			  "(--nvproxy-allowed-driver-capabilities=compute,graphics,utility; its "
+			  "default is utility,compute)\n") != NULL,
+	   "text: both the container's variable and runsc's flag, with runsc's default");
+	ok(strstr(r.text, "--nvproxy-driver-caps") == NULL, "... never runsc's nonexistent "
+	   "--nvproxy-driver-caps");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &graphics);
+	ok(strstr(r.text, "\"caps_to_enable\":\"compute,graphics,utility\"") != NULL &&
+	   strstr(r.text, "\"caps_flag\":\"--nvproxy-allowed-driver-capabilities\"") != NULL &&
+	   strstr(r.text, "\"caps_env\":\"NVIDIA_DRIVER_CAPABILITIES\"") != NULL,
+	   "JSON: caps_to_enable, caps_flag and caps_env");
 	free(r.text);
 }
 

@@ -48,6 +48,10 @@ struct ct_gv_snapshot {
 	uint32_t passthrough_mask;   /* controls with these bits are forwarded (0: none) */
 	uint32_t passthrough_class;  /* controls of this class are forwarded (0: none) */
 	uint32_t rewrite_class;      /* allocations of this class take the class in their params */
+	/* How a capability gets enabled: the container asks for it (caps_env)
+	 * and runsc allows it (caps_flag, caps_flag_default when not given);
+	 * NULL where this gVisor has no capabilities. */
+	const char *caps_flag, *caps_flag_default, *caps_env;
 };
 
 extern const struct ct_gv_op ct_gv_ops[];

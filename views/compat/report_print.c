@@ -196,6 +196,22 @@ static void count_rows(const struct ct_compat *c, struct tally *t)
 	}
 }
 
+/* More capabilities would help: under runsc a capability is enabled only
+ * if the container asks for it and runsc allows it (runsc refuses to start
+ * a container that asks for one it does not allow). */
+static void text_enable(const struct ct_compat *c, FILE *f, uint16_t need)
+{
+	const struct ct_gv_snapshot *s = c->snap;
+	char caps[128];
+
+	if (!(need & ~c->caps) || !s->caps_flag || !s->caps_env)
+		return;
+	ct_gv_caps_str(s, need | c->caps, caps, sizeof(caps));
+	fprintf(f, "more capabilities would help: %s: the container must ask for them (%s=%s) "
+		"and runsc must allow them (%s=%s; its default is %s)\n", caps, s->caps_env, caps,
+		s->caps_flag, caps, s->caps_flag_default ? s->caps_flag_default : "none");
+}
+
 static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 {
 	struct tally t;
@@ -209,9 +225,7 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			t.calls[k], t.refused[k]);
 	fprintf(f, "\nclean under %s: %s\n", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)),
 		t.bad ? "no" : "yes");
-	if (need & ~c->caps)
-		fprintf(f, "with --nvproxy-driver-caps (or NVIDIA_DRIVER_CAPABILITIES) %s\n",
-			ct_gv_caps_str(c->snap, need | c->caps, caps, sizeof(caps)));
+	text_enable(c, f, need);
 	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", t.notes,
 		t.notes == 1 ? "" : "s",
 		c->have_stacks ? "" : " (a trace without -k stacks cannot show calls that "
@@ -256,6 +270,9 @@ static void json_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	json_str(f, "runsc", runsc_str(c, buf, sizeof(buf)));
 	json_str(f, "caps", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)));
 	json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
+	json_str(f, "caps_env", c->snap->caps_env);
+	json_str(f, "caps_flag", c->snap->caps_flag);
+	json_str(f, "caps_flag_default", c->snap->caps_flag_default);
 	fprintf(f, "}\n");
 }
 
@@ -285,9 +302,10 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 	}
 }
 
-static void json_summary(const struct ct_compat *c, FILE *f)
+static void json_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 {
 	struct tally t;
+	char caps[128];
 	int k;
 
 	count_rows(c, &t);
@@ -295,6 +313,8 @@ static void json_summary(const struct ct_compat *c, FILE *f)
 	for (k = 0; k < RK_COUNT; k++)
 		fprintf(f, ",\"%s\":{\"rows\":%llu,\"calls\":%llu,\"refused\":%llu}",
 			ct_compat_kind_names[k], t.rows[k], t.calls[k], t.refused[k]);
+	json_str(f, "caps_to_enable", need & ~c->caps ? ct_gv_caps_str(c->snap, need | c->caps,
+			caps, sizeof(caps)) : NULL);
 	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", t.bad ? "false" : "true",
 		t.notes);
 }
@@ -307,7 +327,7 @@ void ct_compat_print(struct ct_compat *c)
 	if (c->o.json) {
 		json_header(c, f, need);
 		json_rows(c, f);
-		json_summary(c, f);
+		json_summary(c, f, need);
 		return;
 	}
 	text_header(c, f, need);
