@@ -19,7 +19,9 @@
 #include "records.h"
 
 #define DEV_MODESET (195u << 20 | 254)
-#define MODESET_LINE "device=0xc3000fe 0 0 /dev/nvidia-modeset\n"
+#define DEV_UVM (510u << 20 | 0)
+#define MODESET_LINE "device=0xc3000fe 0 0 /dev/nvidia-modeset\n" \
+		     "device=0x1fe00000 0 0 /dev/nvidia-uvm\n"
 
 /* --- building calls ---------------------------------------------------------- */
 
@@ -346,6 +348,75 @@ static void test_event_rewrite(void)
 	free(r.text);
 }
 
+/* --- item 15 of issue 33: what the rows leave out ------------------------------- */
+
+static void fill_range_group(struct ct_decoder *d, const void *arg)
+{
+	unsigned char a[16] = { 0 };
+
+	(void)arg;
+	call_on(d, DEV_UVM, UVM_CREATE_RANGE_GROUP, a, sizeof(a), 0);
+}
+
+/* gVisor's version.go deletes the UVM range-group ioctls at its 610.43.02
+ * node: the row says so, not just "since 535.104.05". */
+static void test_dropped(void)
+{
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_range_group, NULL);
+
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "verdict"), "supported",
+	       "UVM_CREATE_RANGE_GROUP under 580.159.04: supported");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "since"), "535.104.05",
+	       "... since 535.104.05");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "until"), "595.71.05",
+	       "... until 595.71.05, the newest node that has it");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "dropped_at"), "610.43.02",
+	       "... dropped at 610.43.02");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", true, fill_range_group, NULL);
+	ok(strstr(r.text, " 535.104.05 to 595.71.05 supported\n") != NULL &&
+	   strstr(r.text, "^ nvproxy drops it at its 610.43.02 node") != NULL,
+	   "text: the range, and the node that drops it");
+	free(r.text);
+	r = run("gvisor", NULL, "610.57.04", false, fill_range_group, NULL);
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "verdict"), "unsupported",
+	       "... and under 610.57.04 it is refused");
+	free(r.text);
+}
+
+/* A passed-through control still rides NV_ESC_RM_CONTROL, which nvproxy
+ * lets in only with compute or utility. */
+static void test_passthrough_caps(void)
+{
+	struct report r = run("gvisor", "video", "580.159.04", false, fill_rules, NULL);
+
+	ok_str(row_field(r.text, "control", 0x20808159, "detail"),
+	       "needs capability compute or utility",
+	       "--compat-caps video: a GSS-legacy control needs what its escape needs");
+	ok(r.status == 1, "... refused: exit status 1 (got %d)", r.status);
+	free(r.text);
+	r = run("gvisor", "video", "580.159.04", true, fill_rules, NULL);
+	ok(strstr(r.text, "^ forwarded unread, once its escape NV_ESC_RM_CONTROL is let in: that "
+			  "needs compute or utility\n") != NULL, "text: the note says why");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_rules, NULL);
+	ok_str(row_field(r.text, "control", 0x20808159, "verdict"), "passed through",
+	       "... and with nvproxy's default capabilities it is passed through");
+	free(r.text);
+}
+
+/* gVisor before capabilities: no empty word in "clean under ...". */
+static void test_clean_without_caps(void)
+{
+	struct report r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", true, fill_rules,
+			      NULL);
+
+	ok(strstr(r.text, "\nclean (no capabilities in this gVisor): no\n") != NULL &&
+	   strstr(r.text, "clean under :") == NULL,
+	   "a snapshot without capabilities: \"clean (no capabilities in this gVisor): no\"");
+	free(r.text);
+}
+
 /* --- the tree -------------------------------------------------------------------- */
 
 static void test_root_counts(void)
@@ -426,6 +497,9 @@ int main(void)
 	test_rules();
 	test_event_rewrite();
 	test_header();
+	test_dropped();
+	test_passthrough_caps();
+	test_clean_without_caps();
 	test_root_counts();
 	test_nodes();
 	return tap_done();

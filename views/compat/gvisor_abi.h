@@ -82,6 +82,12 @@ const struct ct_gv_node *ct_gv_node_for(const struct ct_gv_snapshot *s, uint32_t
 const struct ct_gv_node *ct_gv_first_with(const struct ct_gv_snapshot *s, int kind,
 					  uint32_t number);
 
+/* The newest registered node of s that has (kind, number) (NULL if none);
+ * *dropped: the oldest registered node newer than that one without it,
+ * where nvproxy dropped it (NULL if every newer node has it). */
+const struct ct_gv_node *ct_gv_last_with(const struct ct_gv_snapshot *s, int kind,
+					 uint32_t number, const struct ct_gv_node **dropped);
+
 /* Number of distinct entries of kind at a node. */
 uint32_t ct_gv_count(const struct ct_gv_node *n, int kind);
 

@@ -166,6 +166,15 @@ static uint32_t alloc_class(const struct ct_compat *c, const struct ct_call *cal
 	return inner;
 }
 
+/* A control or class row: the escape that carried it (nvproxy lets the
+ * escape in first, by its own capabilities). */
+static struct row *carried(struct row *r, const struct ct_call *call)
+{
+	if (r)
+		r->escape = IOC_NR(call->request);
+	return r;
+}
+
 static void on_call(void *ctx, const struct ct_call *call)
 {
 	struct ct_compat *c = ctx;
@@ -186,10 +195,10 @@ static void on_call(void *ctx, const struct ct_call *call)
 	/* nvproxy keys frontend ioctls on IOC_NR alone, whatever the type. */
 	count(c, row_for(c, dev, k, k == RK_FRONTEND ? IOC_NR(call->request) : call->request), call);
 	if (call->has_ctrl)
-		count(c, row_for(c, dev, RK_CONTROL, call->ctrl), call);
+		count(c, carried(row_for(c, dev, RK_CONTROL, call->ctrl), call), call);
 	if (call->has_class) {
 		uint32_t cls = alloc_class(c, call, &rew);
-		struct row *r = row_for(c, dev, RK_CLASS, cls);
+		struct row *r = carried(row_for(c, dev, RK_CLASS, cls), call);
 
 		count(c, r, call);
 		if (r && rew)
@@ -233,8 +242,15 @@ static void judge(struct ct_compat *c, struct row *r)
 		return;
 	}
 	r->first = ct_gv_first_with(c->snap, (int)r->kind, r->number);
+	r->last = ct_gv_last_with(c->snap, (int)r->kind, r->number, &r->dropped);
 	if (r->kind == RK_CONTROL && passed_through(c, r->number)) {
+		/* Forwarded unread, but only once its escape is let in. */
+		r->via = ct_gv_lookup(c->node, CT_GV_FRONTEND, r->escape);
 		r->verdict = V_PASSED_THROUGH;
+		if (r->via && r->via->caps && !(r->via->caps & c->caps)) {
+			r->verdict = V_NEEDS_CAP;
+			r->caps_needed = r->via->caps;
+		}
 		return;
 	}
 	r->op = ct_gv_lookup(c->node, (int)r->kind, r->number);
@@ -274,7 +290,8 @@ uint16_t ct_compat_caps_needed(const struct ct_compat *c)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < c->nrows; i++) {
 			const struct row *r = &c->rows[i];
-			uint16_t m = r->op && r->verdict != V_UNSUPPORTED ? r->op->caps : 0;
+			uint16_t m = r->op && r->verdict != V_UNSUPPORTED ? r->op->caps
+				   : r->via ? r->via->caps : 0;
 
 			if (!m || (m & need) || (pass == 0 && (m & (m - 1))))
 				continue;

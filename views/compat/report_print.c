@@ -88,6 +88,22 @@ static const char *verdict_str(const struct ct_compat *c, const struct row *r, c
 	return buf;
 }
 
+/* The nodes that have it: "535.104.05", or "535.104.05 to 595.71.05" where
+ * a newer node dropped it. */
+static const char *nodes_str(const struct row *r, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (!r->first)
+		snprintf(buf, n, "-");
+	else if (r->dropped && r->last)
+		snprintf(buf, n, "%s to %s", version_str(r->first->version, a, sizeof(a)),
+			 version_str(r->last->version, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s", version_str(r->first->version, a, sizeof(a)));
+	return buf;
+}
+
 static const char *number_str(const struct row *r, char *buf, size_t n)
 {
 	if (r->kind == RK_MMAP)
@@ -144,6 +160,20 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	fprintf(f, "\n");
 }
 
+/* What the row's columns cannot say: where nvproxy dropped the entry, and
+ * which escape a pass-through control waits on. */
+static void text_row_notes(const struct ct_compat *c, const struct row *r, FILE *f)
+{
+	char v[32], caps[128];
+
+	if (r->dropped)
+		fprintf(f, "%18s ^ nvproxy drops it at its %s node: refused with a driver from "
+			"there on\n", "", version_str(r->dropped->version, v, sizeof(v)));
+	if (r->via && r->verdict == V_NEEDS_CAP)
+		fprintf(f, "%18s ^ forwarded unread, once its escape %s is let in: that needs %s\n",
+			"", r->via->name, any_of(c, r->via->caps, caps, sizeof(caps)));
+}
+
 static void text_rows(const struct ct_compat *c, FILE *f)
 {
 	size_t i;
@@ -153,7 +183,7 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 		"host answered", "since", "verdict");
 	for (i = 0; i < c->nrows; i++) {
 		const struct row *r = &c->rows[i];
-		char num[16], who[96], since[32], verdict[160], answer[80], dev[4 * ROW_DEV_MAX + 1];
+		char num[16], who[96], since[80], verdict[160], answer[80], dev[4 * ROW_DEV_MAX + 1];
 		char comm[4 * sizeof(r->first_comm) + 1];
 		const char *note = ct_compat_sniffer_note(r);
 
@@ -168,11 +198,11 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 			safe(r->dev, dev, sizeof(dev)),
 			ct_compat_kind_names[r->kind], number_str(r, num, sizeof(num)),
 			r->ours ? r->ours : "-", r->op ? r->op->name : "-",
-			(unsigned long long)r->calls, who, answer,
-			r->first ? version_str(r->first->version, since, sizeof(since)) : "-",
+			(unsigned long long)r->calls, who, answer, nodes_str(r, since, sizeof(since)),
 			verdict_str(c, r, verdict, sizeof(verdict)));
 		if (note)
 			fprintf(f, "%18s ^ %s\n", "", note);
+		text_row_notes(c, r, f);
 	}
 }
 
@@ -223,8 +253,11 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 	for (k = 0; k < RK_COUNT; k++)
 		fprintf(f, "%s %s %llu/%llu/%llu", k ? "," : "", ct_compat_kind_names[k], t.rows[k],
 			t.calls[k], t.refused[k]);
-	fprintf(f, "\nclean under %s: %s\n", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)),
-		t.bad ? "no" : "yes");
+	if (c->snap->ncaps)
+		fprintf(f, "\nclean under %s: %s\n",
+			ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)), t.bad ? "no" : "yes");
+	else
+		fprintf(f, "\nclean (no capabilities in this gVisor): %s\n", t.bad ? "no" : "yes");
 	text_enable(c, f, need);
 	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", t.notes,
 		t.notes == 1 ? "" : "s",
@@ -297,6 +330,10 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 		json_str(f, "verdict", ct_compat_verdict_names[r->verdict]);
 		json_str(f, "detail", verdict_str(c, r, verdict, sizeof(verdict)));
 		json_str(f, "since", r->first ? version_str(r->first->version, v, sizeof(v)) : NULL);
+		json_str(f, "until", r->dropped && r->last ? version_str(r->last->version, v,
+									    sizeof(v)) : NULL);
+		json_str(f, "dropped_at", r->dropped ? version_str(r->dropped->version, v, sizeof(v))
+						     : NULL);
 		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
 		fprintf(f, "}\n");
 	}

@@ -37,6 +37,10 @@ struct row {
 	const struct ct_gv_op *op;    /* nvproxy's entry, NULL if none */
 	uint16_t caps_needed;         /* V_NEEDS_CAP: any one of these */
 	const struct ct_gv_node *first;  /* first node with it, NULL if none */
+	const struct ct_gv_node *last;   /* newest node with it, NULL if none */
+	const struct ct_gv_node *dropped;   /* oldest node after last without it, or NULL */
+	uint32_t escape;              /* control, class: the escape that carried it */
+	const struct ct_gv_op *via;   /* pass-through controls: that escape's entry */
 };
 
 struct ct_compat {
