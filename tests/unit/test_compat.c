@@ -97,6 +97,54 @@ static void alloc_event(struct ct_decoder *d, uint32_t inner)
 	feed(d, r);
 }
 
+/* A -k stack, innermost frame first: "module:function" each. */
+static const struct ct_rec *frames_rec(const char *const *frames, uint32_t n)
+{
+	static unsigned char buf[16384];
+	struct ct_frames *f = (struct ct_frames *)buf;
+	struct ct_frame *fr = (struct ct_frame *)(f + 1);
+	char *strings = (char *)(fr + n);
+	uint32_t used = 0, i;
+
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i < n; i++) {
+		const char *colon = strchr(frames[i], ':');
+
+		fr[i].pc = 0x7f0000001000ull + i;
+		fr[i].module = used;
+		used += (uint32_t)sprintf(strings + used, "/usr/lib/%.*s", (int)(colon - frames[i]),
+					  frames[i]) + 1;
+		fr[i].sym = fr[i].exp = used;
+		used += (uint32_t)sprintf(strings + used, "%s", colon + 1) + 1;
+		fr[i].src = CT_NOSTR;
+	}
+	f->h.type = CT_REC_FRAMES;
+	f->h.ts_ns = 1000001000;
+	f->h.pid = f->h.tid = 4242;
+	f->nframes = n;
+	f->strings_size = used;
+	f->h.size = (uint32_t)(sizeof(*f) + n * sizeof(*fr) + used);
+	return &f->h;
+}
+
+/* alloc(), with a -k stack between its entry and its exit. */
+static void alloc_stacked(struct ct_decoder *d, uint32_t cls, const char *const *frames,
+			  uint32_t n)
+{
+	unsigned char a[48] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
+
+	put_field(l, a, "hRoot", 0xc1d00001);
+	put_field(l, a, "hObjectParent", 0xc1d00001);
+	put_field(l, a, "hObjectNew", 0x5c000012);
+	put_field(l, a, "hClass", cls);
+	feed(d, ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a),
+			  NULL, 0, 0));
+	feed(d, frames_rec(frames, n));
+	feed(d, ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a),
+			  NULL, 0, 0));
+}
+
 /* --- running the report ------------------------------------------------------ */
 
 struct report {
@@ -417,6 +465,117 @@ static void test_clean_without_caps(void)
 	free(r.text);
 }
 
+/* --- item 14 of issue 33: who made a refused call ---------------------------------- */
+
+static const char *const nvml_stack[] = {
+	"libc.so.6:ioctl", "libnvidia-ml.so.580.159.04:nvmlInitWithFlags",
+	"libnvidia-ml.so.580.159.04:nvmlInit", "_ctypes.so:ffi_call",
+};
+static const char *const cuda_stack[] = {
+	"libc.so.6:ioctl", "libcuda.so.580.159.04:cuInit", "libcudart.so.13:cudaFree",
+};
+
+struct stacked { uint32_t cls; const char *const *frames; uint32_t n; };
+
+static void fill_stacked(struct ct_decoder *d, const void *arg)
+{
+	const struct stacked *st = arg;
+
+	if (st->frames)
+		alloc_stacked(d, st->cls, st->frames, st->n);
+	else
+		alloc(d, st->cls, 0);
+}
+
+static void test_known_callers(void)
+{
+	struct stacked bare = { AMPERE_SMC_CONFIG_SESSION, NULL, 0 };
+	struct stacked nvml = { AMPERE_SMC_MONITOR_SESSION, nvml_stack, 4 };
+	struct stacked cuda = { AMPERE_SMC_CONFIG_SESSION, cuda_stack, 3 };
+	struct report r;
+
+	/* No stack: the known pattern alone, said as such. */
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &bare);
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "verdict"), "unsupported",
+	       "AMPERE_SMC_CONFIG_SESSION (host: ok): unsupported, clean stays strict");
+	ok(r.status == 1 && strstr(r.text, "\"clean\":false") != NULL, "... exit 1, not clean");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "refusal_effect"), "not fatal",
+	       "... but not fatal: NVML is known to carry on without it");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "function"),
+	       "nvmlInitWithFlags", "... its known caller, nvmlInitWithFlags");
+	ok(strstr(r.text, "\"refused_not_fatal\":1,\"refused_fatal\":0,\"refused_unknown\":0")
+	   != NULL, "summary: 1 refused row, not fatal");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &bare);
+	ok(strstr(r.text, "^ known caller, no -k stack to confirm it: libnvidia-ml.so* "
+			  "nvmlInitWithFlags: NVML asks for a MIG config session") != NULL &&
+	   strstr(r.text, "it carries on without it: not fatal\n") != NULL,
+	   "text: the known caller, said unconfirmed, and that it carries on");
+	ok(strstr(r.text, "refused rows: 1: 1 not fatal (a known caller carries on without them), "
+			  "0 fatal, 0 of unknown effect\n") != NULL, "text: the summary says so");
+	free(r.text);
+
+	/* A -k stack through NVML: who made it, confirmed. */
+	r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &nvml);
+	ok(strstr(r.text, "^ made through nvmlInit in libnvidia-ml.so.580.159.04 (-k stack)\n")
+	   != NULL, "-k: the row says the call came through nvmlInit in libnvidia-ml");
+	ok(strstr(r.text, "^ known caller, nvmlInitWithFlags in 1 of 1 stacks: ") != NULL,
+	   "... and that its stack shows the known caller");
+	free(r.text);
+
+	/* Names from a trace are escaped in text: no forged line, no terminal escape. */
+	{
+		static const char *const evil[] = { "libc.so.6:ioctl",
+						    "libnvidia-ml.so.1:ev\nil\x1b[2J" };
+		struct stacked st = { AMPERE_SMC_CONFIG_SESSION, evil, 2 };
+
+		r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &st);
+		ok(strstr(r.text, "made through ev\\x0ail\\x1b[2J in libnvidia-ml.so.1") != NULL &&
+		   !strchr(r.text, '\x1b') && !strstr(r.text, "\nil"),
+		   "a hostile function name is escaped in the caller note");
+		free(r.text);
+	}
+
+	/* A -k stack elsewhere: the pattern does not apply, effect unknown. */
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &cuda);
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "refusal_effect"), "unknown",
+	       "a stack through cuInit, not NVML: effect unknown");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "api"), "cuInit",
+	       "... made through cuInit");
+	free(r.text);
+}
+
+/* --- item 15: a program that uses NVML needs utility --------------------------- */
+
+static void test_nvml_needs_utility(void)
+{
+	struct stacked bare = { AMPERE_SMC_CONFIG_SESSION, NULL, 0 };
+	struct stacked cuda = { NV01_ROOT_CLIENT, cuda_stack, 3 };
+	uint32_t root = NV01_ROOT_CLIENT;
+	struct report r;
+
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &root);
+	ok(strstr(r.text, "\"caps_needed\":\"compute\"") != NULL,
+	   "driver calls alone: the trace needs compute");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &bare);
+	ok(strstr(r.text, "\"caps_needed\":\"compute,utility\"") != NULL &&
+	   strstr(r.text, "\"caps_for_libraries\":\"utility: libnvidia-ml.so*, by a known "
+			  "caller\"") != NULL,
+	   "NVML's known call: the trace needs utility too (libnvidia-ml.so is mounted with it)");
+	free(r.text);
+	r = run("gvisor", "compute", "580.159.04", true, fill_stacked, &bare);
+	ok(strstr(r.text, "the trace needs: compute,utility (utility: libnvidia-ml.so*, by a "
+			  "known caller)\n") != NULL &&
+	   strstr(r.text, "more capabilities would help: compute,utility:") != NULL,
+	   "--compat-caps compute: the report asks for utility");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &cuda);
+	ok(strstr(r.text, "\"caps_needed\":\"compute\"") != NULL,
+	   "libcuda.so in the stack: compute, nothing more");
+	free(r.text);
+}
+
 /* --- the tree -------------------------------------------------------------------- */
 
 static void test_root_counts(void)
@@ -500,6 +659,8 @@ int main(void)
 	test_dropped();
 	test_passthrough_caps();
 	test_clean_without_caps();
+	test_known_callers();
+	test_nvml_needs_utility();
 	test_root_counts();
 	test_nodes();
 	return tap_done();

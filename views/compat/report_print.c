@@ -134,10 +134,34 @@ static const char *safe(const char *s, char *buf, size_t n)
 	return buf;
 }
 
-static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
+/* "utility: libnvidia-ml.so*, by a known caller": why the trace needs
+ * capabilities beyond nvproxy's: the driver libraries it uses (extra: the
+ * capabilities only they bring). */
+static const char *libs_str(const struct ct_compat *c, uint16_t extra, char *buf, size_t n)
+{
+	size_t used = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ct_ndriver_libs && used < n; i++) {
+		uint16_t one = 0;
+		const char *bad;
+		bool stacked = c->libs_stacked >> i & 1, known = c->libs_known >> i & 1;
+
+		if (!(stacked || known) || !ct_gv_caps_parse(c->snap, ct_driver_libs[i].cap, &one,
+							   &bad) || !(one & extra))
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s%s: %s, %s", used ? "; " : "",
+					 ct_driver_libs[i].cap, ct_driver_libs[i].module,
+					 stacked ? "in -k stacks" : "by a known caller");
+	}
+	return buf;
+}
+
+static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint16_t extra)
 {
 	const struct ct_gv_snapshot *s = c->snap;
-	char v[32], buf[256], caps[128], needs[128];
+	char v[32], buf[256], caps[128], needs[128], libs[256];
 
 	fprintf(f, "gVisor nvproxy compatibility (cudatrace --compat=gvisor)\n");
 	fprintf(f, "  driver:        %s\n", c->driver ? version_str(c->driver, v, sizeof(v))
@@ -150,10 +174,12 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	if (!s->ncaps) {
 		fprintf(f, "  capabilities:  none in this gVisor (every entry is open)\n");
 	} else {
-		fprintf(f, "  capabilities:  %s (%s); the trace needs: %s\n",
+		fprintf(f, "  capabilities:  %s (%s); the trace needs: %s%s%s%s\n",
 			ct_gv_caps_str(s, c->caps, caps, sizeof(caps)),
 			c->caps_given ? "--compat-caps" : "nvproxy's default",
-			need ? ct_gv_caps_str(s, need, needs, sizeof(needs)) : "none");
+			need ? ct_gv_caps_str(s, need, needs, sizeof(needs)) : "none",
+			extra ? " (" : "", extra ? libs_str(c, extra, libs, sizeof(libs)) : "",
+			extra ? ")" : "");
 	}
 	if (c->match != CT_GV_EXACT && c->match != CT_GV_ANY)
 		fprintf(f, "  ioctl_sniffer: would not run (it needs a driver in nvproxy's table)\n");
@@ -162,9 +188,44 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need)
 
 /* What the row's columns cannot say: where nvproxy dropped the entry, and
  * which escape a pass-through control waits on. */
+static const char *effect_str(const struct row *r)
+{
+	switch (ct_compat_effect(r)) {
+	case RE_NOT_FATAL: return "it carries on without it: not fatal";
+	case RE_FATAL: return "it stops without it: fatal";
+	default: return r->known && r->known->effect == CT_CARRIES_ON
+		? "it carries on without it, but not every stack shows it: effect unknown"
+		: "what it does without it is not known";
+	}
+}
+
+/* A refused row: who made it (-k stack), and what known_callers.tsv says. */
+static void text_caller_notes(const struct row *r, FILE *f)
+{
+	const struct ct_known_caller *k = r->known;
+	char api[4 * ROW_NAME_MAX + 1], mod[4 * ROW_NAME_MAX + 1];
+
+	if (r->api[0])   /* names from the trace: escaped */
+		fprintf(f, "%18s ^ made through %s%s%s (-k stack)\n", "",
+			safe(r->api, api, sizeof(api)), r->api_module[0] ? " in " : "",
+			safe(r->api_module, mod, sizeof(mod)));
+	if (!k)
+		return;
+	if (!r->stacked)
+		fprintf(f, "%18s ^ known caller, no -k stack to confirm it: %s %s: %s; %s\n", "",
+			k->module, k->function, k->what, effect_str(r));
+	else
+		fprintf(f, "%18s ^ known caller, %s in %llu of %llu stacks: %s; %s\n", "",
+			k->function, (unsigned long long)r->known_seen,
+			(unsigned long long)r->stacked, k->what, effect_str(r));
+}
+
 static void text_row_notes(const struct ct_compat *c, const struct row *r, FILE *f)
 {
 	char v[32], caps[128];
+
+	if (ct_compat_refused(r->verdict))
+		text_caller_notes(r, f);
 
 	if (r->dropped)
 		fprintf(f, "%18s ^ nvproxy drops it at its %s node: refused with a driver from "
@@ -210,6 +271,7 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 struct tally {
 	unsigned long long rows[RK_COUNT], calls[RK_COUNT], refused[RK_COUNT];
 	size_t bad, notes;
+	size_t effect[3];             /* refused rows by enum refusal_effect */
 };
 
 static void count_rows(const struct ct_compat *c, struct tally *t)
@@ -223,6 +285,8 @@ static void count_rows(const struct ct_compat *c, struct tally *t)
 		t->refused[r->kind] += ct_compat_refused(r->verdict);
 		t->bad += ct_compat_refused(r->verdict);
 		t->notes += ct_compat_sniffer_note(r) != NULL;
+		if (ct_compat_refused(r->verdict))
+			t->effect[ct_compat_effect(r)]++;
 	}
 }
 
@@ -258,6 +322,10 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)), t.bad ? "no" : "yes");
 	else
 		fprintf(f, "\nclean (no capabilities in this gVisor): %s\n", t.bad ? "no" : "yes");
+	if (t.bad)
+		fprintf(f, "refused rows: %zu: %zu not fatal (a known caller carries on without "
+			"them), %zu fatal, %zu of unknown effect\n", t.bad, t.effect[RE_NOT_FATAL],
+			t.effect[RE_FATAL], t.effect[RE_UNKNOWN]);
 	text_enable(c, f, need);
 	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", t.notes,
 		t.notes == 1 ? "" : "s",
@@ -288,7 +356,7 @@ static void json_str(FILE *f, const char *key, const char *s)
 	fputc('"', f);
 }
 
-static void json_header(const struct ct_compat *c, FILE *f, uint16_t need)
+static void json_header(const struct ct_compat *c, FILE *f, uint16_t need, uint16_t extra)
 {
 	char v[32], buf[256], caps[128];
 
@@ -303,10 +371,38 @@ static void json_header(const struct ct_compat *c, FILE *f, uint16_t need)
 	json_str(f, "runsc", runsc_str(c, buf, sizeof(buf)));
 	json_str(f, "caps", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)));
 	json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
+	json_str(f, "caps_for_libraries", extra ? libs_str(c, extra, buf, sizeof(buf)) : NULL);
 	json_str(f, "caps_env", c->snap->caps_env);
 	json_str(f, "caps_flag", c->snap->caps_flag);
 	json_str(f, "caps_flag_default", c->snap->caps_flag_default);
 	fprintf(f, "}\n");
+}
+
+/* Who made the row's calls: "api" and "api_module" from -k stacks, the
+ * known caller, and for a refused row what refusing it does. */
+static void json_caller(FILE *f, const struct row *r)
+{
+	static const char *const effects[] = { [RE_UNKNOWN] = "unknown",
+		[RE_NOT_FATAL] = "not fatal", [RE_FATAL] = "fatal" };
+	const struct ct_known_caller *k = r->known;
+
+	json_str(f, "api", r->api[0] ? r->api : NULL);
+	json_str(f, "api_module", r->api_module[0] ? r->api_module : NULL);
+	fprintf(f, ",\"stacked\":%llu", (unsigned long long)r->stacked);
+	if (!k) {
+		fprintf(f, ",\"known_caller\":null");
+	} else {
+		fprintf(f, ",\"known_caller\":{\"seen_in_stacks\":%llu", (unsigned long long)r->known_seen);
+		json_str(f, "module", k->module);
+		json_str(f, "function", k->function);
+		json_str(f, "carries_on", k->effect == CT_CARRIES_ON ? "yes" : k->effect == CT_STOPS
+			 ? "no" : "unknown");
+		json_str(f, "what", k->what);
+		json_str(f, "source", k->source);
+		fputc('}', f);
+	}
+	json_str(f, "refusal_effect", ct_compat_refused(r->verdict) ?
+		 effects[ct_compat_effect(r)] : NULL);
 }
 
 static void json_rows(const struct ct_compat *c, FILE *f)
@@ -335,6 +431,7 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 		json_str(f, "dropped_at", r->dropped ? version_str(r->dropped->version, v, sizeof(v))
 						     : NULL);
 		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
+		json_caller(f, r);
 		fprintf(f, "}\n");
 	}
 }
@@ -352,22 +449,25 @@ static void json_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			ct_compat_kind_names[k], t.rows[k], t.calls[k], t.refused[k]);
 	json_str(f, "caps_to_enable", need & ~c->caps ? ct_gv_caps_str(c->snap, need | c->caps,
 			caps, sizeof(caps)) : NULL);
+	fprintf(f, ",\"refused_not_fatal\":%zu,\"refused_fatal\":%zu,\"refused_unknown\":%zu",
+		t.effect[RE_NOT_FATAL], t.effect[RE_FATAL], t.effect[RE_UNKNOWN]);
 	fprintf(f, ",\"clean\":%s,\"sniffer_disagreements\":%zu}\n", t.bad ? "false" : "true",
 		t.notes);
 }
 
 void ct_compat_print(struct ct_compat *c)
 {
-	uint16_t need = ct_compat_caps_needed(c);
+	uint16_t rows = ct_compat_caps_needed(c), libs = ct_compat_lib_caps(c);
+	uint16_t need = rows | libs, extra = libs & ~rows;
 	FILE *f = c->o.out;
 
 	if (c->o.json) {
-		json_header(c, f, need);
+		json_header(c, f, need, extra);
 		json_rows(c, f);
 		json_summary(c, f, need);
 		return;
 	}
-	text_header(c, f, need);
+	text_header(c, f, need, extra);
 	text_rows(c, f);
 	text_summary(c, f, need);
 }

@@ -8,6 +8,7 @@
 
 #include "cudatrace.h"
 #include "gvisor_abi.h"
+#include "known.h"
 #include "report.h"
 
 /* Row kinds: nvproxy's four tables, then mmap, then any ioctl on a device
@@ -20,6 +21,7 @@ enum verdict { V_SUPPORTED, V_PASSED_THROUGH, V_HARMLESS, V_NEEDS_CAP, V_UNSUPPO
 
 #define ROW_DEV_MAX 64
 #define ROW_ANSWER_MAX 48
+#define ROW_NAME_MAX 64
 
 struct row {
 	char dev[ROW_DEV_MAX];
@@ -32,6 +34,12 @@ struct row {
 	uint32_t first_pid;
 	char first_comm[CT_COMM_LEN + 1];
 	char answer[ROW_ANSWER_MAX];  /* the first failure's status or errno, "" if none */
+	/* Who made it: -k stacks, and what known_callers.tsv says. */
+	char api[ROW_NAME_MAX];       /* the first stacked call's driver entry point, "" if none */
+	char api_module[ROW_NAME_MAX];   /* the library holding it, "" if not seen */
+	uint64_t stacked;             /* calls with a -k stack */
+	uint64_t known_seen;          /* ... whose stack shows the known caller's function */
+	const struct ct_known_caller *known;   /* its known caller, NULL if none */
 	/* Filled in at the end (report.c: judge). */
 	enum verdict verdict;
 	const struct ct_gv_op *op;    /* nvproxy's entry, NULL if none */
@@ -54,7 +62,14 @@ struct ct_compat {
 	struct row *rows;
 	size_t nrows, cap;
 	bool have_stacks;
+	uint64_t libs_stacked;        /* ct_driver_libs seen in -k frames (bit per index) */
+	uint64_t libs_known;          /* ct_driver_libs of known callers of rows present */
+	struct { char name[ROW_NAME_MAX]; int lib; } lib_memo[16];   /* module -> lib */
+	unsigned lib_memo_next;
 };
+
+/* What refusing a row does to the program, from its known caller. */
+enum refusal_effect { RE_UNKNOWN, RE_NOT_FATAL, RE_FATAL };
 
 extern const char *const ct_compat_kind_names[RK_COUNT];
 extern const char *const ct_compat_verdict_names[V_COUNT];
@@ -63,6 +78,8 @@ extern const char *const ct_compat_verdict_names[V_COUNT];
 bool ct_compat_refused(enum verdict v);
 uint16_t ct_compat_caps_needed(const struct ct_compat *c);
 const char *ct_compat_sniffer_note(const struct row *r);
+uint16_t ct_compat_lib_caps(const struct ct_compat *c);
+enum refusal_effect ct_compat_effect(const struct row *r);
 /* report_print.c */
 void ct_compat_print(struct ct_compat *c);
 
