@@ -60,6 +60,14 @@ def main():
                  "%s: %d refused rows, all NVML's, none fatal" % (name, len(refused)))
             t.ok("utility" in head[0]["caps_needed"].split(","),
                  "%s: needs %s: NVML needs utility" % (name, head[0]["caps_needed"]))
+        asked = head[0].get("caps_asked")
+        if asked is not None:
+            # runsc/specutils/nvidia.go: "all" takes what runsc allows; any other
+            # capability beyond the flag's default stops the container at start.
+            beyond = set(asked.split(",")) - set(head[0]["caps_flag_default"].split(",")) - {""}
+            refuses = "all" not in asked.split(",") and bool(beyond)
+            t.ok(("refuses to start" in head[0]["caps_asked_verdict"]) == refuses,
+                 "%s: asks for %s: %s" % (name, asked, head[0]["caps_asked_verdict"]))
         txt = subprocess.run([BIN, "-r", tr, "--compat=gvisor"], capture_output=True,
                              text=True, timeout=120)
         t.ok(txt.returncode == js.returncode and

@@ -576,6 +576,84 @@ static void test_nvml_needs_utility(void)
 	free(r.text);
 }
 
+/* --- item 13: what the traced container asks for ---------------------------------- */
+
+/* A process record of pid 4242 whose environment is env (env_size bytes:
+ * NUL-separated, the last entry possibly cut). */
+static void proc_env(struct ct_decoder *d, const char *env, uint32_t env_size)
+{
+	static unsigned char buf[4096];
+	struct ct_proc *p = (struct ct_proc *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	p->h.type = CT_REC_PROC;
+	p->h.ts_ns = 1000000500;
+	p->h.pid = p->h.tid = 4242;
+	p->source = CT_PROC_EXEC;
+	memcpy(p->comm, "app", 4);
+	p->argv_size = 4;
+	memcpy(p + 1, "app", 4);
+	p->env_size = env_size;
+	memcpy((char *)(p + 1) + 4, env, env_size);
+	p->h.size = (uint32_t)(sizeof(*p) + 4 + env_size);
+	feed(d, &p->h);
+}
+
+struct asks { const char *env; uint32_t size; };
+
+static void fill_asks(struct ct_decoder *d, const void *arg)
+{
+	const struct asks *a = arg;
+
+	proc_env(d, a->env, a->size);
+	alloc(d, NV01_ROOT_CLIENT, 0);
+}
+
+#define ASKS(lit) { lit, sizeof(lit) - 1 }
+
+static void test_container_asks(void)
+{
+	static const struct asks graphics =
+		ASKS("CUDA_VERSION=13.0.2\0NVIDIA_DRIVER_CAPABILITIES=compute,graphics,utility\0");
+	static const struct asks plain = ASKS("NVIDIA_DRIVER_CAPABILITIES=compute,utility\0");
+	static const struct asks all = ASKS("NVIDIA_DRIVER_CAPABILITIES=all\0");
+	static const struct asks bogus = ASKS("NVIDIA_DRIVER_CAPABILITIES=compute,gpu");  /* cut */
+	static const struct asks none = ASKS("CUDA_VERSION=13.0.2\0");
+	struct report r;
+
+	r = run("gvisor", NULL, "580.159.04", true, fill_asks, &graphics);
+	ok(strstr(r.text, "  container:     asks for compute,graphics,utility "
+			  "(NVIDIA_DRIVER_CAPABILITIES of pid 4242); runsc refuses to start such a "
+			  "container unless --nvproxy-allowed-driver-capabilities allows graphics "
+			  "(its default: utility,compute)\n") != NULL,
+	   "a container asking for graphics: runsc's default refuses to start it");
+	ok(strstr(r.text, "\nbut before any call: the container asks for NVIDIA_DRIVER_CAPABILITIES="
+			  "compute,graphics,utility, and runsc's default does not allow graphics: "
+			  "allow it, or ask for less\n") != NULL,
+	   "... and the summary says so beside the verdict on the calls");
+	ok(r.status == 0, "... the calls themselves are clean (%d)", r.status);
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &plain);
+	ok(strstr(r.text, "\"caps_asked\":\"compute,utility\",\"caps_asked_pid\":4242,"
+			  "\"caps_asked_verdict\":\"runsc's default "
+			  "--nvproxy-allowed-driver-capabilities allows it\"") != NULL,
+	   "asking for compute,utility: runsc's default allows it (JSON)");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &all);
+	ok(strstr(r.text, "allows it\"") != NULL, "asking for all: runsc takes what it allows");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &bogus);
+	ok(strstr(r.text, "this gVisor knows no capability 'gpu'") != NULL,
+	   "a name gVisor does not know (in an environment cut without its NUL): refused");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &none);
+	ok(strstr(r.text, "\"caps_asked\":null") != NULL, "no variable: nothing said");
+	free(r.text);
+	r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", true, fill_asks, &graphics);
+	ok(strstr(r.text, "container:") == NULL, "a gVisor without capabilities: nothing said");
+	free(r.text);
+}
+
 /* --- the tree -------------------------------------------------------------------- */
 
 static void test_root_counts(void)
@@ -661,6 +739,7 @@ int main(void)
 	test_clean_without_caps();
 	test_known_callers();
 	test_nvml_needs_utility();
+	test_container_asks();
 	test_root_counts();
 	test_nodes();
 	return tap_done();

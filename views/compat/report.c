@@ -268,10 +268,27 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	c->driver = ct_driver_version(val);
 }
 
+/* A process: what it asks of the container stack (NVIDIA_DRIVER_CAPABILITIES). */
+static void proc_env(struct ct_compat *c, const struct ct_proc *p)
+{
+	char v[sizeof(c->asked)];
+
+	if (!c->snap->caps_env || !ct_caps_asked_env(p, c->snap->caps_env, v, sizeof(v)))
+		return;
+	if (!c->asked_pid) {
+		memcpy(c->asked, v, sizeof(v));
+		c->asked_pid = p->h.pid;
+	} else if (strcmp(v, c->asked) != 0) {
+		c->asked_differs++;
+	}
+}
+
 static void on_record(void *ctx, const struct ct_rec *r)
 {
 	if (r->type == CT_REC_META)
 		ct_meta_foreach(r, meta_line, ctx);
+	else if (r->type == CT_REC_PROC)
+		proc_env(ctx, (const struct ct_proc *)r);
 }
 
 /* --- judging --------------------------------------------------------------- */

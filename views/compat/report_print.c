@@ -158,6 +158,71 @@ static const char *libs_str(const struct ct_compat *c, uint16_t extra, char *buf
 	return buf;
 }
 
+/* What runsc, with its default allowed set, makes of the container's own
+ * request; "" if the trace shows none. */
+static const char *asked_str(const struct ct_compat *c, char *buf, size_t n)
+{
+	const struct ct_gv_snapshot *s = c->snap;
+	char caps[128];
+	uint16_t refused;
+	const char *bad;
+
+	buf[0] = '\0';
+	if (!c->asked_pid)
+		return buf;
+	switch (ct_caps_asked_judge(s, c->asked, &refused, &bad)) {
+	case CT_ASKED_REFUSED:
+		snprintf(buf, n, "runsc refuses to start such a container unless %s allows %s "
+			 "(its default: %s)", s->caps_flag, ct_gv_caps_str(s, refused, caps,
+			 sizeof(caps)), s->caps_flag_default);
+		break;
+	case CT_ASKED_UNKNOWN:
+		snprintf(buf, n, "runsc refuses to start such a container: this gVisor knows no "
+			 "capability '%s'", bad);
+		break;
+	case CT_ASKED_OK:
+		snprintf(buf, n, "runsc's default %s allows it", s->caps_flag);
+		break;
+	default:
+		snprintf(buf, n, "not judged: this gVisor has no capability flag");
+	}
+	return buf;
+}
+
+static void text_asked(const struct ct_compat *c, FILE *f)
+{
+	char v[4 * sizeof(c->asked) + 1], verdict[384];
+
+	if (!c->asked_pid)
+		return;
+	fprintf(f, "  container:     asks for %s (%s of pid %u%s); %s\n", safe(c->asked, v, sizeof(v)),
+		c->snap->caps_env, c->asked_pid, c->asked_differs ? ", other processes differ" : "",
+		asked_str(c, verdict, sizeof(verdict)));
+}
+
+/* The calls may be clean while runsc, as it comes, would not start the
+ * container at all: said beside the verdict on the calls. */
+static void text_asked_summary(const struct ct_compat *c, FILE *f)
+{
+	char v[4 * sizeof(c->asked) + 1], caps[128];
+	uint16_t refused;
+	const char *bad;
+	enum ct_asked a;
+
+	if (!c->asked_pid)
+		return;
+	a = ct_caps_asked_judge(c->snap, c->asked, &refused, &bad);
+	if (a == CT_ASKED_REFUSED)
+		fprintf(f, "but before any call: the container asks for %s=%s, and runsc's default "
+			"does not allow %s: allow it, or ask for less\n", c->snap->caps_env,
+			safe(c->asked, v, sizeof(v)), ct_gv_caps_str(c->snap, refused, caps,
+								      sizeof(caps)));
+	else if (a == CT_ASKED_UNKNOWN)
+		fprintf(f, "but before any call: the container asks for %s=%s, which names a "
+			"capability this gVisor does not know\n", c->snap->caps_env,
+			safe(c->asked, v, sizeof(v)));
+}
+
 static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint16_t extra)
 {
 	const struct ct_gv_snapshot *s = c->snap;
@@ -181,6 +246,7 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint1
 			extra ? " (" : "", extra ? libs_str(c, extra, libs, sizeof(libs)) : "",
 			extra ? ")" : "");
 	}
+	text_asked(c, f);
 	if (c->match != CT_GV_EXACT && c->match != CT_GV_ANY)
 		fprintf(f, "  ioctl_sniffer: would not run (it needs a driver in nvproxy's table)\n");
 	fprintf(f, "\n");
@@ -322,6 +388,7 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)), t.bad ? "no" : "yes");
 	else
 		fprintf(f, "\nclean (no capabilities in this gVisor): %s\n", t.bad ? "no" : "yes");
+	text_asked_summary(c, f);
 	if (t.bad)
 		fprintf(f, "refused rows: %zu: %zu not fatal (a known caller carries on without "
 			"them), %zu fatal, %zu of unknown effect\n", t.bad, t.effect[RE_NOT_FATAL],
@@ -373,6 +440,10 @@ static void json_header(const struct ct_compat *c, FILE *f, uint16_t need, uint1
 	json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
 	json_str(f, "caps_for_libraries", extra ? libs_str(c, extra, buf, sizeof(buf)) : NULL);
 	json_str(f, "caps_env", c->snap->caps_env);
+	json_str(f, "caps_asked", c->asked_pid ? c->asked : NULL);
+	if (c->asked_pid)
+		fprintf(f, ",\"caps_asked_pid\":%u", c->asked_pid);
+	json_str(f, "caps_asked_verdict", c->asked_pid ? asked_str(c, buf, sizeof(buf)) : NULL);
 	json_str(f, "caps_flag", c->snap->caps_flag);
 	json_str(f, "caps_flag_default", c->snap->caps_flag_default);
 	fprintf(f, "}\n");

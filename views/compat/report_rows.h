@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "caps_asked.h"
 #include "cudatrace.h"
 #include "gvisor_abi.h"
 #include "known.h"
@@ -66,6 +67,11 @@ struct ct_compat {
 	uint64_t libs_known;          /* ct_driver_libs of known callers of rows present */
 	struct { char name[ROW_NAME_MAX]; int lib; } lib_memo[16];   /* module -> lib */
 	unsigned lib_memo_next;
+	/* The container's request: the snapshot's caps_env in the environment
+	 * of the first process that has it. */
+	char asked[128];
+	uint32_t asked_pid;           /* 0: no process had it */
+	uint32_t asked_differs;       /* processes that asked for something else */
 };
 
 /* What refusing a row does to the program, from its known caller. */
