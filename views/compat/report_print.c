@@ -118,7 +118,7 @@ static const char *number_str(const struct row *r, char *buf, size_t n)
 /* A device path or comm from the trace, with every byte that is not
  * printable ASCII as \xNN: a trace must not forge lines or drive the
  * terminal. */
-static const char *safe(const char *s, char *buf, size_t n)
+const char *ct_compat_safe(const char *s, char *buf, size_t n)
 {
 	size_t used = 0;
 
@@ -132,95 +132,6 @@ static const char *safe(const char *s, char *buf, size_t n)
 	}
 	buf[used] = '\0';
 	return buf;
-}
-
-/* "utility: libnvidia-ml.so*, by a known caller": why the trace needs
- * capabilities beyond nvproxy's: the driver libraries it uses (extra: the
- * capabilities only they bring). */
-static const char *libs_str(const struct ct_compat *c, uint16_t extra, char *buf, size_t n)
-{
-	size_t used = 0;
-	unsigned i;
-
-	buf[0] = '\0';
-	for (i = 0; i < ct_ndriver_libs && used < n; i++) {
-		uint16_t one = 0;
-		const char *bad;
-		bool stacked = c->libs_stacked >> i & 1, known = c->libs_known >> i & 1;
-
-		if (!(stacked || known) || !ct_gv_caps_parse(c->snap, ct_driver_libs[i].cap, &one,
-							   &bad) || !(one & extra))
-			continue;
-		used += (size_t)snprintf(buf + used, n - used, "%s%s: %s, %s", used ? "; " : "",
-					 ct_driver_libs[i].cap, ct_driver_libs[i].module,
-					 stacked ? "in -k stacks" : "by a known caller");
-	}
-	return buf;
-}
-
-/* What runsc, with its default allowed set, makes of the container's own
- * request; "" if the trace shows none. */
-static const char *asked_str(const struct ct_compat *c, char *buf, size_t n)
-{
-	const struct ct_gv_snapshot *s = c->snap;
-	char caps[128];
-	uint16_t refused;
-	const char *bad;
-
-	buf[0] = '\0';
-	if (!c->asked_pid)
-		return buf;
-	switch (ct_caps_asked_judge(s, c->asked, &refused, &bad)) {
-	case CT_ASKED_REFUSED:
-		snprintf(buf, n, "runsc refuses to start such a container unless %s allows %s "
-			 "(its default: %s)", s->caps_flag, ct_gv_caps_str(s, refused, caps,
-			 sizeof(caps)), s->caps_flag_default);
-		break;
-	case CT_ASKED_UNKNOWN:
-		snprintf(buf, n, "runsc refuses to start such a container: this gVisor knows no "
-			 "capability '%s'", bad);
-		break;
-	case CT_ASKED_OK:
-		snprintf(buf, n, "runsc's default %s allows it", s->caps_flag);
-		break;
-	default:
-		snprintf(buf, n, "not judged: this gVisor has no capability flag");
-	}
-	return buf;
-}
-
-static void text_asked(const struct ct_compat *c, FILE *f)
-{
-	char v[4 * sizeof(c->asked) + 1], verdict[384];
-
-	if (!c->asked_pid)
-		return;
-	fprintf(f, "  container:     asks for %s (%s of pid %u%s); %s\n", safe(c->asked, v, sizeof(v)),
-		c->snap->caps_env, c->asked_pid, c->asked_differs ? ", other processes differ" : "",
-		asked_str(c, verdict, sizeof(verdict)));
-}
-
-/* The calls may be clean while runsc, as it comes, would not start the
- * container at all: said beside the verdict on the calls. */
-static void text_asked_summary(const struct ct_compat *c, FILE *f)
-{
-	char v[4 * sizeof(c->asked) + 1], caps[128];
-	uint16_t refused;
-	const char *bad;
-	enum ct_asked a;
-
-	if (!c->asked_pid)
-		return;
-	a = ct_caps_asked_judge(c->snap, c->asked, &refused, &bad);
-	if (a == CT_ASKED_REFUSED)
-		fprintf(f, "but before any call: the container asks for %s=%s, and runsc's default "
-			"does not allow %s: allow it, or ask for less\n", c->snap->caps_env,
-			safe(c->asked, v, sizeof(v)), ct_gv_caps_str(c->snap, refused, caps,
-								      sizeof(caps)));
-	else if (a == CT_ASKED_UNKNOWN)
-		fprintf(f, "but before any call: the container asks for %s=%s, which names a "
-			"capability this gVisor does not know\n", c->snap->caps_env,
-			safe(c->asked, v, sizeof(v)));
 }
 
 static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint16_t extra)
@@ -243,10 +154,10 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint1
 			ct_gv_caps_str(s, c->caps, caps, sizeof(caps)),
 			c->caps_given ? "--compat-caps" : "nvproxy's default",
 			need ? ct_gv_caps_str(s, need, needs, sizeof(needs)) : "none",
-			extra ? " (" : "", extra ? libs_str(c, extra, libs, sizeof(libs)) : "",
+			extra ? " (" : "", extra ? ct_compat_libs_str(c, extra, libs, sizeof(libs)) : "",
 			extra ? ")" : "");
 	}
-	text_asked(c, f);
+	ct_compat_text_asked(c, f);
 	if (c->match != CT_GV_EXACT && c->match != CT_GV_ANY)
 		fprintf(f, "  ioctl_sniffer: would not run (it needs a driver in nvproxy's table)\n");
 	fprintf(f, "\n");
@@ -254,44 +165,12 @@ static void text_header(const struct ct_compat *c, FILE *f, uint16_t need, uint1
 
 /* What the row's columns cannot say: where nvproxy dropped the entry, and
  * which escape a pass-through control waits on. */
-static const char *effect_str(const struct row *r)
-{
-	switch (ct_compat_effect(r)) {
-	case RE_NOT_FATAL: return "it carries on without it: not fatal";
-	case RE_FATAL: return "it stops without it: fatal";
-	default: return r->known && r->known->effect == CT_CARRIES_ON
-		? "it carries on without it, but not every stack shows it: effect unknown"
-		: "what it does without it is not known";
-	}
-}
-
-/* A refused row: who made it (-k stack), and what known_callers.tsv says. */
-static void text_caller_notes(const struct row *r, FILE *f)
-{
-	const struct ct_known_caller *k = r->known;
-	char api[4 * ROW_NAME_MAX + 1], mod[4 * ROW_NAME_MAX + 1];
-
-	if (r->api[0])   /* names from the trace: escaped */
-		fprintf(f, "%18s ^ made through %s%s%s (-k stack)\n", "",
-			safe(r->api, api, sizeof(api)), r->api_module[0] ? " in " : "",
-			safe(r->api_module, mod, sizeof(mod)));
-	if (!k)
-		return;
-	if (!r->stacked)
-		fprintf(f, "%18s ^ known caller, no -k stack to confirm it: %s %s: %s; %s\n", "",
-			k->module, k->function, k->what, effect_str(r));
-	else
-		fprintf(f, "%18s ^ known caller, %s in %llu of %llu stacks: %s; %s\n", "",
-			k->function, (unsigned long long)r->known_seen,
-			(unsigned long long)r->stacked, k->what, effect_str(r));
-}
-
 static void text_row_notes(const struct ct_compat *c, const struct row *r, FILE *f)
 {
 	char v[32], caps[128];
 
 	if (ct_compat_refused(r->verdict))
-		text_caller_notes(r, f);
+		ct_compat_text_callers(r, f);
 
 	if (r->dropped)
 		fprintf(f, "%18s ^ nvproxy drops it at its %s node: refused with a driver from "
@@ -315,14 +194,14 @@ static void text_rows(const struct ct_compat *c, FILE *f)
 		const char *note = ct_compat_sniffer_note(r);
 
 		snprintf(who, sizeof(who), "%u/%s", r->first_pid,
-			 safe(r->first_comm, comm, sizeof(comm)));
+			 ct_compat_safe(r->first_comm, comm, sizeof(comm)));
 		if (r->failed)
 			snprintf(answer, sizeof(answer), "%s x%llu", r->answer,
 				 (unsigned long long)r->failed);
 		else
 			snprintf(answer, sizeof(answer), "ok");
 		fprintf(f, "%-18s %-8s %-10s %-44s %-44s %7llu  %-20s %-22s %-11s %s\n",
-			safe(r->dev, dev, sizeof(dev)),
+			ct_compat_safe(r->dev, dev, sizeof(dev)),
 			ct_compat_kind_names[r->kind], number_str(r, num, sizeof(num)),
 			r->ours ? r->ours : "-", r->op ? r->op->name : "-",
 			(unsigned long long)r->calls, who, answer, nodes_str(r, since, sizeof(since)),
@@ -388,7 +267,7 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)), t.bad ? "no" : "yes");
 	else
 		fprintf(f, "\nclean (no capabilities in this gVisor): %s\n", t.bad ? "no" : "yes");
-	text_asked_summary(c, f);
+	ct_compat_text_asked_summary(c, f);
 	if (t.bad)
 		fprintf(f, "refused rows: %zu: %zu not fatal (a known caller carries on without "
 			"them), %zu fatal, %zu of unknown effect\n", t.bad, t.effect[RE_NOT_FATAL],
@@ -402,7 +281,7 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *key, const char *s)
+void ct_compat_json_str(FILE *f, const char *key, const char *s)
 {
 	fprintf(f, ",\"%s\":", key);
 	if (!s) {
@@ -428,52 +307,25 @@ static void json_header(const struct ct_compat *c, FILE *f, uint16_t need, uint1
 	char v[32], buf[256], caps[128];
 
 	fprintf(f, "{\"type\":\"compat_header\"");
-	json_str(f, "driver", c->driver ? version_str(c->driver, v, sizeof(v)) : NULL);
-	json_str(f, "gvisor", c->snap->id);
-	json_str(f, "gvisor_commit", c->snap->commit);
-	json_str(f, "gvisor_date", c->snap->date);
-	json_str(f, "node", version_str(c->node->version, v, sizeof(v)));
-	json_str(f, "node_match", c->match == CT_GV_EXACT ? "exact" : c->match == CT_GV_ANCESTOR
+	ct_compat_json_str(f, "driver", c->driver ? version_str(c->driver, v, sizeof(v)) : NULL);
+	ct_compat_json_str(f, "gvisor", c->snap->id);
+	ct_compat_json_str(f, "gvisor_commit", c->snap->commit);
+	ct_compat_json_str(f, "gvisor_date", c->snap->date);
+	ct_compat_json_str(f, "node", version_str(c->node->version, v, sizeof(v)));
+	ct_compat_json_str(f, "node_match", c->match == CT_GV_EXACT ? "exact" : c->match == CT_GV_ANCESTOR
 			? "approximate" : c->match == CT_GV_ANY ? "any" : "none");
-	json_str(f, "runsc", runsc_str(c, buf, sizeof(buf)));
-	json_str(f, "caps", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)));
-	json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
-	json_str(f, "caps_for_libraries", extra ? libs_str(c, extra, buf, sizeof(buf)) : NULL);
-	json_str(f, "caps_env", c->snap->caps_env);
-	json_str(f, "caps_asked", c->asked_pid ? c->asked : NULL);
+	ct_compat_json_str(f, "runsc", runsc_str(c, buf, sizeof(buf)));
+	ct_compat_json_str(f, "caps", ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)));
+	ct_compat_json_str(f, "caps_needed", ct_gv_caps_str(c->snap, need, caps, sizeof(caps)));
+	ct_compat_json_str(f, "caps_for_libraries", extra ? ct_compat_libs_str(c, extra, buf, sizeof(buf)) : NULL);
+	ct_compat_json_str(f, "caps_env", c->snap->caps_env);
+	ct_compat_json_str(f, "caps_asked", c->asked_pid ? c->asked : NULL);
 	if (c->asked_pid)
 		fprintf(f, ",\"caps_asked_pid\":%u", c->asked_pid);
-	json_str(f, "caps_asked_verdict", c->asked_pid ? asked_str(c, buf, sizeof(buf)) : NULL);
-	json_str(f, "caps_flag", c->snap->caps_flag);
-	json_str(f, "caps_flag_default", c->snap->caps_flag_default);
+	ct_compat_json_str(f, "caps_asked_verdict", c->asked_pid ? ct_compat_asked_str(c, buf, sizeof(buf)) : NULL);
+	ct_compat_json_str(f, "caps_flag", c->snap->caps_flag);
+	ct_compat_json_str(f, "caps_flag_default", c->snap->caps_flag_default);
 	fprintf(f, "}\n");
-}
-
-/* Who made the row's calls: "api" and "api_module" from -k stacks, the
- * known caller, and for a refused row what refusing it does. */
-static void json_caller(FILE *f, const struct row *r)
-{
-	static const char *const effects[] = { [RE_UNKNOWN] = "unknown",
-		[RE_NOT_FATAL] = "not fatal", [RE_FATAL] = "fatal" };
-	const struct ct_known_caller *k = r->known;
-
-	json_str(f, "api", r->api[0] ? r->api : NULL);
-	json_str(f, "api_module", r->api_module[0] ? r->api_module : NULL);
-	fprintf(f, ",\"stacked\":%llu", (unsigned long long)r->stacked);
-	if (!k) {
-		fprintf(f, ",\"known_caller\":null");
-	} else {
-		fprintf(f, ",\"known_caller\":{\"seen_in_stacks\":%llu", (unsigned long long)r->known_seen);
-		json_str(f, "module", k->module);
-		json_str(f, "function", k->function);
-		json_str(f, "carries_on", k->effect == CT_CARRIES_ON ? "yes" : k->effect == CT_STOPS
-			 ? "no" : "unknown");
-		json_str(f, "what", k->what);
-		json_str(f, "source", k->source);
-		fputc('}', f);
-	}
-	json_str(f, "refusal_effect", ct_compat_refused(r->verdict) ?
-		 effects[ct_compat_effect(r)] : NULL);
 }
 
 static void json_rows(const struct ct_compat *c, FILE *f)
@@ -485,24 +337,24 @@ static void json_rows(const struct ct_compat *c, FILE *f)
 		char v[32], verdict[160];
 
 		fprintf(f, "{\"type\":\"compat_row\"");
-		json_str(f, "device", r->dev);
-		json_str(f, "kind", ct_compat_kind_names[r->kind]);
+		ct_compat_json_str(f, "device", r->dev);
+		ct_compat_json_str(f, "kind", ct_compat_kind_names[r->kind]);
 		fprintf(f, ",\"number\":%u", r->number);
-		json_str(f, "name", r->ours);
-		json_str(f, "nvproxy_name", r->op ? r->op->name : NULL);
+		ct_compat_json_str(f, "name", r->ours);
+		ct_compat_json_str(f, "nvproxy_name", r->op ? r->op->name : NULL);
 		fprintf(f, ",\"calls\":%llu,\"failed\":%llu,\"first_pid\":%u",
 			(unsigned long long)r->calls, (unsigned long long)r->failed, r->first_pid);
-		json_str(f, "first_comm", r->first_comm);
-		json_str(f, "host_answer", r->failed ? r->answer : "ok");
-		json_str(f, "verdict", ct_compat_verdict_names[r->verdict]);
-		json_str(f, "detail", verdict_str(c, r, verdict, sizeof(verdict)));
-		json_str(f, "since", r->first ? version_str(r->first->version, v, sizeof(v)) : NULL);
-		json_str(f, "until", r->dropped && r->last ? version_str(r->last->version, v,
+		ct_compat_json_str(f, "first_comm", r->first_comm);
+		ct_compat_json_str(f, "host_answer", r->failed ? r->answer : "ok");
+		ct_compat_json_str(f, "verdict", ct_compat_verdict_names[r->verdict]);
+		ct_compat_json_str(f, "detail", verdict_str(c, r, verdict, sizeof(verdict)));
+		ct_compat_json_str(f, "since", r->first ? version_str(r->first->version, v, sizeof(v)) : NULL);
+		ct_compat_json_str(f, "until", r->dropped && r->last ? version_str(r->last->version, v,
 									    sizeof(v)) : NULL);
-		json_str(f, "dropped_at", r->dropped ? version_str(r->dropped->version, v, sizeof(v))
+		ct_compat_json_str(f, "dropped_at", r->dropped ? version_str(r->dropped->version, v, sizeof(v))
 						     : NULL);
-		json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
-		json_caller(f, r);
+		ct_compat_json_str(f, "ioctl_sniffer", ct_compat_sniffer_note(r));
+		ct_compat_json_caller(f, r);
 		fprintf(f, "}\n");
 	}
 }
@@ -518,7 +370,7 @@ static void json_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 	for (k = 0; k < RK_COUNT; k++)
 		fprintf(f, ",\"%s\":{\"rows\":%llu,\"calls\":%llu,\"refused\":%llu}",
 			ct_compat_kind_names[k], t.rows[k], t.calls[k], t.refused[k]);
-	json_str(f, "caps_to_enable", need & ~c->caps ? ct_gv_caps_str(c->snap, need | c->caps,
+	ct_compat_json_str(f, "caps_to_enable", need & ~c->caps ? ct_gv_caps_str(c->snap, need | c->caps,
 			caps, sizeof(caps)) : NULL);
 	fprintf(f, ",\"refused_not_fatal\":%zu,\"refused_fatal\":%zu,\"refused_unknown\":%zu",
 		t.effect[RE_NOT_FATAL], t.effect[RE_FATAL], t.effect[RE_UNKNOWN]);

@@ -84,9 +84,20 @@ extern const char *const ct_compat_verdict_names[V_COUNT];
 bool ct_compat_refused(enum verdict v);
 uint16_t ct_compat_caps_needed(const struct ct_compat *c);
 const char *ct_compat_sniffer_note(const struct row *r);
+/* callers.c */
+void ct_compat_read_stack(struct ct_compat *c, struct row *r, const struct ct_call *call);
 uint16_t ct_compat_lib_caps(const struct ct_compat *c);
 enum refusal_effect ct_compat_effect(const struct row *r);
 /* report_print.c */
 void ct_compat_print(struct ct_compat *c);
+const char *ct_compat_safe(const char *s, char *buf, size_t n);
+void ct_compat_json_str(FILE *f, const char *key, const char *s);
+/* report_who.c */
+const char *ct_compat_libs_str(const struct ct_compat *c, uint16_t extra, char *buf, size_t n);
+const char *ct_compat_asked_str(const struct ct_compat *c, char *buf, size_t n);
+void ct_compat_text_asked(const struct ct_compat *c, FILE *f);
+void ct_compat_text_asked_summary(const struct ct_compat *c, FILE *f);
+void ct_compat_text_callers(const struct row *r, FILE *f);
+void ct_compat_json_caller(FILE *f, const struct row *r);
 
 #endif
