@@ -267,11 +267,11 @@ static void text_summary(const struct ct_compat *c, FILE *f, uint16_t need)
 			ct_gv_caps_str(c->snap, c->caps, caps, sizeof(caps)), t.bad ? "no" : "yes");
 	else
 		fprintf(f, "\nclean (no capabilities in this gVisor): %s\n", t.bad ? "no" : "yes");
-	ct_compat_text_asked_summary(c, f);
 	if (t.bad)
 		fprintf(f, "refused rows: %zu: %zu not fatal (a known caller carries on without "
 			"them), %zu fatal, %zu of unknown effect\n", t.bad, t.effect[RE_NOT_FATAL],
 			t.effect[RE_FATAL], t.effect[RE_UNKNOWN]);
+	ct_compat_text_asked_summary(c, f);
 	text_enable(c, f, need);
 	fprintf(f, "ioctl_sniffer would disagree on %zu row%s%s\n", t.notes,
 		t.notes == 1 ? "" : "s",
