@@ -91,6 +91,37 @@ def test_root_counts(t):
              "%s: the import took each root entry once (%s)" % (snap, imported))
 
 
+def test_caps_flag(t):
+    """runsc's flag that allows capabilities, and the container's variable
+    that asks for them, are in the blobs the import read (gVisor once had
+    neither; a report once named a flag runsc never had)."""
+    git = os.environ.get("GVISOR_GIT", "/work/.mirror/google+gvisor/repo")
+    rules = {(r[0], r[1]): (r[2], r[3]) for r in rows("gvisor_rules.tsv")}
+    blobs = {(r[0], r[1]): r[2] for r in rows("gvisor_sources.tsv")}
+    with_caps = sorted(set(r[0] for r in rows("gvisor_caps.tsv")))
+    t.ok(with_caps and all((s, "caps_allow_flag") in rules and (s, "caps_request_env") in rules
+                           for s in with_caps),
+         "every snapshot with capabilities names runsc's flag and the container's variable")
+    if not os.path.isdir(git):
+        t.skip("the flag in runsc's sources", "no gVisor clone at %s (set GVISOR_GIT)" % git)
+        return
+    for snap in with_caps:
+        flag, default = rules[(snap, "caps_allow_flag")]
+        env = rules[(snap, "caps_request_env")][0]
+        text = {}
+        for path in ("runsc/config/flags.go", "runsc/specutils/nvidia.go"):
+            text[path] = subprocess.run(["git", "--git-dir", git, "cat-file", "blob",
+                                         blobs[(snap, path)]], capture_output=True,
+                                        text=True, check=True).stdout
+        t.ok(re.search(r'flagSet\.String\("%s",\s*"%s"' % (re.escape(flag[2:]), re.escape(default)),
+                       text["runsc/config/flags.go"]) is not None,
+             "%s: runsc/config/flags.go registers %s, default %s" % (snap, flag, default))
+        t.ok('"%s"' % env in text["runsc/specutils/nvidia.go"] and
+             "update %s" % flag in text["runsc/specutils/nvidia.go"],
+             "%s: runsc/specutils/nvidia.go reads %s and refuses what %s does not allow"
+             % (snap, env, flag))
+
+
 def test_parity(t):
     listed = {(r[0], int(r[1], 16), r[2]): r[3] for r in rows("gvisor_name_differences.tsv")}
     ours = {k: our_names(k) for k in OURS}
@@ -113,6 +144,7 @@ def test_parity(t):
 def main():
     t = tap.Tap()
     test_root_counts(t)
+    test_caps_flag(t)
     test_parity(t)
     t.done()
 

@@ -3,7 +3,9 @@
 """--compat=gvisor on every trace in traces/: a report in text and JSON, the
 same verdicts in both, the exit status the summary says (0 clean, 1 not);
 the H100 traces (driver 580.159.04) judged against nvproxy's own
-580.159.04 node."""
+580.159.04 node; the PyTorch and NCCL traces refuse only NVML's MIG
+sessions, which are not fatal, and need utility for NVML (issue 33, items 14
+and 15)."""
 import glob
 import json
 import os
@@ -43,6 +45,29 @@ def main():
             t.ok(head[0]["driver"] == "580.159.04" and head[0]["node"] == "580.159.04" and
                  head[0]["node_match"] == "exact",
                  "%s: driver 580.159.04, nvproxy's node 580.159.04 exactly" % name)
+        effects = [r.get("refusal_effect") for r in refused]
+        t.ok(len(refused) == summ[0]["refused_not_fatal"] + summ[0]["refused_fatal"] +
+             summ[0]["refused_unknown"] and None not in effects,
+             "%s: every refused row has an effect (%s), and the summary counts them"
+             % (name, effects))
+        if "torch" in name or "nccl" in name:
+            # Issue 33, item 14: these refuse only NVML's MIG sessions, which
+            # NVML carries on without; item 15: NVML needs utility.
+            t.ok(refused and all(r["refusal_effect"] == "not fatal" and
+                                 r["known_caller"]["function"] == "nvmlInitWithFlags" and
+                                 r["known_caller"]["seen_in_stacks"] == r["stacked"]
+                                 for r in refused),
+                 "%s: %d refused rows, all NVML's, none fatal" % (name, len(refused)))
+            t.ok("utility" in head[0]["caps_needed"].split(","),
+                 "%s: needs %s: NVML needs utility" % (name, head[0]["caps_needed"]))
+        asked = head[0].get("caps_asked")
+        if asked is not None:
+            # runsc/specutils/nvidia.go: "all" takes what runsc allows; any other
+            # capability beyond the flag's default stops the container at start.
+            beyond = set(asked.split(",")) - set(head[0]["caps_flag_default"].split(",")) - {""}
+            refuses = "all" not in asked.split(",") and bool(beyond)
+            t.ok(("refuses to start" in head[0]["caps_asked_verdict"]) == refuses,
+                 "%s: asks for %s: %s" % (name, asked, head[0]["caps_asked_verdict"]))
         txt = subprocess.run([BIN, "-r", tr, "--compat=gvisor"], capture_output=True,
                              text=True, timeout=120)
         t.ok(txt.returncode == js.returncode and

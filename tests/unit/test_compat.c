@@ -19,7 +19,9 @@
 #include "records.h"
 
 #define DEV_MODESET (195u << 20 | 254)
-#define MODESET_LINE "device=0xc3000fe 0 0 /dev/nvidia-modeset\n"
+#define DEV_UVM (510u << 20 | 0)
+#define MODESET_LINE "device=0xc3000fe 0 0 /dev/nvidia-modeset\n" \
+		     "device=0x1fe00000 0 0 /dev/nvidia-uvm\n"
 
 /* --- building calls ---------------------------------------------------------- */
 
@@ -93,6 +95,54 @@ static void alloc_event(struct ct_decoder *d, uint32_t inner)
 	r = ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a), p,
 		      sizeof(p), 0);
 	feed(d, r);
+}
+
+/* A -k stack, innermost frame first: "module:function" each. */
+static const struct ct_rec *frames_rec(const char *const *frames, uint32_t n)
+{
+	static unsigned char buf[16384];
+	struct ct_frames *f = (struct ct_frames *)buf;
+	struct ct_frame *fr = (struct ct_frame *)(f + 1);
+	char *strings = (char *)(fr + n);
+	uint32_t used = 0, i;
+
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i < n; i++) {
+		const char *colon = strchr(frames[i], ':');
+
+		fr[i].pc = 0x7f0000001000ull + i;
+		fr[i].module = used;
+		used += (uint32_t)sprintf(strings + used, "/usr/lib/%.*s", (int)(colon - frames[i]),
+					  frames[i]) + 1;
+		fr[i].sym = fr[i].exp = used;
+		used += (uint32_t)sprintf(strings + used, "%s", colon + 1) + 1;
+		fr[i].src = CT_NOSTR;
+	}
+	f->h.type = CT_REC_FRAMES;
+	f->h.ts_ns = 1000001000;
+	f->h.pid = f->h.tid = 4242;
+	f->nframes = n;
+	f->strings_size = used;
+	f->h.size = (uint32_t)(sizeof(*f) + n * sizeof(*fr) + used);
+	return &f->h;
+}
+
+/* alloc(), with a -k stack between its entry and its exit. */
+static void alloc_stacked(struct ct_decoder *d, uint32_t cls, const char *const *frames,
+			  uint32_t n)
+{
+	unsigned char a[48] = { 0 };
+	const struct ct_layout *l = esc(NV_ESC_RM_ALLOC, sizeof(a));
+
+	put_field(l, a, "hRoot", 0xc1d00001);
+	put_field(l, a, "hObjectParent", 0xc1d00001);
+	put_field(l, a, "hObjectNew", 0x5c000012);
+	put_field(l, a, "hClass", cls);
+	feed(d, ioctl_rec(CT_REC_IOCTL_ENTER, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a),
+			  NULL, 0, 0));
+	feed(d, frames_rec(frames, n));
+	feed(d, ioctl_rec(CT_REC_IOCTL_EXIT, 1000001000, REQ(NV_ESC_RM_ALLOC, 48), a, sizeof(a),
+			  NULL, 0, 0));
 }
 
 /* --- running the report ------------------------------------------------------ */
@@ -272,6 +322,22 @@ static void test_caps(void)
 	ok(strstr(r.text, "clean under compute,utility: no\n") != NULL, "text: not clean");
 	ok(strstr(r.text, "the trace needs: compute,graphics\n") != NULL,
 	   "text: the trace needs compute,graphics");
+	/* runsc/config/flags.go (gVisor release-20260817.0): the flag is
+	 * --nvproxy-allowed-driver-capabilities, default utility,compute; the
+	 * container asks with NVIDIA_DRIVER_CAPABILITIES (runsc/specutils/nvidia.go). */
+	ok(strstr(r.text, "the container must ask for them (NVIDIA_DRIVER_CAPABILITIES="
+			  "compute,graphics,utility) and runsc must allow them "
+			  "(--nvproxy-allowed-driver-capabilities=compute,graphics,utility; its "
+			  "default is utility,compute)\n") != NULL,
+	   "text: both the container's variable and runsc's flag, with runsc's default");
+	ok(strstr(r.text, "--nvproxy-driver-caps") == NULL, "... never runsc's nonexistent "
+	   "--nvproxy-driver-caps");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &graphics);
+	ok(strstr(r.text, "\"caps_to_enable\":\"compute,graphics,utility\"") != NULL &&
+	   strstr(r.text, "\"caps_flag\":\"--nvproxy-allowed-driver-capabilities\"") != NULL &&
+	   strstr(r.text, "\"caps_env\":\"NVIDIA_DRIVER_CAPABILITIES\"") != NULL,
+	   "JSON: caps_to_enable, caps_flag and caps_env");
 	free(r.text);
 }
 
@@ -327,6 +393,264 @@ static void test_event_rewrite(void)
 	r = run("gvisor", NULL, "580.159.04", false, fill_event, &smc);
 	ok_str(row_field(r.text, "class", smc, "verdict"), "unsupported",
 	       "NV01_EVENT naming a class nvproxy lacks: unsupported");
+	free(r.text);
+}
+
+/* --- item 15 of issue 33: what the rows leave out ------------------------------- */
+
+static void fill_range_group(struct ct_decoder *d, const void *arg)
+{
+	unsigned char a[16] = { 0 };
+
+	(void)arg;
+	call_on(d, DEV_UVM, UVM_CREATE_RANGE_GROUP, a, sizeof(a), 0);
+}
+
+/* gVisor's version.go deletes the UVM range-group ioctls at its 610.43.02
+ * node: the row says so, not just "since 535.104.05". */
+static void test_dropped(void)
+{
+	struct report r = run("gvisor", NULL, "580.159.04", false, fill_range_group, NULL);
+
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "verdict"), "supported",
+	       "UVM_CREATE_RANGE_GROUP under 580.159.04: supported");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "since"), "535.104.05",
+	       "... since 535.104.05");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "until"), "595.71.05",
+	       "... until 595.71.05, the newest node that has it");
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "dropped_at"), "610.43.02",
+	       "... dropped at 610.43.02");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", true, fill_range_group, NULL);
+	ok(strstr(r.text, " 535.104.05 to 595.71.05 supported\n") != NULL &&
+	   strstr(r.text, "^ nvproxy drops it at its 610.43.02 node") != NULL,
+	   "text: the range, and the node that drops it");
+	free(r.text);
+	r = run("gvisor", NULL, "610.57.04", false, fill_range_group, NULL);
+	ok_str(row_field(r.text, "uvm", UVM_CREATE_RANGE_GROUP, "verdict"), "unsupported",
+	       "... and under 610.57.04 it is refused");
+	free(r.text);
+}
+
+/* A passed-through control still rides NV_ESC_RM_CONTROL, which nvproxy
+ * lets in only with compute or utility. */
+static void test_passthrough_caps(void)
+{
+	struct report r = run("gvisor", "video", "580.159.04", false, fill_rules, NULL);
+
+	ok_str(row_field(r.text, "control", 0x20808159, "detail"),
+	       "needs capability compute or utility",
+	       "--compat-caps video: a GSS-legacy control needs what its escape needs");
+	ok(r.status == 1, "... refused: exit status 1 (got %d)", r.status);
+	free(r.text);
+	r = run("gvisor", "video", "580.159.04", true, fill_rules, NULL);
+	ok(strstr(r.text, "^ forwarded unread, once its escape NV_ESC_RM_CONTROL is let in: that "
+			  "needs compute or utility\n") != NULL, "text: the note says why");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_rules, NULL);
+	ok_str(row_field(r.text, "control", 0x20808159, "verdict"), "passed through",
+	       "... and with nvproxy's default capabilities it is passed through");
+	free(r.text);
+}
+
+/* gVisor before capabilities: no empty word in "clean under ...". */
+static void test_clean_without_caps(void)
+{
+	struct report r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", true, fill_rules,
+			      NULL);
+
+	ok(strstr(r.text, "\nclean (no capabilities in this gVisor): no\n") != NULL &&
+	   strstr(r.text, "clean under :") == NULL,
+	   "a snapshot without capabilities: \"clean (no capabilities in this gVisor): no\"");
+	free(r.text);
+}
+
+/* --- item 14 of issue 33: who made a refused call ---------------------------------- */
+
+static const char *const nvml_stack[] = {
+	"libc.so.6:ioctl", "libnvidia-ml.so.580.159.04:nvmlInitWithFlags",
+	"libnvidia-ml.so.580.159.04:nvmlInit", "_ctypes.so:ffi_call",
+};
+static const char *const cuda_stack[] = {
+	"libc.so.6:ioctl", "libcuda.so.580.159.04:cuInit", "libcudart.so.13:cudaFree",
+};
+
+struct stacked { uint32_t cls; const char *const *frames; uint32_t n; };
+
+static void fill_stacked(struct ct_decoder *d, const void *arg)
+{
+	const struct stacked *st = arg;
+
+	if (st->frames)
+		alloc_stacked(d, st->cls, st->frames, st->n);
+	else
+		alloc(d, st->cls, 0);
+}
+
+static void test_known_callers(void)
+{
+	struct stacked bare = { AMPERE_SMC_CONFIG_SESSION, NULL, 0 };
+	struct stacked nvml = { AMPERE_SMC_MONITOR_SESSION, nvml_stack, 4 };
+	struct stacked cuda = { AMPERE_SMC_CONFIG_SESSION, cuda_stack, 3 };
+	struct report r;
+
+	/* No stack: the known pattern alone, said as such. */
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &bare);
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "verdict"), "unsupported",
+	       "AMPERE_SMC_CONFIG_SESSION (host: ok): unsupported, clean stays strict");
+	ok(r.status == 1 && strstr(r.text, "\"clean\":false") != NULL, "... exit 1, not clean");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "refusal_effect"), "not fatal",
+	       "... but not fatal: NVML is known to carry on without it");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "function"),
+	       "nvmlInitWithFlags", "... its known caller, nvmlInitWithFlags");
+	ok(strstr(r.text, "\"refused_not_fatal\":1,\"refused_fatal\":0,\"refused_unknown\":0")
+	   != NULL, "summary: 1 refused row, not fatal");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &bare);
+	ok(strstr(r.text, "^ known caller, no -k stack to confirm it: libnvidia-ml.so* "
+			  "nvmlInitWithFlags: NVML asks for a MIG config session") != NULL &&
+	   strstr(r.text, "it carries on without it: not fatal\n") != NULL,
+	   "text: the known caller, said unconfirmed, and that it carries on");
+	ok(strstr(r.text, "refused rows: 1: 1 not fatal (a known caller carries on without them), "
+			  "0 fatal, 0 of unknown effect\n") != NULL, "text: the summary says so");
+	free(r.text);
+
+	/* A -k stack through NVML: who made it, confirmed. */
+	r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &nvml);
+	ok(strstr(r.text, "^ made through nvmlInit in libnvidia-ml.so.580.159.04 (-k stack)\n")
+	   != NULL, "-k: the row says the call came through nvmlInit in libnvidia-ml");
+	ok(strstr(r.text, "^ known caller, nvmlInitWithFlags in 1 of 1 stacks: ") != NULL,
+	   "... and that its stack shows the known caller");
+	free(r.text);
+
+	/* Names from a trace are escaped in text: no forged line, no terminal escape. */
+	{
+		static const char *const evil[] = { "libc.so.6:ioctl",
+						    "libnvidia-ml.so.1:ev\nil\x1b[2J" };
+		struct stacked st = { AMPERE_SMC_CONFIG_SESSION, evil, 2 };
+
+		r = run("gvisor", NULL, "580.159.04", true, fill_stacked, &st);
+		ok(strstr(r.text, "made through ev\\x0ail\\x1b[2J in libnvidia-ml.so.1") != NULL &&
+		   !strchr(r.text, '\x1b') && !strstr(r.text, "\nil"),
+		   "a hostile function name is escaped in the caller note");
+		free(r.text);
+	}
+
+	/* A -k stack elsewhere: the pattern does not apply, effect unknown. */
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &cuda);
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "refusal_effect"), "unknown",
+	       "a stack through cuInit, not NVML: effect unknown");
+	ok_str(row_field(r.text, "class", AMPERE_SMC_CONFIG_SESSION, "api"), "cuInit",
+	       "... made through cuInit");
+	free(r.text);
+}
+
+/* --- item 15: a program that uses NVML needs utility --------------------------- */
+
+static void test_nvml_needs_utility(void)
+{
+	struct stacked bare = { AMPERE_SMC_CONFIG_SESSION, NULL, 0 };
+	struct stacked cuda = { NV01_ROOT_CLIENT, cuda_stack, 3 };
+	uint32_t root = NV01_ROOT_CLIENT;
+	struct report r;
+
+	r = run("gvisor", NULL, "580.159.04", false, fill_class, &root);
+	ok(strstr(r.text, "\"caps_needed\":\"compute\"") != NULL,
+	   "driver calls alone: the trace needs compute");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &bare);
+	ok(strstr(r.text, "\"caps_needed\":\"compute,utility\"") != NULL &&
+	   strstr(r.text, "\"caps_for_libraries\":\"utility: libnvidia-ml.so*, by a known "
+			  "caller\"") != NULL,
+	   "NVML's known call: the trace needs utility too (libnvidia-ml.so is mounted with it)");
+	free(r.text);
+	r = run("gvisor", "compute", "580.159.04", true, fill_stacked, &bare);
+	ok(strstr(r.text, "the trace needs: compute,utility (utility: libnvidia-ml.so*, by a "
+			  "known caller)\n") != NULL &&
+	   strstr(r.text, "more capabilities would help: compute,utility:") != NULL,
+	   "--compat-caps compute: the report asks for utility");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_stacked, &cuda);
+	ok(strstr(r.text, "\"caps_needed\":\"compute\"") != NULL,
+	   "libcuda.so in the stack: compute, nothing more");
+	free(r.text);
+}
+
+/* --- item 13: what the traced container asks for ---------------------------------- */
+
+/* A process record of pid 4242 whose environment is env (env_size bytes:
+ * NUL-separated, the last entry possibly cut). */
+static void proc_env(struct ct_decoder *d, const char *env, uint32_t env_size)
+{
+	static unsigned char buf[4096];
+	struct ct_proc *p = (struct ct_proc *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	p->h.type = CT_REC_PROC;
+	p->h.ts_ns = 1000000500;
+	p->h.pid = p->h.tid = 4242;
+	p->source = CT_PROC_EXEC;
+	memcpy(p->comm, "app", 4);
+	p->argv_size = 4;
+	memcpy(p + 1, "app", 4);
+	p->env_size = env_size;
+	memcpy((char *)(p + 1) + 4, env, env_size);
+	p->h.size = (uint32_t)(sizeof(*p) + 4 + env_size);
+	feed(d, &p->h);
+}
+
+struct asks { const char *env; uint32_t size; };
+
+static void fill_asks(struct ct_decoder *d, const void *arg)
+{
+	const struct asks *a = arg;
+
+	proc_env(d, a->env, a->size);
+	alloc(d, NV01_ROOT_CLIENT, 0);
+}
+
+#define ASKS(lit) { lit, sizeof(lit) - 1 }
+
+static void test_container_asks(void)
+{
+	static const struct asks graphics =
+		ASKS("CUDA_VERSION=13.0.2\0NVIDIA_DRIVER_CAPABILITIES=compute,graphics,utility\0");
+	static const struct asks plain = ASKS("NVIDIA_DRIVER_CAPABILITIES=compute,utility\0");
+	static const struct asks all = ASKS("NVIDIA_DRIVER_CAPABILITIES=all\0");
+	static const struct asks bogus = ASKS("NVIDIA_DRIVER_CAPABILITIES=compute,gpu");  /* cut */
+	static const struct asks none = ASKS("CUDA_VERSION=13.0.2\0");
+	struct report r;
+
+	r = run("gvisor", NULL, "580.159.04", true, fill_asks, &graphics);
+	ok(strstr(r.text, "  container:     asks for compute,graphics,utility "
+			  "(NVIDIA_DRIVER_CAPABILITIES of pid 4242); runsc refuses to start such a "
+			  "container unless --nvproxy-allowed-driver-capabilities allows graphics "
+			  "(its default: utility,compute)\n") != NULL,
+	   "a container asking for graphics: runsc's default refuses to start it");
+	ok(strstr(r.text, "\nbut before any call: the container asks for NVIDIA_DRIVER_CAPABILITIES="
+			  "compute,graphics,utility, and runsc's default does not allow graphics: "
+			  "allow it, or ask for less\n") != NULL,
+	   "... and the summary says so beside the verdict on the calls");
+	ok(r.status == 0, "... the calls themselves are clean (%d)", r.status);
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &plain);
+	ok(strstr(r.text, "\"caps_asked\":\"compute,utility\",\"caps_asked_pid\":4242,"
+			  "\"caps_asked_verdict\":\"runsc's default "
+			  "--nvproxy-allowed-driver-capabilities allows it\"") != NULL,
+	   "asking for compute,utility: runsc's default allows it (JSON)");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &all);
+	ok(strstr(r.text, "allows it\"") != NULL, "asking for all: runsc takes what it allows");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &bogus);
+	ok(strstr(r.text, "this gVisor knows no capability 'gpu'") != NULL,
+	   "a name gVisor does not know (in an environment cut without its NUL): refused");
+	free(r.text);
+	r = run("gvisor", NULL, "580.159.04", false, fill_asks, &none);
+	ok(strstr(r.text, "\"caps_asked\":null") != NULL, "no variable: nothing said");
+	free(r.text);
+	r = run("gvisor:20240313.5c64bbab3", NULL, "535.129.03", true, fill_asks, &graphics);
+	ok(strstr(r.text, "container:") == NULL, "a gVisor without capabilities: nothing said");
 	free(r.text);
 }
 
@@ -410,6 +734,12 @@ int main(void)
 	test_rules();
 	test_event_rewrite();
 	test_header();
+	test_dropped();
+	test_passthrough_caps();
+	test_clean_without_caps();
+	test_known_callers();
+	test_nvml_needs_utility();
+	test_container_asks();
 	test_root_counts();
 	test_nodes();
 	return tap_done();

@@ -10,12 +10,23 @@
 #
 #   awk -f views/compat/tables/gen-compat.awk views/compat/tables/gvisor_{snapshots,caps,rules,nodes,ops}.tsv \
 #       > build/compat_data.c
+#   awk -f views/compat/tables/gen-known.awk views/compat/tables/{known_callers,driver_libs}.tsv \
+#       > build/compat_known.c
+#
+# known_callers.tsv and driver_libs.tsv are kept by hand (not from gVisor):
+# each row names its source.
 
-COMPAT_DATA_SRC := $(OUTPUT)/compat_data.c
+COMPAT_DATA_SRC := $(OUTPUT)/compat_data.c $(OUTPUT)/compat_known.c
 COMPAT_TSVS     := $(addprefix views/compat/tables/gvisor_,snapshots.tsv caps.tsv rules.tsv nodes.tsv ops.tsv)
+KNOWN_TSVS      := views/compat/tables/known_callers.tsv views/compat/tables/driver_libs.tsv
 
 
-$(COMPAT_DATA_SRC): views/compat/tables/gen-compat.awk $(COMPAT_TSVS)
+$(OUTPUT)/compat_data.c: views/compat/tables/gen-compat.awk $(COMPAT_TSVS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(AWK) -f $< $(COMPAT_TSVS) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)mv -f $@.tmp $@
+
+$(OUTPUT)/compat_known.c: views/compat/tables/gen-known.awk $(KNOWN_TSVS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(AWK) -f $< $(KNOWN_TSVS) > $@.tmp || { rm -f $@.tmp; exit 1; }
 	$(Q)mv -f $@.tmp $@

@@ -109,6 +109,28 @@ const struct ct_gv_node *ct_gv_first_with(const struct ct_gv_snapshot *s, int ki
 	return best;
 }
 
+const struct ct_gv_node *ct_gv_last_with(const struct ct_gv_snapshot *s, int kind,
+					 uint32_t number, const struct ct_gv_node **dropped)
+{
+	const struct ct_gv_node *last = NULL, *n;
+	uint32_t i;
+
+	*dropped = NULL;
+	for (i = 0; i < s->nnodes; i++) {
+		n = &ct_gv_nodes[s->first_node + i];
+		if (n->registered && (!last || n->version > last->version) &&
+		    ct_gv_lookup(n, kind, number))
+			last = n;
+	}
+	for (i = 0; last && i < s->nnodes; i++) {
+		n = &ct_gv_nodes[s->first_node + i];
+		if (n->registered && n->version > last->version &&
+		    (!*dropped || n->version < (*dropped)->version) && !ct_gv_lookup(n, kind, number))
+			*dropped = n;
+	}
+	return last;
+}
+
 static bool in_list(const uint32_t *list, uint32_t n, uint32_t v)
 {
 	uint32_t i;

@@ -48,6 +48,10 @@ struct ct_gv_snapshot {
 	uint32_t passthrough_mask;   /* controls with these bits are forwarded (0: none) */
 	uint32_t passthrough_class;  /* controls of this class are forwarded (0: none) */
 	uint32_t rewrite_class;      /* allocations of this class take the class in their params */
+	/* How a capability gets enabled: the container asks for it (caps_env)
+	 * and runsc allows it (caps_flag, caps_flag_default when not given);
+	 * NULL where this gVisor has no capabilities. */
+	const char *caps_flag, *caps_flag_default, *caps_env;
 };
 
 extern const struct ct_gv_op ct_gv_ops[];
@@ -77,6 +81,12 @@ const struct ct_gv_node *ct_gv_node_for(const struct ct_gv_snapshot *s, uint32_t
 /* The first node (lowest driver version) of s that has (kind, number). */
 const struct ct_gv_node *ct_gv_first_with(const struct ct_gv_snapshot *s, int kind,
 					  uint32_t number);
+
+/* The newest registered node of s that has (kind, number) (NULL if none);
+ * *dropped: the oldest registered node newer than that one without it,
+ * where nvproxy dropped it (NULL if every newer node has it). */
+const struct ct_gv_node *ct_gv_last_with(const struct ct_gv_snapshot *s, int kind,
+					 uint32_t number, const struct ct_gv_node **dropped);
 
 /* Number of distinct entries of kind at a node. */
 uint32_t ct_gv_count(const struct ct_gv_node *n, int kind);

@@ -94,6 +94,8 @@ static struct row *row_for(struct ct_compat *c, const char *dev, enum row_kind k
 	r->kind = k;
 	r->number = n;
 	r->ours = our_name(k, n);
+	if (k < RK_MMAP)
+		r->known = ct_known_caller_find((int)k, n);
 	return r;
 }
 
@@ -147,7 +149,12 @@ static void count(struct ct_compat *c, struct row *r, const struct ct_call *call
 	if (call->stack) {
 		c->have_stacks = true;
 		r->unseen_by_libc += call->kind == CT_CALL_IOCTL && !through_libc_ioctl(call);
+		if (r->stacked++ == 0 && call->api)
+			snprintf(r->api, sizeof(r->api), "%s", call->api);
+		ct_compat_read_stack(c, r, call);
 	}
+	if (r->known && ct_driver_lib_by_pattern(r->known->module) >= 0)
+		c->libs_known |= 1ull << ct_driver_lib_by_pattern(r->known->module);
 }
 
 /* NV01_EVENT: nvproxy judges the class named in its NV0005 params. */
@@ -164,6 +171,15 @@ static uint32_t alloc_class(const struct ct_compat *c, const struct ct_call *cal
 		return call->hclass;
 	*rew = inner != call->hclass;
 	return inner;
+}
+
+/* A control or class row: the escape that carried it (nvproxy lets the
+ * escape in first, by its own capabilities). */
+static struct row *carried(struct row *r, const struct ct_call *call)
+{
+	if (r)
+		r->escape = IOC_NR(call->request);
+	return r;
 }
 
 static void on_call(void *ctx, const struct ct_call *call)
@@ -186,10 +202,10 @@ static void on_call(void *ctx, const struct ct_call *call)
 	/* nvproxy keys frontend ioctls on IOC_NR alone, whatever the type. */
 	count(c, row_for(c, dev, k, k == RK_FRONTEND ? IOC_NR(call->request) : call->request), call);
 	if (call->has_ctrl)
-		count(c, row_for(c, dev, RK_CONTROL, call->ctrl), call);
+		count(c, carried(row_for(c, dev, RK_CONTROL, call->ctrl), call), call);
 	if (call->has_class) {
 		uint32_t cls = alloc_class(c, call, &rew);
-		struct row *r = row_for(c, dev, RK_CLASS, cls);
+		struct row *r = carried(row_for(c, dev, RK_CLASS, cls), call);
 
 		count(c, r, call);
 		if (r && rew)
@@ -206,10 +222,27 @@ static void meta_line(const char *key, const char *val, void *ctx)
 	c->driver = ct_driver_version(val);
 }
 
+/* A process: what it asks of the container stack (NVIDIA_DRIVER_CAPABILITIES). */
+static void proc_env(struct ct_compat *c, const struct ct_proc *p)
+{
+	char v[sizeof(c->asked)];
+
+	if (!c->snap->caps_env || !ct_caps_asked_env(p, c->snap->caps_env, v, sizeof(v)))
+		return;
+	if (!c->asked_pid) {
+		memcpy(c->asked, v, sizeof(v));
+		c->asked_pid = p->h.pid;
+	} else if (strcmp(v, c->asked) != 0) {
+		c->asked_differs++;
+	}
+}
+
 static void on_record(void *ctx, const struct ct_rec *r)
 {
 	if (r->type == CT_REC_META)
 		ct_meta_foreach(r, meta_line, ctx);
+	else if (r->type == CT_REC_PROC)
+		proc_env(ctx, (const struct ct_proc *)r);
 }
 
 /* --- judging --------------------------------------------------------------- */
@@ -233,8 +266,15 @@ static void judge(struct ct_compat *c, struct row *r)
 		return;
 	}
 	r->first = ct_gv_first_with(c->snap, (int)r->kind, r->number);
+	r->last = ct_gv_last_with(c->snap, (int)r->kind, r->number, &r->dropped);
 	if (r->kind == RK_CONTROL && passed_through(c, r->number)) {
+		/* Forwarded unread, but only once its escape is let in. */
+		r->via = ct_gv_lookup(c->node, CT_GV_FRONTEND, r->escape);
 		r->verdict = V_PASSED_THROUGH;
+		if (r->via && r->via->caps && !(r->via->caps & c->caps)) {
+			r->verdict = V_NEEDS_CAP;
+			r->caps_needed = r->via->caps;
+		}
 		return;
 	}
 	r->op = ct_gv_lookup(c->node, (int)r->kind, r->number);
@@ -274,7 +314,8 @@ uint16_t ct_compat_caps_needed(const struct ct_compat *c)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < c->nrows; i++) {
 			const struct row *r = &c->rows[i];
-			uint16_t m = r->op && r->verdict != V_UNSUPPORTED ? r->op->caps : 0;
+			uint16_t m = r->op && r->verdict != V_UNSUPPORTED ? r->op->caps
+				   : r->via ? r->via->caps : 0;
 
 			if (!m || (m & need) || (pass == 0 && (m & (m - 1))))
 				continue;

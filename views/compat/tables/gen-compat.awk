@@ -94,6 +94,7 @@ function literal(s,    n, i, kv, parts, out, want) {
 	return "true, { " out " }"
 }
 function rule_str(s, r) { return ((s, r) in rule) ? cstr(rule[s, r]) : "NULL" }
+function rule_text(s, r) { return ((s, r) in rulev) && rulev[s, r] != "-" ? cstr(rulev[s, r]) : "NULL" }
 function rule_num(s, r) { return ((s, r) in rulev) && rulev[s, r] != "-" ? hex(rulev[s, r]) : "0" }
 
 END {
@@ -149,8 +150,10 @@ END {
 		printf "\t  { %s, %s, %s, %s },\n", rule_str(sn, "frontend_refusal"), \
 			rule_str(sn, "uvm_refusal"), rule_str(sn, "control_refusal"), \
 			rule_str(sn, "class_refusal")
-		printf "\t  %s, %s, %s },\n", rule_num(sn, "control_passthrough_mask"), \
+		printf "\t  %s, %s, %s,\n", rule_num(sn, "control_passthrough_mask"), \
 			rule_num(sn, "control_passthrough_class"), rule_num(sn, "class_rewrite_from_params")
+		printf "\t  %s, %s, %s },\n", rule_str(sn, "caps_allow_flag"), \
+			rule_text(sn, "caps_allow_flag"), rule_str(sn, "caps_request_env")
 	}
 	print "};"
 	printf "const unsigned ct_gv_nsnapshots = %d;\n", nsnaps

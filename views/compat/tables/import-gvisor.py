@@ -8,7 +8,8 @@
 #   views/compat/tables/gvisor_snapshots.tsv  one row per imported gVisor commit
 #   views/compat/tables/gvisor_sources.tsv    the blob of every file read
 #   views/compat/tables/gvisor_rules.tsv      per snapshot: what nvproxy answers when
-#                                       it refuses, its control pass-through masks
+#                                       it refuses, its control pass-through masks,
+#                                       runsc's flag that allows capabilities
 #   views/compat/tables/gvisor_caps.tsv       per snapshot: driver capabilities (bits)
 #   views/compat/tables/gvisor_nodes.tsv      per snapshot: the driver ABI tree
 #   views/compat/tables/gvisor_ops.tsv        per node: entries added / deleted
@@ -338,6 +339,21 @@ def rules(snap, consts):
     return rows
 
 
+def runsc_caps(snap):
+    """How capabilities get enabled: runsc's flag that bounds them and its
+    default (runsc/config/flags.go), and the container's variable that asks
+    for them (runsc/specutils/nvidia.go).  An enabled capability must be
+    both asked for and allowed."""
+    flags = snap.read("runsc/config/flags.go") or ""
+    m = re.search(r'flagSet\.String\("(nvproxy-[\w-]*driver-capabilities)",\s*"([\w,-]*)"', flags)
+    spec = snap.read("runsc/specutils/nvidia.go") or ""
+    e = re.search(r'nvidiaDriverCapsEnv\s*=\s*"(\w+)"', spec)
+    if not m or not e:
+        die("a snapshot with capabilities, but no runsc flag or variable for them")
+    return [("caps_allow_flag", "--" + m.group(1), m.group(2)),
+            ("caps_request_env", e.group(1), "-")]
+
+
 # --- output -----------------------------------------------------------------
 
 def write(path, header, rows):
@@ -378,7 +394,7 @@ def import_snapshot(git_dir, sid, rev, role):
         if cps != "-":
             cps = "|".join(cap_name_of(c, caps, snap) for c in cps.split("|"))
         out_ops.append((sid, ver, op, kind, "0x%08x" % consts[name], cps, name))
-    rl = rules(snap, consts)
+    rl = rules(snap, consts) + (runsc_caps(snap) if caps else [])
     root = [n for n in nodes if n["parent_version"] == "-"]
     if len(root) != 1:
         die("%s: %d root nodes" % (sid, len(root)))
