@@ -12,6 +12,7 @@
  *                      --max-size, --rotate, trailer), the decoder, --metrics
  *   capture_status.c   what it says on stderr: the status line, the counts
  *   capture_targets.c  what is traced: device files, the command, -p, --cgroup
+ *   capture_signals.c  stop signals, and the command's own dispositions
  *   capture_bpf.c      the BPF side: kernel checks, load, maps, counters
  */
 #ifndef CT_CAPTURE_H
