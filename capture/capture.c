@@ -201,6 +201,8 @@ static int run_loop(struct ct_capture *c)
 		}
 	}
 	ct_status_line(c, true);
+	if (c->sink_error)   /* said already; stops the command */
+		return -1;
 	if (c->reader_error) {
 		ct_err("reading the ring buffer failed: %s\n",
 			strerror(-c->reader_error));
@@ -333,6 +335,8 @@ static void report_counts(struct ct_capture *c)
 	ct_sink_update_lost(c, true);
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
+	if (c->output_closed)   /* | head: quiet, as strace is */
+		return;
 	ct_status_report(c, lost, lost_inflight);
 	ct_reader_report(c);
 }
@@ -390,5 +394,7 @@ int ct_capture_run(const struct ct_options *o)
 		ct_reader_join(&c);
 	}
 	rc = teardown(&c, go_fd, rc);
+	if (c.output_closed)   /* never "success": the shell's status for SIGPIPE */
+		return 128 + SIGPIPE;
 	return ct_child_exit_status(&c.child, rc, ct_stop_signal());
 }
