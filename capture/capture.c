@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "capture_run.h"
 #include "capture_bpf.h"
+#include "capture_signals.h"
 #include "capture_sink.h"
 #include "capture_status.h"
 #include "capture_targets.h"
@@ -37,21 +38,6 @@
 #include "trace_file.h"
 #include "unwind.h"
 #include "msg.h"
-
-static volatile sig_atomic_t stop_requested;
-
-/* Interrupts the ring buffer's poll when the command exits, so that the
- * capture ends then rather than at the poll's 100 ms timeout. */
-static void on_child(int sig)
-{
-	(void)sig;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 /* --- a record's way: queue -> stacks, Python frames -> sink --------------- */
 
@@ -207,7 +193,7 @@ static int run_loop(struct ct_capture *c)
 			ct_sink_update_lost(c, false);
 			said = now;
 		}
-		if (!stopping && (stop_requested || !taking ||
+		if (!stopping && (ct_stop_signal() || !taking ||
 				  __atomic_load_n(&c->reader_error, __ATOMIC_RELAXED) ||
 				  capture_over(c, deadline))) {
 			stopping = true;
@@ -215,6 +201,8 @@ static int run_loop(struct ct_capture *c)
 		}
 	}
 	ct_status_line(c, true);
+	if (c->sink_error)   /* said already; stops the command */
+		return -1;
 	if (c->reader_error) {
 		ct_err("reading the ring buffer failed: %s\n",
 			strerror(-c->reader_error));
@@ -300,8 +288,13 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 	return ct_sink_serve(c);
 }
 
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
 /* Scripts wait for this line before making the calls to capture; a
- * command is let go only now. */
+ * command is let go only now, unless a stop came first. */
 static int announce_and_go(struct ct_capture *c, int *go_fd)
 {
 	const struct ct_options *o = c->o;
@@ -319,7 +312,17 @@ static int announce_and_go(struct ct_capture *c, int *go_fd)
 				       (uint32_t)getpid(), &c->devs);
 		ct_gpuwork_before_say(&c->gw_before, false);
 	}
-	return ct_child_go(go_fd);
+	switch (ct_child_go(&c->child, go_fd)) {
+	case 0:
+		return 0;
+	case 1:   /* the capture goes on to its end, at once: a whole trace */
+		ct_err("stopped by %s before %s was started: it did not run\n",
+		       stop_signal_name(ct_stop_signal()), o->command[0]);
+		return 0;
+	default:
+		ct_err("cannot start %s: %s\n", o->command[0], strerror(errno));
+		return -1;
+	}
 }
 
 /* --- stop ----------------------------------------------------------------- */
@@ -332,6 +335,8 @@ static void report_counts(struct ct_capture *c)
 	ct_sink_update_lost(c, true);
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
+	if (c->output_closed)   /* | head: quiet, as strace is */
+		return;
 	ct_status_report(c, lost, lost_inflight);
 	ct_reader_report(c);
 }
@@ -343,7 +348,7 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 	if (go_fd >= 0)
 		close(go_fd);   /* the child sees EOF and exits */
 	if (!c->timed_out)   /* -d ran out: the command goes on */
-		ct_child_wait(&c->child, rc != 0 || stop_requested);
+		ct_child_wait(&c->child, rc != 0 || ct_stop_signal());
 	ct_reader_free(c);
 	ct_unwinder_free(c->unwinder);
 	ct_python_free(c->python);
@@ -354,21 +359,6 @@ static int teardown(struct ct_capture *c, int go_fd, int rc)
 	free(c->procbuf);
 	ct_pids_close(c->o, c->pidfds);
 	return c->sink_error ? 1 : rc;
-}
-
-static void catch_signals(const struct ct_options *o)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (o->command) {
-		struct sigaction sc = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
-
-		sigaction(SIGCHLD, &sc, NULL);
-	}
 }
 
 int ct_capture_run(const struct ct_options *o)
@@ -389,7 +379,7 @@ int ct_capture_run(const struct ct_options *o)
 		ct_pids_close(o, c.pidfds);
 		return 1;
 	}
-	catch_signals(o);
+	ct_signals_catch(o->command != NULL);
 	/* test hooks (docs/GPUWORK.md, "Test hooks") */
 	if (getenv("CT_TEST_SLOW_RECORD_US"))
 		c.slow_record_us = strtoull(getenv("CT_TEST_SLOW_RECORD_US"), NULL, 10);
@@ -404,5 +394,7 @@ int ct_capture_run(const struct ct_options *o)
 		ct_reader_join(&c);
 	}
 	rc = teardown(&c, go_fd, rc);
-	return ct_child_exit_status(&c.child, rc);
+	if (c.output_closed)   /* never "success": the shell's status for SIGPIPE */
+		return 128 + SIGPIPE;
+	return ct_child_exit_status(&c.child, rc, ct_stop_signal());
 }

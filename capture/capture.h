@@ -12,6 +12,7 @@
  *                      --max-size, --rotate, trailer), the decoder, --metrics
  *   capture_status.c   what it says on stderr: the status line, the counts
  *   capture_targets.c  what is traced: device files, the command, -p, --cgroup
+ *   capture_signals.c  stop signals, and the command's own dispositions
  *   capture_bpf.c      the BPF side: kernel checks, load, maps, counters
  */
 #ifndef CT_CAPTURE_H
@@ -62,7 +63,8 @@ struct ct_capture {
 	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: test hooks (docs/GPUWORK.md) */
 	uint64_t slow_poll_us;       /* CT_TEST_SLOW_GPU_POLL_US */
 	int gw_exit_fd;              /* --gpu-work: the BPF map of rings read at exit */
-	int sink_error;              /* -errno from the writer: stop */
+	int sink_error;              /* -errno from the writer or the output: stop */
+	bool output_closed;          /* ... the output was a pipe, closed (| head) */
 	unsigned char *procbuf;
 	struct ct_child child;       /* -- COMMAND */
 	bool timed_out;              /* -d ran out: leave the command running */

@@ -19,10 +19,27 @@
 #include "capture_sink.h"
 #include "meta_build.h"
 #include "metrics.h"
+#include "outputs.h"
 #include "run_as.h"
 #include "trace_file.h"
 #include "views.h"
 #include "msg.h"
+
+/* The decoded output (stdout, -o) could not be written: the capture stops
+ * as it does for -w.  A closed pipe (| head) stops it quietly, as strace
+ * does; the exit status says so (c->output_closed, capture.c). */
+static void check_output(struct ct_capture *c, const char *then)
+{
+	int err = ct_decoder_out_error(c->decoder);
+
+	if (!err || c->sink_error)
+		return;
+	c->sink_error = -err;
+	if (err == EPIPE)
+		c->output_closed = true;
+	else
+		ct_err("writing %s failed: %s%s\n", ct_out_name(c->o), strerror(err), then);
+}
 
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r)
 {
@@ -36,8 +53,10 @@ void ct_sink_record(struct ct_capture *c, const struct ct_rec *r)
 				c->o->write_path, strerror(-err));
 		}
 	}
-	if (c->decoder)   /* no -w, or -w with --metrics */
+	if (c->decoder) {   /* no -w, or -w with --metrics */
 		ct_decoder_feed(c->decoder, r);
+		check_output(c, "; stopping capture");
+	}
 }
 
 /* The header record every capture and every rotated file starts with. */
@@ -225,7 +244,9 @@ int ct_sink_close(struct ct_capture *c, int rc)
 		char gw[400];
 
 		ct_decoder_finish(c->decoder);
-		if (ct_gpuwork_summary(ct_decoder_stats(c->decoder), gw, sizeof(gw)))
+		check_output(c, "");   /* the last lines, -c's tables */
+		if (!c->output_closed &&
+		    ct_gpuwork_summary(ct_decoder_stats(c->decoder), gw, sizeof(gw)))
 			ct_err("%s\n", gw);   /* graphs, unseen QMDs */
 		if (ct_decoder_stats(c->decoder)->views_failed)
 			rc = 1;   /* --perfetto, --sqlite: each said why */

@@ -20,8 +20,9 @@ int ct_sink_open(struct ct_capture *c);
 /* --metrics: serve on the socket bound by ct_sink_open (after the drop of
  * privileges: the server's threads take the starting thread's).  0 or -1. */
 int ct_sink_serve(struct ct_capture *c);
-/* One record to the file and the decoder.  A failed write is said once
- * and stops the capture (c->sink_error). */
+/* One record to the file and the decoder.  A failed write, to the file or
+ * to the decoded output, is said once and stops the capture
+ * (c->sink_error; a closed pipe says nothing: c->output_closed). */
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r);
 /* --max-size: the file being written has reached it. */
 bool ct_sink_file_at_max(const struct ct_capture *c);

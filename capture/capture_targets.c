@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture_signals.h"
 #include "capture_targets.h"
 #include "devices.h"
 #include "options.h"
@@ -46,23 +47,26 @@ int ct_targets_devices(struct ct_devices *devs, const struct ct_options *o)
 
 /*
  * Forks the command stopped on a pipe, so its pid can enter the filter
- * before it runs a single instruction of the new program.
+ * before it runs a single instruction of the new program.  Forked with the
+ * signals held: the child lets them in only with the dispositions
+ * cudatrace was started with, never with cudatrace's handlers.
  */
 static pid_t spawn_stopped(char **argv, const struct ct_run_as *ra, int *go_fd)
 {
+	sigset_t old;
 	int p[2], err;
 	pid_t pid;
 	char b;
 
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
+	ct_signals_hold(&old);
 	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
+		ct_signals_child_reset(&old);
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)
-			_exit(127);   /* cudatrace went away before starting us */
+			_exit(127);   /* cudatrace went away, or stopped, before starting us */
 		close(p[0]);
 		if (ra && (err = ct_run_as_enter(ra))) {   /* -u: strace's order, then exec */
 			ct_err("-u: cannot become uid %u: %s\n",
@@ -73,7 +77,14 @@ static pid_t spawn_stopped(char **argv, const struct ct_run_as *ra, int *go_fd)
 		ct_err("cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	err = errno;
+	ct_signals_release(&old);
 	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		errno = err;
+		return -1;
+	}
 	*go_fd = p[1];
 	return pid;
 }
@@ -95,15 +106,26 @@ int ct_child_start(struct ct_child *ch, const struct ct_options *o, int *go_fd)
 	return 0;
 }
 
-int ct_child_go(int *go_fd)
+int ct_child_go(struct ct_child *ch, int *go_fd)
 {
-	if (*go_fd >= 0) {
-		if (write(*go_fd, "g", 1) != 1)
-			return -1;
-		close(*go_fd);
-		*go_fd = -1;
-	}
-	return 0;
+	sigset_t old;
+	int rc = 0;
+
+	if (*go_fd < 0)
+		return 0;
+	/* Held: a stop that comes after the check finds the command let go,
+	 * and stops it (ct_child_wait). */
+	ct_signals_hold(&old);
+	if (ct_stop_signal())
+		rc = 1;
+	else if (write(*go_fd, "g", 1) == 1)
+		ch->released = true;
+	else
+		rc = -1;
+	ct_signals_release(&old);
+	close(*go_fd);   /* not let go: it sees EOF and exits 127 */
+	*go_fd = -1;
+	return rc;
 }
 
 bool ct_child_exited(struct ct_child *ch)
@@ -120,22 +142,30 @@ bool ct_child_exited(struct ct_child *ch)
 void ct_child_wait(struct ct_child *ch, bool terminate)
 {
 	if (ch->pid > 0 && !ch->done) {
-		if (terminate)
+		if (terminate) {
 			kill(ch->pid, SIGTERM);
+			ch->terminated = true;
+		}
 		if (waitpid(ch->pid, &ch->status, 0) == ch->pid)
 			ch->done = true;
 	}
 }
 
-int ct_child_exit_status(const struct ct_child *ch, int rc)
+int ct_child_exit_status(const struct ct_child *ch, int rc, int stop_sig)
 {
-	if (rc == 0 && ch->done) {
-		if (WIFEXITED(ch->status))
-			return WEXITSTATUS(ch->status);
-		if (WIFSIGNALED(ch->status))
-			return 128 + WTERMSIG(ch->status);
-	}
-	return rc;
+	int status;
+
+	if (rc != 0 || ch->pid <= 0)
+		return rc;
+	if (stop_sig && !ch->released)   /* it never ran: strace's 128 + signal */
+		return 128 + stop_sig;
+	if (!ch->done)
+		return rc;
+	status = WIFSIGNALED(ch->status) ? 128 + WTERMSIG(ch->status) :
+		 WIFEXITED(ch->status) ? WEXITSTATUS(ch->status) : rc;
+	/* Stopped, it did not finish: never 0, though it took SIGTERM and
+	 * exited 0. */
+	return status == 0 && ch->terminated && stop_sig ? 128 + stop_sig : status;
 }
 
 /*

@@ -5,6 +5,7 @@
  * the views and printed at its exit, strace-style, with the buffers of
  * both.  decoder.h lists the files that do the rest.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,12 +331,21 @@ void ct_decoder_finish(struct ct_decoder *d)
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].finish && d->views[i].finish(d->views[i].ctx))
 			d->st.views_failed++;
-	fflush(d->o.out);
+	errno = 0;
+	if (fflush(d->o.out) && !d->out.err)   /* for ct_decoder_out_error: ENOSPC, not EIO */
+		d->out.err = errno ? errno : EIO;
 }
 
 const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d)
 {
 	return &d->st;
+}
+
+int ct_decoder_out_error(const struct ct_decoder *d)
+{
+	if (d->out.err)
+		return d->out.err;
+	return d->o.out && ferror(d->o.out) ? EIO : 0;
 }
 
 void ct_decoder_free(struct ct_decoder *d)

@@ -58,6 +58,9 @@ int ct_decoder_add_view(struct ct_decoder *d, const struct ct_view *v);
 /* Prints calls still waiting for their exit, then finishes the views. */
 void ct_decoder_finish(struct ct_decoder *d);
 const struct ct_decode_stats *ct_decoder_stats(const struct ct_decoder *d);
+/* The errno of the first write to the output that failed (ENOSPC, EPIPE
+ * ...), 0 while none has: a live capture stops on it. */
+int ct_decoder_out_error(const struct ct_decoder *d);
 /* What the GPU-work decoding has to say at the end ("gpu-work decoding: 4
  * graph launches followed, ..."), for the caller's closing line; false if
  * nothing (no graph followed, nothing unseen). */

@@ -80,8 +80,7 @@ static int ct_decode_file(const struct ct_options *o)
 	if (ct_gpuwork_summary(st, gw, sizeof(gw)))
 		snprintf(skipped + strlen(skipped), sizeof(skipped) - strlen(skipped), "; %s", gw);
 	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
-		ct_err("writing %s failed: %s\n",
-			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));
+		ct_err("writing %s failed: %s\n", ct_out_name(o), strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	if (s == CT_READ_ERROR) {

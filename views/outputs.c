@@ -12,6 +12,11 @@ bool ct_is_stdout(const char *path)
 	return path && strcmp(path, "-") == 0;
 }
 
+const char *ct_out_name(const struct ct_options *o)
+{
+	return o->out_path && !ct_is_stdout(o->out_path) ? o->out_path : "standard output";
+}
+
 bool ct_perfetto_has_stdout(const struct ct_options *o)
 {
 	return ct_is_stdout(o->perfetto_path) && !o->out_path;

@@ -14,6 +14,8 @@
 int ct_outputs_check(const struct ct_options *o);
 /* "-": standard output. */
 bool ct_is_stdout(const char *path);
+/* The decoded output's name in a message: -o's FILE, or "standard output". */
+const char *ct_out_name(const struct ct_options *o);
 /* --perfetto - without -o: standard output carries the timeline alone. */
 bool ct_perfetto_has_stdout(const struct ct_options *o);
 
