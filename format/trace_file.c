@@ -379,3 +379,12 @@ void ct_reader_close(struct ct_reader *r)
 	free(r->buf);
 	free(r);
 }
+
+bool ct_is_trace_file(const char *path)
+{
+	char err[256];
+	struct ct_reader *r = ct_reader_open(path, err, sizeof(err));
+
+	ct_reader_close(r);
+	return r != NULL;
+}

@@ -48,5 +48,7 @@ uint64_t ct_reader_offset(const struct ct_reader *r);
 /* Records of a type newer than this cudatrace, skipped so far. */
 uint64_t ct_reader_skipped(const struct ct_reader *r);
 void ct_reader_close(struct ct_reader *r);
+/* Whether path opens as a trace file (plain or zstd, a header this version reads). */
+bool ct_is_trace_file(const char *path);
 
 #endif
