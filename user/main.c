@@ -42,7 +42,18 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-static int ct_decode_file(const struct ct_options *o)
+/* -o FILE, or standard output.  Not dup'ed onto stdout: a traced command
+ * must not write into it.  0, or -1 after saying why. */
+static int open_out(struct ct_options *o)
+{
+	o->out = o->out_path && !ct_is_stdout(o->out_path) ? fopen(o->out_path, "we") : stdout;
+	if (o->out)
+		return 0;
+	ct_err("cannot write %s: %s\n", o->out_path, strerror(errno));
+	return -1;
+}
+
+static int ct_decode_file(struct ct_options *o)
 {
 	const struct ct_decode_stats *st;
 	struct ct_decoder *d;
@@ -59,12 +70,18 @@ static int ct_decode_file(const struct ct_options *o)
 		ct_err("%s\n", err);
 		return 1;
 	}
+	/* The header first: a view may refuse the trace before anything is decoded. */
+	s = ct_reader_next(r, &rec, &len);
+	if ((s == CT_READ_OK && ct_views_check_trace(o, rec)) || open_out(o)) {
+		ct_reader_close(r);
+		return 1;
+	}
 	d = ct_views_decoder_new(o);
 	if (!d) {
 		ct_reader_close(r);
 		return 1;
 	}
-	while ((s = ct_reader_next(r, &rec, &len)) == CT_READ_OK)
+	for (; s == CT_READ_OK; s = ct_reader_next(r, &rec, &len))
 		ct_decoder_feed(d, rec);
 	ct_decoder_finish(d);
 	st = ct_decoder_stats(d);
@@ -136,10 +153,12 @@ int main(int argc, char **argv)
 		ct_filter_free(o.filter);
 		return 2;
 	}
-	/* Not dup'ed onto stdout: a traced command must not write into it. */
-	o.out = o.out_path && !ct_is_stdout(o.out_path) ? fopen(o.out_path, "we") : stdout;
-	if (!o.out) {
-		ct_err("cannot write %s: %s\n", o.out_path, strerror(errno));
+	if (o.read_path && !o.kernels_of) {   /* opens -o once the trace is taken */
+		rc = ct_decode_file(&o);
+		ct_filter_free(o.filter);
+		return compat_exit(&o, rc);
+	}
+	if (open_out(&o)) {
 		ct_filter_free(o.filter);
 		return 1;
 	}
@@ -147,11 +166,6 @@ int main(int argc, char **argv)
 		rc = ct_kernels_of(&o);
 		ct_filter_free(o.filter);
 		return rc;
-	}
-	if (o.read_path) {
-		rc = ct_decode_file(&o);
-		ct_filter_free(o.filter);
-		return compat_exit(&o, rc);
 	}
 	cmdline = join_args(argc, argv);
 	o.cmdline = cmdline;
