@@ -143,7 +143,8 @@ struct ct_reader {
 	uint64_t offset;   /* of the record being read */
 	unsigned char *buf;
 	size_t cap;
-	const char *zerr;  /* what the zstd stage says went wrong, if compressed */
+	const struct ct_zstd_status *zst;   /* the zstd stage's, if compressed */
+	bool cut;          /* the error is the data's end: a capture cut short */
 	uint64_t skipped;  /* records of types added after this version */
 	char err[256];
 };
@@ -227,7 +228,7 @@ static bool open_zstd(struct ct_reader *r, const void *magic)
 	if (src) {
 		memcpy(prefix, magic, 4);
 		memcpy(prefix + 4, r->in + r->in_pos, rest);
-		z = ct_zstd_open_read(src, prefix, 4 + rest, &r->zerr);
+		z = ct_zstd_open_read(src, prefix, 4 + rest, &r->zst);
 	}
 	free(prefix);
 	if (!z && src) {
@@ -269,8 +270,8 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
 		got += 4;
 	}
 	if (got < sizeof(pre) || memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
-		if (r->zerr && r->zerr[0])   /* compressed, cut or damaged that early */
-			snprintf(err, errlen, "%s: %s, in its file header", path, r->zerr);
+		if (r->zst && r->zst->err[0])   /* compressed, cut or damaged that early */
+			snprintf(err, errlen, "%s: %s, in its file header", path, r->zst->err);
 		else if (got && got < sizeof(pre) &&
 		    !memcmp(&pre, CT_FILE_MAGIC, got < sizeof(pre.magic) ? got : sizeof(pre.magic)))
 			snprintf(err, errlen, "%s ends inside its file header (capture cut short?)",
@@ -298,12 +299,16 @@ fail:
 	return NULL;
 }
 
-static enum ct_read_status fail(struct ct_reader *r, const char *what)
+/* cut: the data ended there (for compressed data, the zstd stage says). */
+static enum ct_read_status fail(struct ct_reader *r, const char *what, bool cut)
 {
-	if (r->zerr && r->zerr[0])
-		what = r->zerr;   /* the real cause: damaged compressed data */
+	if (r->zst && r->zst->err[0]) {
+		what = r->zst->err;   /* the real cause: cut or damaged compressed data */
+		cut = r->zst->cut;
+	}
+	r->cut = cut;
 	snprintf(r->err, sizeof(r->err), "%s at byte offset %llu%s", what,
-		 (unsigned long long)r->offset, r->zerr ? " of the uncompressed trace" : "");
+		 (unsigned long long)r->offset, r->zst ? " of the uncompressed trace" : "");
 	return CT_READ_ERROR;
 }
 
@@ -319,23 +324,25 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t
 		if (!read_exact(r, &h, sizeof(h), &got)) {
 			if (got == 0 && !read_error(r))
 				return CT_READ_END;
-			return fail(r, "file ends inside a record header (capture cut short?)");
+			return fail(r, "file ends inside a record header (capture cut short?)",
+				    !read_error(r));
 		}
 		max = h.type == CT_REC_META ? CT_META_MAX : CT_RECORD_MAX;
 		if (h.size < sizeof(h) || h.size > max)
-			return fail(r, "record claims an impossible size");
+			return fail(r, "record claims an impossible size", false);
 		padded = PAD8(h.size);
 		if (padded > r->cap) {
 			unsigned char *nb = realloc(r->buf, padded);
 
 			if (!nb)
-				return fail(r, "out of memory");
+				return fail(r, "out of memory", false);
 			r->buf = nb;
 			r->cap = padded;
 		}
 		memcpy(r->buf, &h, sizeof(h));
 		if (!read_exact(r, r->buf + sizeof(h), padded - sizeof(h), &got))
-			return fail(r, "file ends inside a record (capture cut short?)");
+			return fail(r, "file ends inside a record (capture cut short?)",
+				    !read_error(r));
 		/* A type added after this version (docs/FORMAT.md): skipped, counted. */
 		if (h.type >= CT_REC_TYPE_MAX && h.type < CT_REC_TYPE_FUTURE_MAX) {
 			r->skipped++;
@@ -344,12 +351,17 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t
 		}
 		bad = ct_record_check(r->buf, h.size);
 		if (bad)
-			return fail(r, bad);
+			return fail(r, bad, false);
 		*rec = r->buf;
 		*len = h.size;
 		r->offset += padded;
 		return CT_READ_OK;
 	}
+}
+
+bool ct_reader_cut(const struct ct_reader *r)
+{
+	return r->err[0] && r->cut;
 }
 
 uint64_t ct_reader_skipped(const struct ct_reader *r)

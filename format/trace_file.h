@@ -44,6 +44,9 @@ enum ct_read_status {
 struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen);
 enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t *len);
 const char *ct_reader_error(const struct ct_reader *r);
+/* After CT_READ_ERROR: whether the data simply ended (inside a record or
+ * a zstd frame: the capture was cut short), rather than being damaged. */
+bool ct_reader_cut(const struct ct_reader *r);
 uint64_t ct_reader_offset(const struct ct_reader *r);
 /* Records of a type newer than this cudatrace, skipped so far. */
 uint64_t ct_reader_skipped(const struct ct_reader *r);

@@ -85,7 +85,7 @@ struct zdec {
 	unsigned char *inbuf;
 	size_t incap;
 	size_t last;          /* ZSTD_decompressStream's last hint: 0 = frame done */
-	char err[128];
+	struct ct_zstd_status st;
 };
 
 static ssize_t zdec_read(void *cookie, char *buf, size_t size)
@@ -99,14 +99,15 @@ static ssize_t zdec_read(void *cookie, char *buf, size_t size)
 
 			if (n == 0) {
 				if (ferror(z->src)) {
-					snprintf(z->err, sizeof(z->err), "read error: %s",
+					snprintf(z->st.err, sizeof(z->st.err), "read error: %s",
 						 strerror(errno));
 					errno = EIO;
 					return -1;
 				}
 				if (z->last != 0) {
-					snprintf(z->err, sizeof(z->err),
+					snprintf(z->st.err, sizeof(z->st.err),
 						 "compressed data ends inside a zstd frame");
+					z->st.cut = true;
 					errno = EIO;
 					return -1;
 				}
@@ -118,7 +119,7 @@ static ssize_t zdec_read(void *cookie, char *buf, size_t size)
 		}
 		z->last = ZSTD_decompressStream(z->ds, &out, &z->in);
 		if (ZSTD_isError(z->last)) {
-			snprintf(z->err, sizeof(z->err), "corrupt compressed data (%s)",
+			snprintf(z->st.err, sizeof(z->st.err), "corrupt compressed data (%s)",
 				 ZSTD_getErrorName(z->last));
 			errno = EIO;
 			return -1;
@@ -138,7 +139,8 @@ static int zdec_close(void *cookie)
 	return 0;
 }
 
-FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **err)
+FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n,
+			const struct ct_zstd_status **st)
 {
 	cookie_io_functions_t io = { .read = zdec_read, .close = zdec_close };
 	struct zdec *z = calloc(1, sizeof(*z));
@@ -160,7 +162,7 @@ FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **er
 	f = fopencookie(z, "r", io);
 	if (!f)
 		goto fail;
-	*err = z->err;
+	*st = &z->st;
 	return f;
 fail:
 	ZSTD_freeDStream(z->ds);

@@ -24,11 +24,20 @@ struct ct_zenc *ct_zenc_new(int level);
 int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool end);
 void ct_zenc_free(struct ct_zenc *z);
 
+/* What went wrong in a decompressing stream: err says what ("" while
+ * nothing did); cut: its data ended inside a frame (the capture stopped
+ * mid-write), not damaged data or a read error. */
+struct ct_zstd_status {
+	char err[128];
+	bool cut;
+};
+
 /*
  * A read-only FILE* that decompresses src (which it then owns and closes);
  * prefix holds bytes already read from src.  Damaged or cut data sets the
- * stream's error flag, and *err (valid until fclose) says what happened.
+ * stream's error flag, and *st (valid until fclose) says what happened.
  */
-FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **err);
+FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n,
+			const struct ct_zstd_status **st);
 
 #endif

@@ -79,6 +79,10 @@ static int check_args(const struct ct_options *o)
 				"-w, -p or a command\n");
 		return -1;
 	}
+	if (o->allow_partial && !o->read_path) {
+		ct_err("--allow-partial goes with -r FILE (a trace it decodes)\n");
+		return -1;
+	}
 	if (o->read_path && o->metrics_addr) {
 		ct_err("--metrics serves a live capture; for a saved "
 				"trace use -c or --sqlite\n");

@@ -26,7 +26,7 @@ enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
        OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK,
-       OPT_KERNELS_OF, OPT_METRICS_KERNELS };
+       OPT_KERNELS_OF, OPT_METRICS_KERNELS, OPT_ALLOW_PARTIAL };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -422,9 +422,15 @@ const struct ct_opt ct_opts[] = {
 	  "function (architecture, bytes, name)", C_FILE, NULL, apply_str, FIELD(kernels_of) },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
-	  "file is decoded up to its last good record; options that change a capture (-k, "
+	  "file is decoded up to its last good record, then exits 1 (see --allow-partial); "
+	  "options that change a capture (-k, "
 	  "-z, -d, -s, -b, -p, --device, ...) are refused with it", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
+	{ "allow-partial", OPT_ALLOW_PARTIAL, NO, NULL, NULL, G_OUTPUT,
+	  "-r: a trace without its trailer (the capture was killed, ran out of disk, or is "
+	  "still writing) exits 0, not 1, wherever it ends (at a record or inside one); "
+	  "what it lacks is still said. A damaged trace still exits 1",
+	  C_NONE, NULL, apply_true, FIELD(allow_partial) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
 	  "write decoded output to FILE instead of stdout (\"-\": stdout); an output that "
 	  "is the trace -r reads is refused",

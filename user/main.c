@@ -59,10 +59,11 @@ static int ct_decode_file(struct ct_options *o)
 	struct ct_decoder *d;
 	struct ct_reader *r;
 	enum ct_read_status s;
-	char skipped[640] = "", gw[400];
+	char tail[640] = "", gw[400];
 	const void *rec;
 	size_t len;
 	char err[512];
+	bool partial;
 	int rc = 0;
 
 	r = ct_reader_open(o->read_path, err, sizeof(err));
@@ -88,34 +89,41 @@ static int ct_decode_file(struct ct_options *o)
 	ct_views_after(o, st);
 	if (st->views_failed)   /* --perfetto, --sqlite: each said why */
 		rc = 1;
-	/* One line on stderr says how the read went; skipped records and what
+	/* One line on stderr says how the read went; skipped records, what
 	 * GPU work could not be followed join it. */
 	if (ct_reader_skipped(r))
-		snprintf(skipped, sizeof(skipped), "; skipped %llu records of a type this "
+		snprintf(tail, sizeof(tail), "; skipped %llu records of a type this "
 			 "version does not know (written by a newer cudatrace?)",
 			 (unsigned long long)ct_reader_skipped(r));
 	if (ct_gpuwork_summary(st, gw, sizeof(gw)))
-		snprintf(skipped + strlen(skipped), sizeof(skipped) - strlen(skipped), "; %s", gw);
+		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "; %s", gw);
 	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
 		ct_err("writing %s failed: %s\n",
 			o->out_path ? o->out_path : "the output", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
+	/* A trace without its trailer is partial, wherever it was cut: exit 1,
+	 * or 0 with --allow-partial; damage is exit 1 either way. */
+	partial = s == CT_READ_ERROR ? ct_reader_cut(r) : !st->have_trailer;
+	if (partial && !o->allow_partial)
+		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail),
+			 "; a partial trace: exit 1 (--allow-partial: 0)");
+	if (partial || s == CT_READ_ERROR)
+		rc = partial && o->allow_partial ? rc : 1;
 	if (s == CT_READ_ERROR) {
 		ct_err("%s: %s; decoded the %llu records before it%s\n",
-			o->read_path, ct_reader_error(r), (unsigned long long)st->records, skipped);
-		rc = 1;
+			o->read_path, ct_reader_error(r), (unsigned long long)st->records, tail);
 	} else if (!st->have_trailer) {
 		ct_err("%s has no trailer: the capture was cut short "
 				"(killed or disk full); decoded all %llu complete records, "
 				"lost counts unknown%s\n", o->read_path,
-			(unsigned long long)st->records, skipped);
+			(unsigned long long)st->records, tail);
 	} else if (st->trailer_lost || st->trailer_lost_inflight) {
 		ct_err("the capture lost %llu events (ring buffer full); "
 				"rerun with a larger -b%s\n",
-			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight), skipped);
-	} else if (skipped[0]) {
-		ct_err("%s\n", skipped + 2);
+			(unsigned long long)(st->trailer_lost + st->trailer_lost_inflight), tail);
+	} else if (tail[0]) {
+		ct_err("%s\n", tail + 2);
 	}
 	ct_decoder_free(d);
 	ct_reader_close(r);
