@@ -152,7 +152,7 @@ int ct_sink_open(struct ct_capture *c)
 
 bool ct_sink_file_at_max(const struct ct_capture *c)
 {
-	return c->o->max_size && c->writer && ct_writer_bytes(c->writer) >= c->o->max_size;
+	return c->o->max_size && c->writer && ct_writer_reached(c->writer, c->o->max_size);
 }
 
 void ct_sink_trailer(struct ct_capture *c, uint64_t *lost, uint64_t *lost_inflight)

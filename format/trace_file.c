@@ -24,8 +24,8 @@ struct ct_writer {
 	int fd;
 	struct ct_zenc *z;   /* -z: zstd stage, else NULL */
 	int err;          /* first error, sticky */
-	size_t used;
-	uint64_t bytes;
+	size_t used;      /* in buf, not written yet */
+	uint64_t bytes;   /* plain: the file's size, buf included; -z: before compression */
 	unsigned char buf[WBUF_SIZE];
 };
 
@@ -107,7 +107,22 @@ int ct_writer_add(struct ct_writer *w, const void *rec)
 
 uint64_t ct_writer_bytes(const struct ct_writer *w)
 {
-	return w->bytes;
+	return w->z ? ct_zenc_written(w->z) : w->bytes;
+}
+
+/* -z: what is still in buf compresses to at most its bound, so the size
+ * is reached only when the bound would reach it; then buf is compressed
+ * (a flush: the file holds it whole) and what is on disk is counted.  Near
+ * the size that flushes at shorter and shorter intervals, a few dozen per
+ * file in all. */
+bool ct_writer_reached(struct ct_writer *w, uint64_t size)
+{
+	if (!w->z)
+		return w->bytes >= size;
+	if (ct_zenc_written(w->z) + ct_zenc_bound(w->used) < size)
+		return false;
+	ct_writer_flush(w);
+	return ct_zenc_written(w->z) >= size;
 }
 
 int ct_writer_close(struct ct_writer *w)

@@ -28,7 +28,12 @@ int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid);
 /* Appends one record (its size field gives the length).  -errno on error. */
 int ct_writer_add(struct ct_writer *w, const void *rec);
 int ct_writer_flush(struct ct_writer *w);
+/* The file's size: with -z, the compressed bytes written so far (what is
+ * buffered comes at the next flush). */
 uint64_t ct_writer_bytes(const struct ct_writer *w);
+/* Whether the file has reached size bytes on disk (-z: compressed; it may
+ * flush to know).  --max-size asks it after each record. */
+bool ct_writer_reached(struct ct_writer *w, uint64_t size);
 /* Flushes and closes; -errno if anything failed on the way. */
 int ct_writer_close(struct ct_writer *w);
 

@@ -10,6 +10,7 @@
 
 struct ct_zenc {
 	ZSTD_CCtx *cctx;
+	uint64_t written;   /* compressed bytes out to the fd */
 	size_t outcap;
 	unsigned char *out;
 };
@@ -65,8 +66,19 @@ int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool e
 		err = ct_write_all(fd, z->out, out.pos);
 		if (err)
 			return err;
+		z->written += out.pos;
 	} while (left || in.pos < in.size);
 	return 0;
+}
+
+uint64_t ct_zenc_written(const struct ct_zenc *z)
+{
+	return z->written;
+}
+
+size_t ct_zenc_bound(size_t len)
+{
+	return ZSTD_compressBound(len);
 }
 
 void ct_zenc_free(struct ct_zenc *z)

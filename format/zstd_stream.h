@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CT_ZSTD_MAGIC "\x28\xb5\x2f\xfd"
@@ -22,6 +23,10 @@ struct ct_zenc *ct_zenc_new(int level);
  * 0, or -errno.
  */
 int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool end);
+/* Compressed bytes written to fd so far. */
+uint64_t ct_zenc_written(const struct ct_zenc *z);
+/* The most that len bytes can compress to (zstd's bound). */
+size_t ct_zenc_bound(size_t len);
 void ct_zenc_free(struct ct_zenc *z);
 
 /* What went wrong in a decompressing stream: err says what ("" while

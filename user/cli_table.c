@@ -410,7 +410,8 @@ const struct ct_opt ct_opts[] = {
 	  "compress the -w trace with zstd (-r reads both)",
 	  C_NONE, NULL, apply_true, FIELD(compress), .live = 1 },
 	{ "max-size", OPT_MAX_SIZE, REQ, "SIZE", NULL, G_OUTPUT,
-	  "-w: stop when the file reaches SIZE bytes (suffix K, M or G) ...",
+	  "-w: stop when the file reaches SIZE bytes on disk (with -z, compressed ones; "
+	  "suffix K, M or G) ...",
 	  C_NONE, NULL, apply_max_size, .live = 1 },
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
