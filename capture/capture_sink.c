@@ -19,7 +19,6 @@
 #include "capture_sink.h"
 #include "meta_build.h"
 #include "metrics.h"
-#include "run_as.h"
 #include "trace_file.h"
 #include "views.h"
 #include "msg.h"
@@ -59,19 +58,6 @@ static int sink_meta(struct ct_capture *c)
 	return 0;
 }
 
-/* Under sudo the file is the user's, as the README promises: -r needs no
- * root.  A file system that refuses (NFS with root squashed) costs a warning. */
-static void give_to_sudo_user(struct ct_writer *w, const char *path)
-{
-	uid_t uid;
-	gid_t gid;
-	int err;
-
-	if (ct_sudo_owner(&uid, &gid) && (err = ct_writer_chown(w, uid, gid)))
-		ct_warn("cannot give %s to the sudo user (uid %u): "
-				"%s; it stays root's\n", path, (unsigned)uid, strerror(-err));
-}
-
 /* The name of trace file number i: FILE, or FILE.i with --rotate. */
 static void trace_file_name(const struct ct_options *o, unsigned i, char *buf, size_t len)
 {
@@ -95,7 +81,6 @@ static int open_trace_file(struct ct_capture *c)
 			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
 		return -1;
 	}
-	give_to_sudo_user(c->writer, path);
 	if (o->rotate && c->file_index >= o->rotate) {
 		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
 		unlink(path);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "owner.h"
 #include "record.h"
 #include "trace_file.h"
 #include "zstd_stream.h"
@@ -38,9 +39,8 @@ struct ct_writer *ct_writer_open(const char *path, bool compress)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
-	/* An existing file keeps its mode on O_TRUNC: it holds process memory now. */
-	if (fchmod(fd, 0600) && errno != EPERM) {
-		err = errno;
+	err = ct_own_file(fd, path);   /* 0600, the sudo user's */
+	if (err) {
 		close(fd);
 		errno = err;
 		return NULL;
@@ -63,11 +63,6 @@ struct ct_writer *ct_writer_open(const char *path, bool compress)
 	w->used = sizeof(pre);
 	w->bytes = sizeof(pre);
 	return w;
-}
-
-int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid)
-{
-	return fchown(w->fd, uid, gid) ? -errno : 0;
 }
 
 static int write_out(struct ct_writer *w, bool end)

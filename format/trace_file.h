@@ -18,13 +18,12 @@
 struct ct_writer;
 
 /*
- * Creates path 0600, refusing to follow a symlink; compress: zstd stream
- * (flushed at every ct_writer_flush so a killed capture stays readable).
- * NULL + errno on error.
+ * Creates path as every output is (owner.h: 0600, under sudo the user's),
+ * refusing to follow a symlink; compress: zstd stream (flushed at every
+ * ct_writer_flush so a killed capture stays readable).  NULL + errno on
+ * error.
  */
 struct ct_writer *ct_writer_open(const char *path, bool compress);
-/* Hands the file to another owner (its mode stays 0600).  -errno on error. */
-int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid);
 /* Appends one record (its size field gives the length).  -errno on error. */
 int ct_writer_add(struct ct_writer *w, const void *rec);
 int ct_writer_flush(struct ct_writer *w);

@@ -2,11 +2,13 @@
 /* cudatrace: trace what programs say to the NVIDIA GPU driver. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_run.h"
 #include "cli.h"
@@ -14,6 +16,7 @@
 #include "decode.h"
 #include "nvtables.h"
 #include "options.h"
+#include "owner.h"
 #include "outputs.h"
 #include "record.h"
 #include "trace_file.h"
@@ -46,10 +49,20 @@ static char *join_args(int argc, char **argv)
  * must not write into it.  0, or -1 after saying why. */
 static int open_out(struct ct_options *o)
 {
-	o->out = o->out_path && !ct_is_stdout(o->out_path) ? fopen(o->out_path, "we") : stdout;
-	if (o->out)
+	int fd, err;
+
+	o->out = stdout;
+	if (!o->out_path || ct_is_stdout(o->out_path))
 		return 0;
-	ct_err("cannot write %s: %s\n", o->out_path, strerror(errno));
+	fd = open(o->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = fd < 0 ? errno : ct_own_file(fd, o->out_path);   /* 0600, the sudo user's */
+	if (!err && !(o->out = fdopen(fd, "w")))
+		err = errno;
+	if (!err)
+		return 0;
+	if (fd >= 0)
+		close(fd);
+	ct_err("cannot write %s: %s\n", o->out_path, strerror(err));
 	return -1;
 }
 
