@@ -20,6 +20,7 @@
 
 #define HELP_COL   27   /* --help: where the descriptions start */
 #define HELP_WIDTH 80
+#define MAX_OPTS   64   /* rows of the option table, at most */
 
 static const struct ct_opt *opt_by_key(int key)
 {
@@ -166,7 +167,8 @@ static int check_arg(const struct ct_opt *opt, const char *arg)
 }
 
 /* An option that takes one value, given twice: which one was meant?
- * seen[] counts by table row; an alias (--colour) counts as its option. */
+ * seen[row]: the value the option had ("" none), NULL until given; an
+ * alias (--colour) is its option's row. */
 static int check_once(const struct ct_opt *opt, const char *arg, const char **seen)
 {
 	const struct ct_opt *first = opt;
@@ -218,10 +220,10 @@ static void check_summary_twice(struct ct_options *o, const struct ct_opt *opt, 
 
 int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 {
-	struct option longs[64];
+	struct option longs[MAX_OPTS];
 	char shorts[128];
 	const struct ct_opt *opt, *live = NULL;
-	const char *seen[64] = { 0 };
+	const char *seen[MAX_OPTS] = { 0 };
 	int c, summary;
 
 	if (ct_nopts >= sizeof(longs) / sizeof(longs[0])) {
