@@ -20,7 +20,6 @@
 #include "meta_build.h"
 #include "metrics.h"
 #include "outputs.h"
-#include "run_as.h"
 #include "trace_file.h"
 #include "views.h"
 #include "msg.h"
@@ -78,19 +77,6 @@ static int sink_meta(struct ct_capture *c)
 	return 0;
 }
 
-/* Under sudo the file is the user's, as the README promises: -r needs no
- * root.  A file system that refuses (NFS with root squashed) costs a warning. */
-static void give_to_sudo_user(struct ct_writer *w, const char *path)
-{
-	uid_t uid;
-	gid_t gid;
-	int err;
-
-	if (ct_sudo_owner(&uid, &gid) && (err = ct_writer_chown(w, uid, gid)))
-		ct_warn("cannot give %s to the sudo user (uid %u): "
-				"%s; it stays root's\n", path, (unsigned)uid, strerror(-err));
-}
-
 /* The name of trace file number i: FILE, or FILE.i with --rotate. */
 static void trace_file_name(const struct ct_options *o, unsigned i, char *buf, size_t len)
 {
@@ -114,7 +100,6 @@ static int open_trace_file(struct ct_capture *c)
 			errno == ELOOP ? " (it is a symbolic link; refusing to follow it)" : "");
 		return -1;
 	}
-	give_to_sudo_user(c->writer, path);
 	if (o->rotate && c->file_index >= o->rotate) {
 		trace_file_name(o, c->file_index - o->rotate, path, sizeof(path));
 		unlink(path);
@@ -171,7 +156,7 @@ int ct_sink_open(struct ct_capture *c)
 
 bool ct_sink_file_at_max(const struct ct_capture *c)
 {
-	return c->o->max_size && c->writer && ct_writer_bytes(c->writer) >= c->o->max_size;
+	return c->o->max_size && c->writer && ct_writer_reached(c->writer, c->o->max_size);
 }
 
 void ct_sink_trailer(struct ct_capture *c, uint64_t *lost, uint64_t *lost_inflight)

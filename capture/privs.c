@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "privs.h"
+#include "owner.h"
 #include "run_as.h"
 
 #ifndef CAP_PERFMON

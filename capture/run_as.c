@@ -8,20 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "owner.h"
 #include "run_as.h"
 #include "msg.h"
-
-/* A non-negative id below the kernel's (uid_t)-1, which means "no change". */
-static bool parse_id(const char *s, unsigned long *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end && *out < (uid_t)-1;
-}
 
 int ct_run_as_lookup(const char *user, struct ct_run_as *ra)
 {
@@ -30,7 +19,7 @@ int ct_run_as_lookup(const char *user, struct ct_run_as *ra)
 
 	errno = 0;
 	pw = getpwnam(user);
-	if (!pw && parse_id(user, &id))
+	if (!pw && ct_parse_id(user, &id))
 		pw = getpwuid((uid_t)id);
 	if (!pw) {
 		ct_err("-u %s: no such user%s\n", user,
@@ -53,16 +42,4 @@ int ct_run_as_enter(const struct ct_run_as *ra)
 	if (setgroups((size_t)ra->ngroups, ra->groups) || setgid(ra->gid) || setuid(ra->uid))
 		return -errno;
 	return 0;
-}
-
-bool ct_sudo_owner(uid_t *uid, gid_t *gid)
-{
-	unsigned long u, g;
-
-	if (geteuid() != 0 || !parse_id(getenv("SUDO_UID"), &u) ||
-	    !parse_id(getenv("SUDO_GID"), &g))
-		return false;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return true;
 }

@@ -26,7 +26,4 @@ int ct_run_as_lookup(const char *user, struct ct_run_as *ra);
 /* In the child: groups, group, user, in that order.  0 or -errno. */
 int ct_run_as_enter(const struct ct_run_as *ra);
 
-/* True when root runs us for another user through sudo; *uid, *gid: theirs. */
-bool ct_sudo_owner(uid_t *uid, gid_t *gid);
-
 #endif

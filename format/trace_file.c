@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "owner.h"
 #include "record.h"
 #include "trace_file.h"
 #include "zstd_stream.h"
@@ -24,8 +25,8 @@ struct ct_writer {
 	int fd;
 	struct ct_zenc *z;   /* -z: zstd stage, else NULL */
 	int err;          /* first error, sticky */
-	size_t used;
-	uint64_t bytes;
+	size_t used;      /* in buf, not written yet */
+	uint64_t bytes;   /* plain: the file's size, buf included; -z: before compression */
 	unsigned char buf[WBUF_SIZE];
 };
 
@@ -38,9 +39,8 @@ struct ct_writer *ct_writer_open(const char *path, bool compress)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
-	/* An existing file keeps its mode on O_TRUNC: it holds process memory now. */
-	if (fchmod(fd, 0600) && errno != EPERM) {
-		err = errno;
+	err = ct_own_file(fd, path);   /* 0600, the sudo user's */
+	if (err) {
 		close(fd);
 		errno = err;
 		return NULL;
@@ -63,11 +63,6 @@ struct ct_writer *ct_writer_open(const char *path, bool compress)
 	w->used = sizeof(pre);
 	w->bytes = sizeof(pre);
 	return w;
-}
-
-int ct_writer_chown(struct ct_writer *w, uid_t uid, gid_t gid)
-{
-	return fchown(w->fd, uid, gid) ? -errno : 0;
 }
 
 static int write_out(struct ct_writer *w, bool end)
@@ -107,7 +102,22 @@ int ct_writer_add(struct ct_writer *w, const void *rec)
 
 uint64_t ct_writer_bytes(const struct ct_writer *w)
 {
-	return w->bytes;
+	return w->z ? ct_zenc_written(w->z) : w->bytes;
+}
+
+/* -z: what is still in buf compresses to at most its bound, so the size
+ * is reached only when the bound would reach it; then buf is compressed
+ * (a flush: the file holds it whole) and what is on disk is counted.  Near
+ * the size that flushes at shorter and shorter intervals, a few dozen per
+ * file in all. */
+bool ct_writer_reached(struct ct_writer *w, uint64_t size)
+{
+	if (!w->z)
+		return w->bytes >= size;
+	if (ct_zenc_written(w->z) + ct_zenc_bound(w->used) < size)
+		return false;
+	ct_writer_flush(w);
+	return ct_zenc_written(w->z) >= size;
 }
 
 int ct_writer_close(struct ct_writer *w)
@@ -143,7 +153,8 @@ struct ct_reader {
 	uint64_t offset;   /* of the record being read */
 	unsigned char *buf;
 	size_t cap;
-	const char *zerr;  /* what the zstd stage says went wrong, if compressed */
+	const struct ct_zstd_status *zst;   /* the zstd stage's, if compressed */
+	bool cut;          /* the error is the data's end: a capture cut short */
 	uint64_t skipped;  /* records of types added after this version */
 	char err[256];
 };
@@ -227,7 +238,7 @@ static bool open_zstd(struct ct_reader *r, const void *magic)
 	if (src) {
 		memcpy(prefix, magic, 4);
 		memcpy(prefix + 4, r->in + r->in_pos, rest);
-		z = ct_zstd_open_read(src, prefix, 4 + rest, &r->zerr);
+		z = ct_zstd_open_read(src, prefix, 4 + rest, &r->zst);
 	}
 	free(prefix);
 	if (!z && src) {
@@ -269,8 +280,8 @@ struct ct_reader *ct_reader_open(const char *path, char *err, size_t errlen)
 		got += 4;
 	}
 	if (got < sizeof(pre) || memcmp(pre.magic, CT_FILE_MAGIC, sizeof(pre.magic)) != 0) {
-		if (r->zerr && r->zerr[0])   /* compressed, cut or damaged that early */
-			snprintf(err, errlen, "%s: %s, in its file header", path, r->zerr);
+		if (r->zst && r->zst->err[0])   /* compressed, cut or damaged that early */
+			snprintf(err, errlen, "%s: %s, in its file header", path, r->zst->err);
 		else if (got && got < sizeof(pre) &&
 		    !memcmp(&pre, CT_FILE_MAGIC, got < sizeof(pre.magic) ? got : sizeof(pre.magic)))
 			snprintf(err, errlen, "%s ends inside its file header (capture cut short?)",
@@ -298,12 +309,16 @@ fail:
 	return NULL;
 }
 
-static enum ct_read_status fail(struct ct_reader *r, const char *what)
+/* cut: the data ended there (for compressed data, the zstd stage says). */
+static enum ct_read_status fail(struct ct_reader *r, const char *what, bool cut)
 {
-	if (r->zerr && r->zerr[0])
-		what = r->zerr;   /* the real cause: damaged compressed data */
+	if (r->zst && r->zst->err[0]) {
+		what = r->zst->err;   /* the real cause: cut or damaged compressed data */
+		cut = r->zst->cut;
+	}
+	r->cut = cut;
 	snprintf(r->err, sizeof(r->err), "%s at byte offset %llu%s", what,
-		 (unsigned long long)r->offset, r->zerr ? " of the uncompressed trace" : "");
+		 (unsigned long long)r->offset, r->zst ? " of the uncompressed trace" : "");
 	return CT_READ_ERROR;
 }
 
@@ -319,23 +334,25 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t
 		if (!read_exact(r, &h, sizeof(h), &got)) {
 			if (got == 0 && !read_error(r))
 				return CT_READ_END;
-			return fail(r, "file ends inside a record header (capture cut short?)");
+			return fail(r, "file ends inside a record header (capture cut short?)",
+				    !read_error(r));
 		}
 		max = h.type == CT_REC_META ? CT_META_MAX : CT_RECORD_MAX;
 		if (h.size < sizeof(h) || h.size > max)
-			return fail(r, "record claims an impossible size");
+			return fail(r, "record claims an impossible size", false);
 		padded = PAD8(h.size);
 		if (padded > r->cap) {
 			unsigned char *nb = realloc(r->buf, padded);
 
 			if (!nb)
-				return fail(r, "out of memory");
+				return fail(r, "out of memory", false);
 			r->buf = nb;
 			r->cap = padded;
 		}
 		memcpy(r->buf, &h, sizeof(h));
 		if (!read_exact(r, r->buf + sizeof(h), padded - sizeof(h), &got))
-			return fail(r, "file ends inside a record (capture cut short?)");
+			return fail(r, "file ends inside a record (capture cut short?)",
+				    !read_error(r));
 		/* A type added after this version (docs/FORMAT.md): skipped, counted. */
 		if (h.type >= CT_REC_TYPE_MAX && h.type < CT_REC_TYPE_FUTURE_MAX) {
 			r->skipped++;
@@ -344,12 +361,17 @@ enum ct_read_status ct_reader_next(struct ct_reader *r, const void **rec, size_t
 		}
 		bad = ct_record_check(r->buf, h.size);
 		if (bad)
-			return fail(r, bad);
+			return fail(r, bad, false);
 		*rec = r->buf;
 		*len = h.size;
 		r->offset += padded;
 		return CT_READ_OK;
 	}
+}
+
+bool ct_reader_cut(const struct ct_reader *r)
+{
+	return r->err[0] && r->cut;
 }
 
 uint64_t ct_reader_skipped(const struct ct_reader *r)
@@ -378,4 +400,13 @@ void ct_reader_close(struct ct_reader *r)
 	free(r->in);
 	free(r->buf);
 	free(r);
+}
+
+bool ct_is_trace_file(const char *path)
+{
+	char err[256];
+	struct ct_reader *r = ct_reader_open(path, err, sizeof(err));
+
+	ct_reader_close(r);
+	return r != NULL;
 }

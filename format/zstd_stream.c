@@ -10,6 +10,7 @@
 
 struct ct_zenc {
 	ZSTD_CCtx *cctx;
+	uint64_t written;   /* compressed bytes out to the fd */
 	size_t outcap;
 	unsigned char *out;
 };
@@ -65,8 +66,19 @@ int ct_zenc_write(struct ct_zenc *z, int fd, const void *buf, size_t len, bool e
 		err = ct_write_all(fd, z->out, out.pos);
 		if (err)
 			return err;
+		z->written += out.pos;
 	} while (left || in.pos < in.size);
 	return 0;
+}
+
+uint64_t ct_zenc_written(const struct ct_zenc *z)
+{
+	return z->written;
+}
+
+size_t ct_zenc_bound(size_t len)
+{
+	return ZSTD_compressBound(len);
 }
 
 void ct_zenc_free(struct ct_zenc *z)
@@ -85,7 +97,7 @@ struct zdec {
 	unsigned char *inbuf;
 	size_t incap;
 	size_t last;          /* ZSTD_decompressStream's last hint: 0 = frame done */
-	char err[128];
+	struct ct_zstd_status st;
 };
 
 static ssize_t zdec_read(void *cookie, char *buf, size_t size)
@@ -99,14 +111,15 @@ static ssize_t zdec_read(void *cookie, char *buf, size_t size)
 
 			if (n == 0) {
 				if (ferror(z->src)) {
-					snprintf(z->err, sizeof(z->err), "read error: %s",
+					snprintf(z->st.err, sizeof(z->st.err), "read error: %s",
 						 strerror(errno));
 					errno = EIO;
 					return -1;
 				}
 				if (z->last != 0) {
-					snprintf(z->err, sizeof(z->err),
+					snprintf(z->st.err, sizeof(z->st.err),
 						 "compressed data ends inside a zstd frame");
+					z->st.cut = true;
 					errno = EIO;
 					return -1;
 				}
@@ -118,7 +131,7 @@ static ssize_t zdec_read(void *cookie, char *buf, size_t size)
 		}
 		z->last = ZSTD_decompressStream(z->ds, &out, &z->in);
 		if (ZSTD_isError(z->last)) {
-			snprintf(z->err, sizeof(z->err), "corrupt compressed data (%s)",
+			snprintf(z->st.err, sizeof(z->st.err), "corrupt compressed data (%s)",
 				 ZSTD_getErrorName(z->last));
 			errno = EIO;
 			return -1;
@@ -138,7 +151,8 @@ static int zdec_close(void *cookie)
 	return 0;
 }
 
-FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **err)
+FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n,
+			const struct ct_zstd_status **st)
 {
 	cookie_io_functions_t io = { .read = zdec_read, .close = zdec_close };
 	struct zdec *z = calloc(1, sizeof(*z));
@@ -160,7 +174,7 @@ FILE *ct_zstd_open_read(FILE *src, const void *prefix, size_t n, const char **er
 	f = fopencookie(z, "r", io);
 	if (!f)
 		goto fail;
-	*err = z->err;
+	*st = &z->st;
 	return f;
 fail:
 	ZSTD_freeDStream(z->ds);

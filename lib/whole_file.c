@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "owner.h"
 #include "whole_file.h"
 
 /* DIR/.NAME.XXXXXXXX, created exclusively: an old one is never reused. */
@@ -27,8 +28,8 @@ static int create_tmp(struct ct_whole_file *w)
 			w->tmp = NULL;
 			break;
 		}
-		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		err = fd < 0 ? errno : 0;
+		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		err = fd < 0 ? errno : (ct_own_file(fd, w->path), 0);
 		if (fd < 0 && err != EEXIST)
 			break;
 	}

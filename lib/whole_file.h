@@ -19,8 +19,8 @@ struct ct_whole_file {
 	char *tmp;          /* the name it is written under; NULL: in place */
 };
 
-/* Opens path for writing (see above); the temporary file has mode 0666
- * less the umask, as fopen's.  Returns 0 or an errno. */
+/* Opens path for writing (see above); the temporary file is made as every
+ * output is (owner.h: 0600, under sudo the user's).  Returns 0 or an errno. */
 int ct_whole_file_open(struct ct_whole_file *w, const char *path);
 /* keep: flushes, syncs and closes the file, then renames it into place;
  * returns 0 or the errno of the first failure, and then, as with !keep,

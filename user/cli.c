@@ -9,14 +9,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_table.h"
+#include "trace_file.h"
 #include "views.h"
 #include "msg.h"
 
 #define HELP_COL   27   /* --help: where the descriptions start */
 #define HELP_WIDTH 80
+#define MAX_OPTS   64   /* rows of the option table, at most */
 
 static const struct ct_opt *opt_by_key(int key)
 {
@@ -53,12 +57,31 @@ static void getopt_tables(char *shorts, size_t n, struct option *longs)
 	longs[l] = (struct option){ 0 };
 }
 
+/* "cudatrace t.ctrace": a trace where the command goes.  A file named so
+ * that is not a program (traces are 0600) is not what the user meant. */
+static int check_command_not_trace(const struct ct_options *o)
+{
+	const char *cmd = o->command ? o->command[0] : NULL;
+	struct stat st;
+
+	if (!cmd || stat(cmd, &st) || !S_ISREG(st.st_mode) || !access(cmd, X_OK) ||
+	    !ct_is_trace_file(cmd))
+		return 0;
+	ct_err("%s is a trace file, not a command: to decode it, give "
+			"cudatrace -r %s\n", cmd, cmd);
+	return -1;
+}
+
 /* Options that do not go together. */
 static int check_args(const struct ct_options *o)
 {
 	if (o->read_path && (o->write_path || o->command || o->npids)) {
 		ct_err("-r decodes a saved trace; it does not go with "
 				"-w, -p or a command\n");
+		return -1;
+	}
+	if (o->allow_partial && !o->read_path) {
+		ct_err("--allow-partial goes with -r FILE (a trace it decodes)\n");
 		return -1;
 	}
 	if (o->read_path && o->metrics_addr) {
@@ -95,7 +118,7 @@ static int check_args(const struct ct_options *o)
 		ct_err("give -p PID or a command, not both\n");
 		return -1;
 	}
-	return 0;
+	return check_command_not_trace(o);
 }
 
 /* How the user spelled an option, for messages: "-k" or "--cgroup". */
@@ -119,6 +142,58 @@ static int detached_number(const struct ct_opt *opt, int argc, char **argv)
 	ct_err("-%c/--%s %s: attach the size: -%c%s or --%s=%s\n",
 		opt->key, opt->name, next, opt->key, next, opt->name, next);
 	return -1;
+}
+
+/* An option's argument that cannot be meant: empty ("--py-user ''"), or,
+ * for a file, the next option ("-w -- true" would write a file "--"). */
+static int check_arg(const struct ct_opt *opt, const char *arg)
+{
+	char name[40];
+
+	if (!arg)
+		return 0;
+	spelling(opt, name, sizeof(name));
+	if (!*arg) {
+		ct_err("%s '': an empty %s: give %s %s\n", name, opt->arg, name, opt->arg);
+		return -1;
+	}
+	if (arg[0] == '-' && arg[1] && opt->arg &&
+	    (!strcmp(opt->arg, "FILE") || !strcmp(opt->arg, "DIR") || !strcmp(opt->arg, "PATH"))) {
+		ct_err("%s %s: that is an option, not a %s: give %s %s (a name that starts "
+			"with '-': ./%s)\n", name, arg, opt->arg, name, opt->arg, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* An option that takes one value, given twice: which one was meant?
+ * seen[row]: the value the option had ("" none), NULL until given; an
+ * alias (--colour) is its option's row. */
+static int check_once(const struct ct_opt *opt, const char *arg, const char **seen)
+{
+	const struct ct_opt *first = opt;
+	char name[40];
+	size_t i;
+
+	if (opt->repeat || opt->has_arg == no_argument)
+		return 0;
+	for (i = 0; i < ct_nopts; i++)
+		if (ct_opts[i].apply == opt->apply && ct_opts[i].field == opt->field) {
+			first = &ct_opts[i];
+			break;
+		}
+	i = (size_t)(first - ct_opts);
+	spelling(first, name, sizeof(name));
+	if (seen[i] && *seen[i] && arg) {
+		ct_err("%s given twice (%s, then %s): give it once\n", name, seen[i], arg);
+		return -1;
+	}
+	if (seen[i]) {
+		ct_err("%s given twice: give it once\n", name);
+		return -1;
+	}
+	seen[i] = arg ? arg : "";
+	return 0;
 }
 
 /* -r decodes what was captured: an option that changes the capture
@@ -145,9 +220,10 @@ static void check_summary_twice(struct ct_options *o, const struct ct_opt *opt, 
 
 int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 {
-	struct option longs[64];
+	struct option longs[MAX_OPTS];
 	char shorts[128];
 	const struct ct_opt *opt, *live = NULL;
+	const char *seen[MAX_OPTS] = { 0 };
 	int c, summary;
 
 	if (ct_nopts >= sizeof(longs) / sizeof(longs[0])) {
@@ -161,7 +237,8 @@ int ct_cli_parse(int argc, char **argv, struct ct_options *o)
 			fprintf(stderr, "Try 'cudatrace --help'.\n");
 			return -1;
 		}
-		if (detached_number(opt, argc, argv))
+		if (detached_number(opt, argc, argv) || check_arg(opt, optarg) ||
+		    check_once(opt, optarg, seen))
 			return -1;
 		summary = o->summary;
 		if (opt->apply(o, opt, optarg))

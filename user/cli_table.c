@@ -26,7 +26,7 @@ enum { OPT_DEVICE = 256, OPT_NO_FOLLOW, OPT_COLOR, OPT_COLOUR, OPT_MAX_SIZE, OPT
        OPT_CGROUP, OPT_SUMMARY_BY, OPT_PERFETTO, OPT_FAILED, OPT_TID, OPT_COMM,
        OPT_SQLITE, OPT_SQLITE_AGAIN, OPT_HOST, OPT_METRICS, OPT_METRICS_NO_PID, OPT_METRICS_MAX,
        OPT_API_LIB, OPT_PY_STACK, OPT_PY_USER, OPT_COMPAT, OPT_COMPAT_CAPS, OPT_GPU_WORK,
-       OPT_KERNELS_OF, OPT_METRICS_KERNELS };
+       OPT_KERNELS_OF, OPT_METRICS_KERNELS, OPT_ALLOW_PARTIAL };
 
 const char ct_cli_usage[] =
 "Usage: cudatrace [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -108,6 +108,32 @@ static int apply_str(struct ct_options *o, const struct ct_opt *opt, const char 
 {
 	*(const char **)((char *)o + opt->field) = arg;
 	return 0;
+}
+
+/* "A,B": a comma-separated list, each item non-empty ("A,,B" or "A," is a slip). */
+static int apply_list(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (!n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,")) {
+		ct_err("--%s %s: an empty item in the list: give %s\n",
+			opt->name, arg, opt->arg);
+		return -1;
+	}
+	return apply_str(o, opt, arg);
+}
+
+/* --compat=gvisor[:VERSION]: "gvisor:" names no version. */
+static int apply_compat(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (colon && !colon[1]) {
+		ct_err("--compat=%s names no VERSION: give --compat=gvisor (the latest in the "
+			"tables) or --compat=gvisor:VERSION\n", arg);
+		return -1;
+	}
+	return apply_str(o, opt, arg);
 }
 
 static int apply_true(struct ct_options *o, const struct ct_opt *opt, const char *arg)
@@ -356,7 +382,7 @@ _Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -
 const struct ct_opt ct_opts[] = {
 	{ "pid", 'p', REQ, "PID[,PID...]", NULL, G_TRACE,
 	  "attach to running processes (repeatable); the capture ends when they have all exited",
-	  C_PID, NULL, apply_pids, .live = 1 },
+	  C_PID, NULL, apply_pids, .live = 1, .repeat = 1 },
 	{ NULL, 0, NO, NULL, "-- COMMAND [ARGS]", G_TRACE,
 	  "start COMMAND and trace it from its first instruction (neither -p nor a command: "
 	  "every process on the machine)" },
@@ -371,7 +397,7 @@ const struct ct_opt ct_opts[] = {
 	  "checked in the kernel", C_DIR, NULL, apply_str, FIELD(cgroup), .live = 1 },
 	{ "device", OPT_DEVICE, REQ, "PATH", NULL, G_TRACE,
 	  "also trace calls on PATH, a device node (matched by device number) or any file "
-	  "(by inode); repeatable", C_FILE, NULL, apply_device, .live = 1 },
+	  "(by inode); repeatable", C_FILE, NULL, apply_device, .live = 1, .repeat = 1 },
 	{ "duration", 'd', REQ, "SECONDS", NULL, G_TRACE,
 	  "stop after SECONDS (a command started by cudatrace goes on running)",
 	  C_NONE, NULL, apply_duration, .live = 1 },
@@ -384,7 +410,8 @@ const struct ct_opt ct_opts[] = {
 	  "compress the -w trace with zstd (-r reads both)",
 	  C_NONE, NULL, apply_true, FIELD(compress), .live = 1 },
 	{ "max-size", OPT_MAX_SIZE, REQ, "SIZE", NULL, G_OUTPUT,
-	  "-w: stop when the file reaches SIZE bytes (suffix K, M or G) ...",
+	  "-w: stop when the file reaches SIZE bytes on disk (with -z, compressed ones; "
+	  "suffix K, M or G) ...",
 	  C_NONE, NULL, apply_max_size, .live = 1 },
 	{ "rotate", OPT_ROTATE, REQ, "N", NULL, G_OUTPUT,
 	  "... or go on in FILE.0, FILE.1, ..., keeping the last N; each file decodes on "
@@ -396,9 +423,15 @@ const struct ct_opt ct_opts[] = {
 	  "function (architecture, bytes, name)", C_FILE, NULL, apply_str, FIELD(kernels_of) },
 	{ "read", 'r', REQ, "FILE", NULL, G_OUTPUT,
 	  "decode a saved trace, plain or compressed (\"-\" for stdin); a cut or damaged "
-	  "file is decoded up to its last good record; options that change a capture (-k, "
+	  "file is decoded up to its last good record, then exits 1 (see --allow-partial); "
+	  "options that change a capture (-k, "
 	  "-z, -d, -s, -b, -p, --device, ...) are refused with it", C_FILE, NULL, apply_str,
 	  FIELD(read_path) },
+	{ "allow-partial", OPT_ALLOW_PARTIAL, NO, NULL, NULL, G_OUTPUT,
+	  "-r: a trace without its trailer (the capture was killed, ran out of disk, or is "
+	  "still writing) exits 0, not 1, wherever it ends (at a record or inside one); "
+	  "what it lacks is still said. A damaged trace still exits 1",
+	  C_NONE, NULL, apply_true, FIELD(allow_partial) },
 	{ "output", 'o', REQ, "FILE", NULL, G_OUTPUT,
 	  "write decoded output to FILE instead of stdout (\"-\": stdout); an output that "
 	  "is the trace -r reads is refused",
@@ -429,14 +462,16 @@ const struct ct_opt ct_opts[] = {
 	  "'NV_ERR_*'), api and caller (traces taken with -k: the driver entry point, the "
 	  "function that called it), kernel (--gpu-work: only launches of kernels whose name, "
 	  "demangled or mangled, matches; no call, no other GPU work)", C_WORDS,
-	  "esc= ctrl= class= uvm= syscall= status= api= caller= kernel=", apply_filter },
+	  "esc= ctrl= class= uvm= syscall= status= api= caller= kernel=", apply_filter,
+	  .repeat = 1 },
 	{ "failed", OPT_FAILED, NO, NULL, NULL, G_FILTER,
 	  "only failed calls (ret != 0 or NV_STATUS != NV_OK)", C_NONE, NULL, apply_filter },
 	{ "tid", OPT_TID, REQ, "TID[,TID...]", NULL, G_FILTER,
-	  "only these threads (-t is strace's time stamps)", C_NONE, NULL, apply_filter },
+	  "only these threads (-t is strace's time stamps)", C_NONE, NULL, apply_filter,
+	  .repeat = 1 },
 	{ "comm", OPT_COMM, REQ, "NAME[,NAME]", NULL, G_FILTER,
 	  "only threads of this name (exact: also checked in the kernel; or a shell "
-	  "pattern)", C_PNAME, NULL, apply_filter },
+	  "pattern)", C_PNAME, NULL, apply_filter, .repeat = 1 },
 
 	{ NULL, 'c', NO, NULL, NULL, G_VIEW,
 	  "only a table, as strace -c: calls, errors, latency (total, mean, p50, p99, max) "
@@ -454,7 +489,7 @@ const struct ct_opt ct_opts[] = {
 	  "line of the user's Python code (traces taken with -k or --py-stack); kernel: the "
 	  "table of kernels launched (--gpu-work), even when no launch was named (it is "
 	  "printed whenever one was)",
-	  C_WORDS, "pid gpu api caller py kernel", apply_summary_by },
+	  C_WORDS, "pid gpu api caller py kernel", apply_summary_by, .repeat = 1 },
 	{ "perfetto", OPT_PERFETTO, REQ, "FILE", NULL, G_VIEW,
 	  "also write FILE (\"-\": stdout, alone), a Perfetto/Chrome trace-event JSON "
 	  "timeline (open it in ui.perfetto.dev, or offline in Chromium's DevTools: "
@@ -476,11 +511,11 @@ const struct ct_opt ct_opts[] = {
 	  "--nvproxy)? One row per device, kind and number with nvproxy's verdict, against "
 	  "the latest gVisor release in the tables or VERSION (a snapshot id or commit); "
 	  "exit status 0 if clean, 1 if something would be refused (docs/COMPAT.md)",
-	  C_WORDS, "gvisor", apply_str, FIELD(compat) },
+	  C_WORDS, "gvisor", apply_compat, FIELD(compat) },
 	{ "compat-caps", OPT_COMPAT_CAPS, REQ, "LIST", NULL, G_VIEW,
 	  "the driver capabilities runsc would enable, for --compat (default nvproxy's: "
 	  "compute,utility; e.g. compute,utility,video or all)",
-	  C_WORDS, "compute utility graphics video all", apply_str, FIELD(compat_caps) },
+	  C_WORDS, "compute utility graphics video all", apply_list, FIELD(compat_caps) },
 
 	{ "metrics", OPT_METRICS, REQ, "ADDR:PORT", NULL, G_METRICS,
 	  "serve Prometheus metrics at http://ADDR:PORT/metrics (a numeric address or "
@@ -512,7 +547,7 @@ const struct ct_opt ct_opts[] = {
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "
 	  "'libcuda.so*,libnvidia-ml.so*'); given at capture, it is kept in the trace and "
-	  "holds at -r unless -r gives its own", C_NONE, NULL, apply_str, FIELD(api_lib) },
+	  "holds at -r unless -r gives its own", C_NONE, NULL, apply_list, FIELD(api_lib) },
 	{ "py-stack", OPT_PY_STACK, NO, NULL, NULL, G_STACK,
 	  "keep the Python frames of each traced call of a process that runs CPython "
 	  "3.10-3.14 (the calling thread's own frames, whether or not it holds the GIL), "
@@ -522,7 +557,7 @@ const struct ct_opt ct_opts[] = {
 	{ "py-user", OPT_PY_USER, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the Python files that are the user's code, for the Python frame a call is "
 	  "charged to (default: any file not under site-packages, dist-packages or "
-	  "lib/python3.X, and not <frozen ...>)", C_FILE, NULL, apply_str, FIELD(py_user) },
+	  "lib/python3.X, and not <frozen ...>)", C_FILE, NULL, apply_list, FIELD(py_user) },
 
 	{ "gpu-work", OPT_GPU_WORK, optional_argument, "HZ", "--gpu-work[=HZ]", G_CAPTURE,
 	  "live: also read the work the traced processes give the GPU (kernel launches, "

@@ -29,6 +29,7 @@ struct ct_opt {
 	size_t field;            /* where apply_str/apply_true store, offsetof(ct_options) */
 	int hidden;              /* an alias: parsed, not listed */
 	int live;                /* live capture only: -r refuses it */
+	int repeat;              /* may be given more than once (each adds to the last) */
 };
 
 extern const struct ct_opt ct_opts[];

@@ -26,6 +26,7 @@ struct ct_options {
 	uint64_t max_size;       /* --max-size: bytes per trace file, 0 = no limit */
 	unsigned rotate;         /* --rotate N: keep N files FILE.0, FILE.1, ... */
 	const char *read_path;   /* -r */
+	bool allow_partial;      /* --allow-partial: a trace cut short (no trailer) exits 0 */
 	const char *kernels_of;  /* --kernels-of */
 	const char *out_path;    /* -o */
 	FILE *out;               /* decoded output: stdout, or -o (close-on-exec) */

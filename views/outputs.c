@@ -71,11 +71,43 @@ static int check_stdout_use(const struct ct_options *o)
 	return 0;
 }
 
+/* The same file, by name or (when both exist) by device and inode. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Two outputs in one file would write over each other ("-w X -o X"). */
+static int check_outputs_apart(const struct ct_options *o)
+{
+	const struct { const char *opt, *path; } out[] = {
+		{ "-w", o->write_path }, { "-o", o->out_path },
+		{ "--perfetto", o->perfetto_path }, { "--sqlite", o->sqlite_path },
+	};
+	size_t n = sizeof(out) / sizeof(out[0]), i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (!out[i].path || !out[j].path || ct_is_stdout(out[i].path) ||
+			    ct_is_stdout(out[j].path) || !same_file(out[i].path, out[j].path))
+				continue;
+			ct_err("%s %s and %s %s are the same file: each output "
+					"needs its own; give another file to one of them\n",
+				out[i].opt, out[i].path, out[j].opt, out[j].path);
+			return -1;
+		}
+	return 0;
+}
+
 int ct_outputs_check(const struct ct_options *o)
 {
 	struct stat in;
 
-	if (check_stdout_use(o))
+	if (check_stdout_use(o) || check_outputs_apart(o))
 		return -1;
 	if (!input_id(o, &in) || !S_ISREG(in.st_mode))
 		return 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "filter.h"
 #include "gpuwork_summary.h"
 #include "kernel_summary.h"
+#include "meta.h"
 #include "outputs.h"
 #include "perfetto.h"
 #include "report.h"
@@ -90,6 +92,16 @@ int ct_views_check(const struct ct_options *o)
 		return -1;
 	}
 	return 0;
+}
+
+int ct_views_check_trace(const struct ct_options *o, const struct ct_rec *first)
+{
+	char uid[24];
+
+	if (!o->sqlite_path || o->sqlite_again || first->type != CT_REC_META)
+		return 0;
+	snprintf(uid, sizeof(uid), "%016" PRIx64, ct_meta_id(first));
+	return ct_sqlite_check_trace(o->sqlite_path, uid);
 }
 
 void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st)

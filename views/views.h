@@ -11,6 +11,10 @@
 
 /* Options that do not go together; says why on stderr and returns -1. */
 int ct_views_check(const struct ct_options *o);
+/* Before -r decodes: what a view refuses of the trace whose first record
+ * is first (--sqlite: a trace its database holds already, without
+ * --sqlite-again).  0, or -1 after saying why: decode nothing. */
+int ct_views_check_trace(const struct ct_options *o, const struct ct_rec *first);
 /* After a trace is read: what the views could not do with it (api and
  * caller of a trace taken without -k), on stderr. */
 void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st);

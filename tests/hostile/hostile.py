@@ -50,6 +50,8 @@ SANITIZED = sanitized(BIN)
 TRACE = os.path.join(ROOT, "traces", "h100-saxpy.ctrace")
 PREFIX_RECORDS = int(os.environ.get("HOSTILE_RECORDS", "64"))
 TIMEOUT = 10
+# A trace without its trailer (cut anywhere) is partial: exit 1, and the line says so.
+PARTIAL = r"; a partial trace: exit 1 \(--allow-partial: 0\)"
 MEM_MB = 512
 SEED = int(os.environ.get("HOSTILE_SEED", "1"))
 JOBS = max(2, (os.cpu_count() or 2))
@@ -308,12 +310,12 @@ def body(tap, cases, tmp):
                     r"ends inside its file header \(capture cut short\?\)$", modes)
         before = boundaries[rs]
         if k in boundaries:
-            return ("cut at %d" % k, data, 0,
+            return ("cut at %d" % k, data, 1,
                     r"has no trailer: the capture was cut short .*decoded all %d complete "
-                    r"records" % before, modes)
+                    r"records.*%s$" % (before, PARTIAL), modes)
         return ("cut at %d" % k, data, 1,
                 r"file ends inside a record( header)? \(capture cut short\?\) at byte "
-                r"offset %d; decoded the %d records before it$" % (rs, before), modes)
+                r"offset %d; decoded the %d records before it%s$" % (rs, before, PARTIAL), modes)
     cases.group("%s cut at every byte offset 0..%d (first %d records): the good "
                 "prefix is decoded, then 'cut short'" % (os.path.basename(TRACE), len(prefix),
                                                          PREFIX_RECORDS),
@@ -322,7 +324,8 @@ def body(tap, cases, tmp):
                                                                        "detect_leaks=0")))
     cases.group("a complete trace cut inside its trailer",
                 [("cut at %d" % k, lambda k=k: good[:k], 1,
-                  r"ends inside a record.*decoded the %d records before it$" % PREFIX_RECORDS)
+                  r"ends inside a record.*decoded the %d records before it%s$" % (PREFIX_RECORDS,
+                                                                                 PARTIAL))
                  for k in range(len(prefix) + 1, len(good))])
 
     # --- random corruption (reproducible) -------------------------------------
@@ -421,7 +424,8 @@ def body(tap, cases, tmp):
     ]
     cases.group("records that claim impossible or inconsistent sizes: exit 1, "
                 "the byte offset, the records before it decoded",
-                [(label, data, 1, want + r".*; decoded the \d+ records before it$")
+                [(label, data, 1, want + r".*; decoded the \d+ records before it" +
+                  (PARTIAL if "file ends" in label else "") + "$")   # a cut: partial
                  for label, data, want in lies])
 
     # A record type from a newer version (within the reserved range): skipped,
@@ -446,30 +450,30 @@ def body(tap, cases, tmp):
     rnd = random.Random(21)
     garbage = b"".join(struct.pack("<I", rnd.getrandbits(32)) for _ in range(4096))
     cases.group("--gpu-work segment records: garbage decodes, sizes that lie are refused", [
-        ("garbage dwords", head + gseg(4096, garbage) * 3, 0, r"no trailer"),
-        ("garbage on an unknown channel class", head + gseg(4096, garbage, cls=0x1234), 0,
+        ("garbage dwords", head + gseg(4096, garbage) * 3, 1, r"no trailer"),
+        ("garbage on an unknown channel class", head + gseg(4096, garbage, cls=0x1234), 1,
          r"no trailer"),
         ("lost, wrap, GPPut outside the ring", head + gseg(0, b"", flags=12, lost=0xffffffff,
-                                                           put=99999), 0, r"no trailer"),
+                                                           put=99999), 1, r"no trailer"),
         ("ndwords past the record", head + gseg(100, b"\0" * 16), 1,
          r"gpu segment record sizes do not add up.*; decoded the \d+ records before it$"),
         # GPFIFO control entries (length 0): every opcode byte, sync set,
         # a base of all ones, and dwords a control entry cannot have
         ("control entries of every opcode", head + b"".join(
             gseg(0, b"", entry=(op | 1 << 31 | 1 << 9) << 32 | 0xffffffff) for op in range(256)),
-         0, r"no trailer"),
-        ("a control entry that came with dwords", head + gseg(4096, garbage, entry=2 << 32), 0,
+         1, r"no trailer"),
+        ("a control entry that came with dwords", head + gseg(4096, garbage, entry=2 << 32), 1,
          r"no trailer"),
         ("control entries on a class no table has", head + gseg(0, b"", cls=0x1234, entry=4 << 32)
-         + gseg(16, garbage[:64], cls=0x1234, entry=0), 0, r"no trailer"),
+         + gseg(16, garbage[:64], cls=0x1234, entry=0), 1, r"no trailer"),
         ("a segment entry longer than its dwords", head + gseg(4, b"\0" * 16, entry=seg_entry(
-            0x1fffff, 0xffffffffff)), 0, r"no trailer"),
+            0x1fffff, 0xffffffffff)), 1, r"no trailer"),
         # type 20: the window a channel's entries were put in
         ("windows of every shape before segments", head + b"".join(
             gput(since, until, client, chan, frm, put) + gseg(4096, garbage)
             for since, until in ((0, 0), (5, 1), (0, 2**64 - 1), (2**64 - 1, 2**64 - 1))
             for client, chan in ((0, 0), (0xc1d00001, 0x5c00001c), (0xffffffff, 0xffffffff))
-            for frm, put in ((0, 0), (0xffffffff, 3))), 0, r"no trailer"),
+            for frm, put in ((0, 0), (0xffffffff, 3))), 1, r"no trailer"),
         ("a window record of the wrong size", head + pad8(rec(20, b"\0" * 16)), 1,
          r"gpu put record has the wrong size.*; decoded the \d+ records before it$"),
         # type 22, the kernel's copies at exit: ring buffer only, never in a
@@ -479,7 +483,7 @@ def body(tap, cases, tmp):
                                      seg_entry(4096), 0x200800000) + garbage[:4 * n]))
             for slot, frm, put, idx, flags, n in ((0, 0, 5, 0, 1, 0), (255, 0xffffffff, 3, 7, 0, 4096),
                                                   (0xffffffff, 1, 0xffffffff, 0xffffffff, 0x3f, 16))),
-         0, r"no trailer"),
+         1, r"no trailer"),
         ("an exit copy whose dwords lie", head + pad8(rec(22, struct.pack(
             "<IIIIIIIIQQ", 0, 0, 5, 0, 0, 4096, 4096, 0, 0, 0) + b"\0" * 64)), 1,
          r"gpu exit record sizes do not add up.*; decoded the \d+ records before it$"),
@@ -533,14 +537,14 @@ def body(tap, cases, tmp):
                       up(A(1), qmd(7, cga=(0, 5, 0), qtype=5)), snd(A(1)),
                       up(A(2), qmd(0, [A(2)], counter=0xffff)), snd(A(2))])
     cases.group("--gpu-work QMD chains and clusters: loops, nowhere, full memory, huge shapes", [
-        ("a chain that loops, its head sent 2000 times", head + loop, 0, r"no trailer"),
-        ("a head that schedules itself twice", head + selfloop, 0, r"no trailer"),
-        ("chains to nowhere: never uploaded, null, the top of memory", head + nowhere, 0,
+        ("a chain that loops, its head sent 2000 times", head + loop, 1, r"no trailer"),
+        ("a head that schedules itself twice", head + selfloop, 1, r"no trailer"),
+        ("chains to nowhere: never uploaded, null, the top of memory", head + nowhere, 1,
          r"no trailer"),
-        ("9000 QMDs (memory full) in one chain, each reached twice", head + full, 0,
+        ("9000 QMDs (memory full) in one chain, each reached twice", head + full, 1,
          r"no trailer"),
         ("clusters of 63^3 over a grid of 2^32-1; a partial shape; a head that waits 65535",
-         head + clusters, 0, r"no trailer"),
+         head + clusters, 1, r"no trailer"),
     ], jobs=1)
 
     # --- memory: the largest legal records, many pending calls ------------------------
@@ -549,9 +553,9 @@ def body(tap, cases, tmp):
     many = head + b"".join(pad8(ioctl(2, cmd=0xc020462a, arg=b"A" * 32, nest=b"N" * 4096, tid=1000 + i))
                            for i in range(3000))
     cases.group("largest legal records and 3000 pending calls stay inside %d MiB" % MEM_MB, [
-        ("1 MiB META", PRE + pad8(rec(1, big_meta)), 0, r"no trailer"),
-        ("max-size ioctl x3", head + pad8(big_ioctl) * 3, 0, r"no trailer"),
-        ("3000 threads with a call pending", many, 0, r"no trailer"),
+        ("1 MiB META", PRE + pad8(rec(1, big_meta)), 1, r"no trailer"),
+        ("max-size ioctl x3", head + pad8(big_ioctl) * 3, 1, r"no trailer"),
+        ("3000 threads with a call pending", many, 1, r"no trailer"),
     ], jobs=1)
 
     # --- not trace files ------------------------------------------------------------
@@ -594,7 +598,7 @@ def body(tap, cases, tmp):
                         r"is not a cudatrace trace file( \(it is empty\))?$")
             return ("zstd cut at %d" % k, lambda: zgood[:k], 1,
                     r"(compressed data ends inside a zstd frame|ends inside a record"
-                    r"( header)? \(capture cut short\?\)).*(before it|file header)$",
+                    r"( header)? \(capture cut short\?\)).*(before it%s|file header)$" % PARTIAL,
                     [(BIN, False)] + ([(BIN, True)] if full_sweep or k % 16 == 0 else []))
         cases.group("the compressed trace cut at every byte offset 0..%d" % (len(zgood) - 1),
                     [zcut(k) for k in range(len(zgood))])
@@ -613,7 +617,7 @@ def body(tap, cases, tmp):
                                   stdout=subprocess.PIPE, check=True).stdout
         cases.group("decompression bombs and huge windows stay inside %d MiB and %d s"
                     % (MEM_MB, TIMEOUT), [
-            ("300000 exit records (%d bytes compressed)" % len(bomb), bomb, 0, r"no trailer"),
+            ("300000 exit records (%d bytes compressed)" % len(bomb), bomb, 1, r"no trailer"),
             ("100 MiB of zeros (%d bytes compressed)" % len(zeros), zeros, 1,
              r"impossible size at byte offset %d" % len(head)),
             ("a 128 MiB window", zstd_long(good, 27), 0, r"^$"),
@@ -678,7 +682,8 @@ def body(tap, cases, tmp):
         res = []
         for label, data, want_rc, want in [
                 ("whole", good, 0, r"^$"),
-                ("cut", good[:len(good) // 2], 1, r"ends inside a record.*decoded the \d+ records before it$")]:
+                ("cut", good[:len(good) // 2], 1,
+                 r"ends inside a record.*decoded the \d+ records before it%s$" % PARTIAL)]:
             t = threading.Thread(target=feed, args=(data,), daemon=True)
             t.start()
             b = verdict(*run(fifo), want_rc=want_rc, want=want)

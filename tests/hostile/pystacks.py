@@ -99,8 +99,8 @@ def body(tap, cases):
         ("a raw Python stack in a file (never written; ignored)",
          head + pad8(rec(PYSTACK, struct.pack("<QII", 0, 1, 0) + b"\0" * 32))),
     ]
-    cases.group("odd but legal Python frame records decode (exit 0)",
-                [(label, data, 0, r"no trailer") for label, data in odd])
+    cases.group("odd but legal Python frame records decode (exit 1: no trailer, nothing else)",
+                [(label, data, 1, r"no trailer") for label, data in odd])
 
     # A call with evil names: escaped in text, valid JSON, in every view.
     call = struct.pack("<Q16siIQIIQqQIIIIII", TS, b"x", 3, 0x800001, 77, 0xc0104629,

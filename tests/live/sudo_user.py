@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Under sudo, the trace files (rotated ones too) belong to the user who ran
-sudo, still 0600, so that `cudatrace -r` needs no root; -u USER runs the
+"""Under sudo, the trace files (rotated ones too), and -o, --perfetto and
+--sqlite (issue 33, item 5), belong to the user who ran sudo, still 0600, so that `cudatrace -r` needs no root; -u USER runs the
 command as USER with USER's groups (issue 22, item 8).  sudo is stood in
 for by its SUDO_UID and SUDO_GID; the user is nobody."""
 import grp
@@ -63,6 +63,24 @@ os.chmod(reader, 0o755)
 p = run([reader, "-r", os.path.join(tmp, files[-1]), "-c"], env=NOSUDO,
         preexec_fn=lambda: (os.setgid(nobody.pw_gid), os.setuid(nobody.pw_uid)))
 t.ok(p.returncode == 0, "the user reads them back without root", p.stderr)
+
+# 2b. Issue 33, item 5: every file, not only -w: a live capture's -o,
+# --perfetto and --sqlite are the user's too, 0600.
+outs = [os.path.join(tmp, n) for n in ("live.txt", "live.json", "live.db")]
+p = run([CUDATRACE] + DEV + ["-o", outs[0], "--perfetto", outs[1], "--sqlite", outs[2], "--",
+                             NVFAKE, "-f", ctl, "burst", "10"], env=SUDO)
+got = [owner(f) for f in outs]
+t.ok(p.returncode == 0 and set(got) == {(nobody.pw_uid, nobody.pw_gid, 0o600)},
+     "under sudo, live -o, --perfetto and --sqlite files are the user's, 0600", (got, p.stderr))
+# -w on a file that is not regular (a stand-in for /dev/null): left as it is,
+# not made 0600 or given away.
+node = os.path.join(tmp, "null")
+os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+os.chmod(node, 0o666)
+p = run([CUDATRACE] + DEV + ["-w", node, "--", NVFAKE, "-f", ctl, "burst", "10"], env=SUDO)
+t.ok(p.returncode == 0 and owner(node) == (0, 0, 0o666),
+     "-w to a device node under sudo: its owner and mode left as they were",
+     (owner(node), p.stderr))
 
 # 3. -u nobody: the command runs as nobody, with nobody's groups.
 out = os.path.join(tmp, "u.ctrace")

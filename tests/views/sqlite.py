@@ -18,6 +18,7 @@ import glob
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
@@ -253,6 +254,21 @@ c.close()
 t.ok(p.returncode == 1 and "holds this trace already" in p.stderr and uid in p.stderr and
      "--sqlite-again" in p.stderr and n_tr == 1 and n_calls == len(ev),
      "the same trace added twice: exit 1, says so (trace id %s), adds nothing" % uid, p.stderr)
+# Issue 33, item 10: refused before anything is decoded: no event on
+# standard output, no table, -o left as it was, no --perfetto file, one line.
+out, pf = os.path.join(tmp, "kept.txt"), os.path.join(tmp, "refused.json")
+open(out, "w").write("kept\n")
+for how, extra, stdin in (("text", [], None), ("-C", ["-C"], None), ("-o", ["-o", out], None),
+                          ("--perfetto", ["--perfetto", pf], None),
+                          ("-r -", [], open(ktr, "rb"))):
+    p = subprocess.run([CUDATRACE, "-r", "-" if stdin else ktr, "--sqlite", kdb] + extra,
+                       stdin=stdin, capture_output=True)
+    err = p.stderr.decode()
+    t.ok(p.returncode == 1 and not p.stdout and err.count("\n") == 1 and
+         "holds this trace already" in err and open(out).read() == "kept\n" and
+         not os.path.exists(pf),
+         "the same trace again (%s): refused before decoding: nothing printed, no file "
+         "written, one line on stderr" % how, (p.returncode, p.stdout[:200], err[:400]))
 p = run([CUDATRACE, "-r", ktr, "--sqlite", kdb, "--sqlite-again", "-c"])
 c = sqlite3.connect(kdb)
 again = c.execute("SELECT id, trace_uid, complete FROM traces ORDER BY id").fetchall()

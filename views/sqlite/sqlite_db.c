@@ -33,6 +33,39 @@ void ct_sqlite_error(struct ct_sqlite *s, const char *what)
 	s->failed = true;
 }
 
+void ct_sqlite_say_held(const char *path, const char *uid, sqlite3_stmt *found)
+{
+	ct_err("--sqlite %s holds this trace already (trace id %s: traces.id %lld, "
+			"added %s); give --sqlite-again to add it once more\n", path, uid,
+		(long long)sqlite3_column_int64(found, 0),
+		(const char *)sqlite3_column_text(found, 1));
+}
+
+/* Before the trace is decoded: an existing database that holds it already
+ * refuses it, and nothing is printed or written. */
+int ct_sqlite_check_trace(const char *path, const char *uid)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+
+	if (access(path, F_OK) ||
+	    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, ct_sql_text[CT_SQL_FIND_TRACE], -1, &q, NULL) != SQLITE_OK) {
+		sqlite3_close(db);   /* not a database with our tables: ct_sqlite_open says */
+		return 0;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	sqlite3_bind_text(q, 1, uid, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		ct_sqlite_say_held(path, uid, q);
+		rc = -1;
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return rc;
+}
+
 bool ct_sqlite_exec(struct ct_sqlite *s, const char *q)
 {
 	char what[40];

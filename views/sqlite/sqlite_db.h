@@ -34,6 +34,8 @@ struct ct_sqlite {
 	bool in_tx, failed;
 };
 
+/* "holds this trace already", from a FIND_TRACE row (id, added_at). */
+void ct_sqlite_say_held(const char *path, const char *uid, sqlite3_stmt *found);
 /* Says what failed (once) and stops the view: no row is added after. */
 void ct_sqlite_error(struct ct_sqlite *s, const char *what);
 bool ct_sqlite_exec(struct ct_sqlite *s, const char *q);

@@ -109,11 +109,7 @@ static bool already_added(struct ct_sqlite *s, const char *uid)
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		found = true;
 		if (!s->again)
-			ct_err("--sqlite %s holds this trace already (trace "
-					"id %s: traces.id %lld, added %s); give --sqlite-again to "
-					"add it once more\n", s->path, uid,
-				(long long)sqlite3_column_int64(q, 0),
-				(const char *)sqlite3_column_text(q, 1));
+			ct_sqlite_say_held(s->path, uid, q);
 	}
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);

@@ -24,6 +24,9 @@ struct ct_sqlite_opts {
 	bool again;         /* --sqlite-again: add a trace the database holds already */
 };
 
+/* 0, or -1 after saying so when the database at path (if there is one)
+ * holds the trace whose id is uid (16 hex digits) already. */
+int ct_sqlite_check_trace(const char *path, const char *uid);
 /* Opens (creates) path and its tables.  NULL after saying why on stderr. */
 struct ct_sqlite *ct_sqlite_open(const char *path, const struct ct_sqlite_opts *o);
 /* Its finish commits and closes it; close by hand only if never added. */
