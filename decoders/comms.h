@@ -14,8 +14,8 @@
 #include "idmap.h"
 
 struct ct_comms {
-	struct idmap by_tid;   /* tid -> malloc'd struct ct_comm_entry (its pid, its comm) */
-	struct idmap by_pid;   /* pid -> malloc'd struct ct_comm_entry */
+	struct idmap by_tid;   /* tid -> its pid and its comm (comms.c) */
+	struct idmap by_pid;   /* pid -> its name and its threads in by_tid */
 };
 
 /* A record of thread tid of pid that carries comm (CT_COMM_LEN bytes). */
