@@ -172,8 +172,9 @@ static void report_python(const struct ct_capture *c)
 
 	if (ps->unreadable)
 		ct_err("Python: %llu process%s ran a CPython whose frames cudatrace cannot "
-		       "read (warned above): no Python frames for %s\n", (unsigned long long)ps->unreadable,
-		       ps->unreadable == 1 ? "" : "es", ps->unreadable == 1 ? "it" : "them");
+				"read (warned above): no Python frames for %s\n",
+			(unsigned long long)ps->unreadable, ps->unreadable == 1 ? "" : "es",
+			ps->unreadable == 1 ? "it" : "them");
 	if (!ps->procs) {
 		if (c->o->py_stack_asked && !ps->unreadable)
 			ct_err("Python: no traced process ran CPython: no Python frames\n");
