@@ -164,11 +164,22 @@ static void report_code_checks(const struct ct_capture *c)
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_ALONE));
 }
 
-/* --py-stack: the Python frames named. */
+/* --py-stack: the Python frames named.  No process ran CPython: -k says
+ * nothing of Python, --py-stack one line. */
 static void report_python(const struct ct_capture *c)
 {
 	const struct ct_python_stats *ps = ct_python_stats(c->python);
 
+	if (ps->unreadable)
+		ct_err("Python: %llu process%s ran a CPython whose frames cudatrace cannot "
+				"read (warned above): no Python frames for %s\n",
+			(unsigned long long)ps->unreadable, ps->unreadable == 1 ? "" : "es",
+			ps->unreadable == 1 ? "it" : "them");
+	if (!ps->procs) {
+		if (c->o->py_stack_asked && !ps->unreadable)
+			ct_err("Python: no traced process ran CPython: no Python frames\n");
+		return;
+	}
 	ct_err("Python: %llu process%s, %llu stacks (%llu frames, %llu "
 			"unnamed; %llu calls from threads without Python; %llu new stacks "
 			"read at once) named in %.1f ms\n",

@@ -94,6 +94,7 @@ static void on_ioctl_enter(struct ct_decoder *d, const struct ct_ioctl *r)
 	struct ct_ioctl *copy = malloc(r->h.size);
 	struct ct_ioctl *old;
 
+	ct_comms_note(&d->comms, r->h.pid, r->h.tid, r->comm);
 	if (!copy)
 		return;
 	memcpy(copy, r, r->h.size);
@@ -125,6 +126,7 @@ static void on_ioctl_exit(struct ct_decoder *d, const struct ct_ioctl *r)
 	}
 	if (!en)
 		d->st.exits_no_enter++;
+	ct_comms_note(&d->comms, r->h.pid, r->h.tid, r->comm);
 	learn(d, r);
 	show_ioctl(d, en, r);
 	ct_objects_learn_freed(d->objs, r);
@@ -136,6 +138,7 @@ static void on_mmap(struct ct_decoder *d, const struct ct_mmap *m)
 {
 	struct ct_call c = { .kind = CT_CALL_MMAP, .mmap = m, .name = "mmap", .finished = true };
 
+	ct_comms_note(&d->comms, m->h.pid, m->h.tid, m->comm);
 	ct_describe_common(d, &c, &m->h, m->comm, m->fd, m->dev, m->flags, m->ino);
 	c.ts_ns = m->ts_enter;
 	c.duration_ns = m->h.ts_ns - m->ts_enter;
@@ -152,7 +155,9 @@ static void on_munmap(struct ct_decoder *d, const struct ct_munmap *m)
 	struct ct_call c = { .kind = CT_CALL_MUNMAP, .munmap = m, .name = "munmap",
 			     .finished = true };
 
-	ct_describe_common(d, &c, &m->h, NULL, -1, 0, 0, 0);
+	/* The record has no comm: its thread's, or its process's, as last seen. */
+	ct_describe_common(d, &c, &m->h, ct_comms_find(&d->comms, m->h.pid, m->h.tid),
+			   -1, 0, 0, 0);
 	c.ts_ns = m->h.ts_ns;
 	ct_stacks_describe(d->stacks, &c);
 	ct_pystacks_describe(d->pystacks, &c);
@@ -167,6 +172,7 @@ static void on_proc(struct ct_decoder *d, const struct ct_proc *p)
 	if (p->source != CT_PROC_ATTACH)
 		ct_objects_forget_pid(d->objs, p->h.pid);
 	ct_prognames_learn(&d->progs, p);
+	ct_comms_proc(&d->comms, p);
 	if (!d->o.quiet)   /* -c: the views speak, not the events */
 		ct_proc_lines_add(d, p);
 }
@@ -182,6 +188,7 @@ static void on_exit_rec(struct ct_decoder *d, const struct ct_rec *r)
 		ct_print_exit(d, r);
 	ct_proc_lines_exit(d, r->pid);
 	ct_prognames_forget(&d->progs, r->pid);
+	ct_comms_forget_pid(&d->comms, r->pid);
 	gw_calls_forget(&d->calls, r->pid);
 }
 
@@ -361,6 +368,7 @@ void ct_decoder_free(struct ct_decoder *d)
 	ct_pystacks_free(d->pystacks);
 	ct_devnames_free(&d->devs);
 	ct_prognames_free(&d->progs);
+	ct_comms_free(&d->comms);
 	ct_proc_lines_free(d);
 	ct_errtext_free(&d->errs);
 	free(d->views);

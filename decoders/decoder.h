@@ -17,6 +17,7 @@
 #ifndef CT_DECODER_H
 #define CT_DECODER_H
 
+#include "comms.h"
 #include "decode.h"
 #include "devnames.h"
 #include "emit.h"
@@ -58,6 +59,7 @@ struct ct_decoder {
 	size_t views_cap;
 	struct ct_devnames devs;     /* (rdev, inode) -> path */
 	struct ct_prognames progs;   /* pid -> the program behind the dynamic loader */
+	struct ct_comms comms;       /* tid, pid -> comm, for munmap records (none of their own) */
 	struct idmap held_procs;     /* pid -> process record not printed yet (proc_lines.c) */
 	uint64_t start_mono;
 	uint64_t start_real;         /* CLOCK_REALTIME at start_mono, for -t */

@@ -65,7 +65,8 @@ void ct_print_mmap(struct ct_decoder *d, const struct ct_mmap *m, const struct c
 
 void ct_print_munmap(struct ct_decoder *d, const struct ct_munmap *m, const struct ct_call *c)
 {
-	ct_print_head(d, "munmap", m->h.ts_ns, &m->h, NULL);
+	ct_print_head(d, "munmap", m->h.ts_ns, &m->h,
+		      ct_comms_find(&d->comms, m->h.pid, m->h.tid));
 	if (d->o.json) {
 		em_str(&d->em, "syscall", "munmap");
 		em_hex(&d->em, "addr", m->addr);

@@ -298,6 +298,15 @@ static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const cha
 	return 0;
 }
 
+/* --py-stack: as -k's Python frames, and asked for by name */
+static int apply_py_stack(struct ct_options *o, const struct ct_opt *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	o->py_stack = o->py_stack_asked = true;
+	return 0;
+}
+
 /* --gpu-work[=HZ] */
 static int apply_gpu_work(struct ct_options *o, const struct ct_opt *opt, const char *arg)
 {
@@ -552,7 +561,7 @@ const struct ct_opt ct_opts[] = {
 	  "keep the Python frames of each traced call of a process that runs CPython "
 	  "3.10-3.14 (the calling thread's own frames, whether or not it holds the GIL), "
 	  "named on this machine: file, line and function; without -k, no native stack "
-	  "(cheaper). -k does this too", C_NONE, NULL, apply_true, FIELD(py_stack),
+	  "(cheaper). -k does this too", C_NONE, NULL, apply_py_stack,
 	  .live = 1 },
 	{ "py-user", OPT_PY_USER, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the Python files that are the user's code, for the Python frame a call is "

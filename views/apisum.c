@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "labels.h"
 #include "grow.h"
+#include "pycallee.h"
 
 #define TOP_REQUESTS 3
 
@@ -30,6 +31,7 @@ struct ct_apisum {
 	struct api_row *rows;
 	size_t nrows, cap;
 	uint64_t with_stack, without_stack;
+	uint64_t by_native;    /* py: calls charged by their native stack (pycallee.h) */
 };
 
 struct ct_apisum *ct_apisum_new(FILE *out, bool json, enum ct_apisum_by by)
@@ -49,14 +51,23 @@ static const char *by_name(const struct ct_apisum *s)
 	return s->by == CT_SUM_BY_CALLER ? "caller" : s->by == CT_SUM_BY_PY ? "py" : "api";
 }
 
-/* The row a call counts in: "file:line func" for Python. */
-static const char *row_key(const struct ct_apisum *s, const struct ct_call *c, char *buf,
+#define NATIVE_MARK "python -> "
+
+/* The row a call counts in: "file:line func" for Python; a call without
+ * Python frames, by what Python called in its native stack (-k). */
+static const char *row_key(struct ct_apisum *s, const struct ct_call *c, char *buf,
 			   size_t n)
 {
 	if (s->by == CT_SUM_BY_CALLER)
 		return c->caller ? c->caller : "(no caller)";
 	if (s->by == CT_SUM_BY_API)
 		return c->api ? c->api : "(no api)";
+	if (!c->pystack && n > sizeof(NATIVE_MARK) &&
+	    ct_python_callee(c->stack, buf + strlen(NATIVE_MARK), n - strlen(NATIVE_MARK))) {
+		memcpy(buf, NATIVE_MARK, strlen(NATIVE_MARK));
+		s->by_native++;
+		return buf;
+	}
 	if (!c->py || !c->py_file)
 		return "(no Python frame)";
 	snprintf(buf, n, "%s:%d %s", c->py_file, c->py->line, c->py_func ? c->py_func : "?");
@@ -127,13 +138,15 @@ static void on_call(void *ctx, const struct ct_call *c)
 {
 	struct ct_apisum *s = ctx;
 	char buf[160], key[4400];
+	uint64_t by_native = s->by_native;
+	const char *name = row_key(s, c, key, sizeof(key));
 	struct api_row *r;
 
 	if (s->by == CT_SUM_BY_PY ? c->pystack != NULL : c->stack != NULL)
 		s->with_stack++;
-	else
+	else if (s->by_native == by_native)   /* not charged by its native stack */
 		s->without_stack++;
-	r = row_for(s, row_key(s, c, key, sizeof(key)));
+	r = row_for(s, name);
 	if (!r)
 		return;
 	r->calls++;
@@ -211,9 +224,12 @@ static int finish(void *ctx)
 	for (i = 0; i < s->nrows; i++)
 		qsort(s->rows[i].reqs, s->rows[i].nreqs, sizeof(*s->rows[i].reqs), by_calls);
 	if (!s->json) {
-		fprintf(s->out, "cudatrace summary by %s (%" PRIu64 " calls with a %s, %" PRIu64
-			" without)\n", by_name(s), s->with_stack,
-			s->by == CT_SUM_BY_PY ? "Python stack" : "stack", s->without_stack);
+		fprintf(s->out, "cudatrace summary by %s (%" PRIu64 " calls with a %s, ",
+			by_name(s), s->with_stack, s->by == CT_SUM_BY_PY ? "Python stack" : "stack");
+		if (s->by_native)
+			fprintf(s->out, "%" PRIu64 " charged by their native stack to the function "
+				"Python called (\"" NATIVE_MARK "\" rows), ", s->by_native);
+		fprintf(s->out, "%" PRIu64 " without)\n", s->without_stack);
 		fprintf(s->out, "%8s %7s %12s  %s  (requests it made, most first)\n", "calls",
 			"errors", "driver ms", by_name(s));
 	}

@@ -60,6 +60,8 @@ struct ct_options {
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */
+	bool py_stack_asked;     /* --py-stack itself, not only -k: a run without CPython
+				  * says so at the end */
 	const char *py_user;     /* --py-user GLOB: the files that are the user's code */
 	const char *compat;      /* --compat=gvisor[:VERSION] (views/compat/report.h) */
 	const char *compat_caps; /* --compat-caps LIST */

@@ -424,7 +424,9 @@ static void name_tracks(struct ct_perfetto *p, const struct ct_call *c, struct p
 {
 	bool main_thread = c->tid == c->pid;
 
-	if (!c->comm[0])   /* munmap records carry no comm */
+	/* A munmap's comm is the decoder's guess (its record has none), maybe
+	 * its process's name: it names no track. */
+	if (!c->comm[0] || c->kind == CT_CALL_MUNMAP)
 		return;
 	if (strcmp(t->comm, c->comm)) {
 		memcpy(t->comm, c->comm, sizeof(t->comm));

@@ -109,9 +109,16 @@ void ct_views_after(const struct ct_options *o, const struct ct_decode_stats *st
 	if (needs_stacks(o) && !st->stacks)
 		ct_err("this trace has no call stacks (capture with -k): "
 				"no call has an api or a caller\n");
-	if (needs_pystacks(o) && !st->pystacks)
+	if (needs_pystacks(o) && !st->pystacks && !st->stacks)
 		ct_err("this trace has no Python frames (capture with "
 				"--py-stack or -k): no call has a Python line\n");
+	else if (needs_pystacks(o) && !st->pystacks)   /* -k, before -k read Python */
+		ct_err("this trace has call stacks but no Python frames (taken by a "
+				"cudatrace that did not read them, or on a CPython it does not "
+				"read): no call has a Python line%s\n",
+			o->summary && o->summary_by_api == CT_SUM_BY_PY ? "; --summary-by=py "
+			"charges a call made from Python to the function the interpreter called, "
+			"from its native stack" : "");
 }
 
 void ct_views_decode_opts(struct ct_decode_opts *dopts, const struct ct_options *o)

@@ -4,7 +4,9 @@
  * (build/pyabi_data.c, from the TSV files in capture/python/pyabi/) and the reading of a
  * process's own _Py_DebugOffsets.  Every number comes from the tables.
  */
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pyabi.h"
@@ -18,6 +20,37 @@ const struct ct_pyabi *ct_pyabi_builtin(unsigned minor)
 		if (ct_pyabi_tab[i].minor == minor)
 			return &ct_pyabi_tab[i];
 	return NULL;
+}
+
+const char *ct_pyabi_versions(char *buf, size_t n)
+{
+	unsigned lo = UINT_MAX, hi = 0, m;
+	size_t len = 0;
+
+	if (!n)
+		return buf;
+	buf[0] = 0;
+	for (size_t i = 0; i < ct_pyabi_tab_len; i++) {
+		lo = ct_pyabi_tab[i].minor < lo ? ct_pyabi_tab[i].minor : lo;
+		hi = ct_pyabi_tab[i].minor > hi ? ct_pyabi_tab[i].minor : hi;
+	}
+	/* Minors run lo..hi with gaps where no table is: one run at a time. */
+	for (m = lo; lo != UINT_MAX && m <= hi; m++) {
+		unsigned end = m;
+		int w;
+
+		if (!ct_pyabi_builtin(m))
+			continue;
+		while (end < hi && ct_pyabi_builtin(end + 1))
+			end++;
+		w = end == m ? snprintf(buf + len, n - len, "%s3.%u", len ? ", " : "", m)
+			     : snprintf(buf + len, n - len, "%s3.%u-3.%u", len ? ", " : "", m, end);
+		if (w < 0 || (size_t)w >= n - len)
+			break;   /* cut: what fits stays */
+		len += (size_t)w;
+		m = end;
+	}
+	return buf;
 }
 
 static const struct ct_pyabi_dbg_layout *dbg_layout(unsigned minor)

@@ -78,6 +78,11 @@ struct ct_pyabi {
 	uint32_t code_unit_size;             /* sizeof(_Py_CODEUNIT): f_lasti (3.10) counts these */
 };
 
+/* The CPython versions the tables cover, as "3.10-3.14" (runs of minors
+ * joined, others listed: "3.10-3.12, 3.14"), into buf; for what the user
+ * is told.  Returns buf. */
+const char *ct_pyabi_versions(char *buf, size_t n);
+
 /* The built-in table for 3.minor (3.10 .. 3.12, and 3.13+ where a table
  * was generated as a fallback), or NULL. */
 const struct ct_pyabi *ct_pyabi_builtin(unsigned minor);

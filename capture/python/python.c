@@ -31,6 +31,7 @@
 struct py_proc {
 	struct ct_pycode code;
 	bool found;
+	bool warned;      /* its CPython cannot be read, and the user was told */
 };
 
 /* One CT_REC_PYFRAMES being built. */
@@ -203,6 +204,28 @@ static struct py_proc *get_proc(struct ct_python *p, uint32_t pid)
 	return idmap_get_or_new(&p->procs, pid, sizeof(struct py_proc), NULL);
 }
 
+/* Once per process: a CPython found but not readable gets no frames, and
+ * the user hears why, with the versions the tables cover. */
+static void unreadable(struct ct_python *p, uint32_t pid, const struct ct_pyelf *e,
+		       const char *path)
+{
+	struct py_proc *pr = get_proc(p, pid);
+	char versions[96];
+
+	if (!pr || pr->found || pr->warned)
+		return;
+	pr->warned = true;
+	p->st.unreadable++;
+	if (!ct_pyabi_builtin(e->minor))
+		ct_warn("pid %u runs CPython 3.%u (%s): cudatrace reads the frames of "
+			"CPython %s only; its calls get no Python frames\n", pid, e->minor,
+			path, ct_pyabi_versions(versions, sizeof(versions)));
+	else
+		ct_warn("pid %u runs CPython 3.%u (%s) laid out otherwise than its table "
+			"says (a free-threaded build?): its calls get no Python frames\n", pid,
+			e->minor, path);
+}
+
 /* A mapped file of pid: if it holds CPython, tell the kernel. */
 static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap *m)
 {
@@ -220,8 +243,10 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	types.code = e.code_type ? e.code_type + m->bias : 0;
 	types.str = e.str_type ? e.str_type + m->bias : 0;
 	types.bytes = e.bytes_type ? e.bytes_type + m->bias : 0;
-	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v))
+	if (abi_of((pid_t)pid, &e, runtime, &abi) || bpf_view(&abi, runtime, &v)) {
+		unreadable(p, pid, &e, m->path);
 		return;
+	}
 	/* A version with co_version but no per-interpreter counter (3.12)
 	 * counts in a global, found by its symbol where the file has them. */
 	if (abi.code_version != CT_PY_NONE && abi.interp_code_counter == CT_PY_NONE &&

@@ -41,6 +41,7 @@ enum ct_prefetch_priority {
 
 struct ct_python_stats {
 	uint64_t procs;          /* processes found running CPython */
+	uint64_t unreadable;     /* processes running a CPython not read: no frames (warned) */
 	uint64_t stacks;         /* raw stacks named */
 	uint64_t frames, unnamed;
 	uint64_t no_tstate;      /* calls from threads with no Python thread state */

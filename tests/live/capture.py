@@ -81,6 +81,8 @@ t.ok(len(mm) == 1 and mm[0]["ret"] == mm_sent["ret"] and mm[0]["len"] == 4096 an
      "mmap: address returned, length, prot, flags", (mm, mm_sent))
 mu = [e for e in ev if e["type"] == "munmap"]
 t.ok(len(mu) == 1 and mu[0]["addr"] == mm_sent["ret"], "munmap of the NVIDIA mapping", mu)
+t.ok(len(mu) == 1 and mu[0].get("comm") == mm[0]["comm"] == "nvfake",
+     "munmap (its record has no comm) is named after its thread: nvfake", mu)
 procs = [e for e in ev if e["type"] == "proc"]
 t.ok(any(pr["argv"][:1] == [NVFAKE] for pr in procs),
      "process record carries the command line", [pr.get("argv") for pr in procs])
@@ -96,6 +98,9 @@ shape = lambda evs: [(e["request"], e["name"], len(e["arg_in"]), len(e.get("nest
 t.ok(p.returncode == 0 and shape(ioctls(live)) == shape(got),
      "live --json decode gives the same calls and buffer sizes as the file",
      (p.stderr, shape(ioctls(live))))
+t.ok([e.get("comm") for e in live if e["type"] == "munmap"] == ["nvfake"],
+     "live --json: the munmap is named after its thread too (nvfake)",
+     [e for e in live if e["type"] == "munmap"])
 p = run([CUDATRACE, "-T", "-o", out] + DEV + ["--", NVFAKE, "-f", ctl, "-u", uvm, "script"])
 lines = [l for l in open(out).read().splitlines() if " ioctl(" in l]
 t.ok(len(lines) == 11 and "NV_ESC_RM_CONTROL, hClient=0xc1d00001" in lines[0] and

@@ -235,6 +235,23 @@ static void built_blob(unsigned minor)
 	   "3.%u: NULL blob or out: -1", minor);
 }
 
+/* 5. What the user is told is read (the warning on another version):
+ * from the tables, a run of minors joined; a short buffer is cut, ended. */
+static void versions_said(void)
+{
+	unsigned lo = ~0u, hi = 0;
+	char want[32], got[32], tiny[6];
+
+	for (size_t i = 0; i < ct_pyabi_tab_len; i++) {
+		lo = ct_pyabi_tab[i].minor < lo ? ct_pyabi_tab[i].minor : lo;
+		hi = ct_pyabi_tab[i].minor > hi ? ct_pyabi_tab[i].minor : hi;
+	}
+	snprintf(want, sizeof(want), "3.%u-3.%u", lo, hi);   /* 3.10 .. 3.14: no gap */
+	ok_str(ct_pyabi_versions(got, sizeof(got)), want, "the versions read, from the tables");
+	ok(strlen(ct_pyabi_versions(tiny, sizeof(tiny))) < sizeof(tiny),
+	   "a short buffer: cut, NUL-terminated (\"%s\")", tiny);
+}
+
 int main(void)
 {
 	static uint8_t blob[MAX_BLOB];
@@ -265,5 +282,6 @@ int main(void)
 		ok(ct_pyabi_from_debug_offsets(blob, ct_pyabi_debug_offsets_size(14), &got) == 0 && got.minor == 13,
 		   "a 3.13 blob followed by more bytes is read as 3.13");
 	}
+	versions_said();
 	return tap_done();
 }
