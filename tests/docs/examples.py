@@ -99,19 +99,42 @@ def clip(s, n=240):
     return s if len(s) <= n else s[:n] + " [%d more characters]" % (len(s) - n)
 
 
+def where_differs(shown, printed):
+    """Where a line without elisions first differs from the printed one:
+    both from a little before that column, so a long line's change shows."""
+    k = next((n for n, (a, b) in enumerate(zip(shown, printed)) if a != b),
+             min(len(shown), len(printed)))
+    start = max(0, k - 60)
+
+    def cut(s):
+        return ("[column %d] " % (start + 1) if start else "") + clip(s[start:], 160)
+    return ["  page:    " + cut(shown), "  printed: " + cut(printed)]
+
+
 def drift(ex, printed, at):
     i, j = at
-    lines = []
-    if i < len(ex.shown):
-        lines.append("%s:%d shows:  %s" % (ex.page, ex.shown[i][0], clip(ex.shown[i][1])))
+    after_elision = i > 0 and ex.shown[i - 1][1] == ELIDED
+    if i == len(ex.shown):
+        lines = ["the page's example ends at %s:%d, the output goes on" %
+                 (ex.page, ex.shown[-1][0] if ex.shown else ex.line)]
+    elif j == len(printed):
+        lines = ["%s:%d shows:  %s" % (ex.page, ex.shown[i][0], clip(ex.shown[i][1])),
+                 "the output has ended (%d lines)" % len(printed)]
+    elif after_elision:
+        lines = ["%s:%d shows:  %s" % (ex.page, ex.shown[i][0], clip(ex.shown[i][1])),
+                 "no output line from line %d on matches it; from there:" % (j + 1)]
+    elif ELIDED not in ex.shown[i][1]:
+        lines = ["%s:%d differs from output line %d of %d:" % (ex.page, ex.shown[i][0], j + 1,
+                                                               len(printed))]
+        lines += where_differs(ex.shown[i][1], printed[j])
+        lines.append("the output from there:")
     else:
-        lines.append("the page's example ends at %s:%d, the output goes on" %
-                     (ex.page, ex.shown[-1][0] if ex.shown else ex.line))
-    if j < len(printed):
-        lines.append("printed there (output line %d of %d):" % (j + 1, len(printed)))
-        lines += ["  " + clip(l) for l in printed[j:j + 4]]
-    else:
-        lines.append("the output has ended (%d lines)" % len(printed))
+        lines = ["%s:%d shows:  %s" % (ex.page, ex.shown[i][0], clip(ex.shown[i][1])),
+                 "output line %d of %d and on:" % (j + 1, len(printed))]
+    lines += ["  " + clip(l) for l in printed[j:j + 4]]
+    binary = os.path.abspath(CUDATRACE)
+    lines.append("run it: cd %s && %s" % (
+        ROOT, re.sub(r"(?<![\w/.])(\./)?cudatrace\b", lambda m: binary, ex.cmd)))
     return "\n".join(lines)
 
 
