@@ -34,6 +34,15 @@ def probe_image():
     """A one-file image (a static program that exits 0), imported in a
     second: whether podman can unpack and run images here is known before
     the minute deploy/base-image.sh takes.  (name, None) or (None, why)."""
+    # podman's storage unpacks layers in a mount namespace whose / it makes
+    # private, as unshare -m does: a bare chroot's / is no mount point, and
+    # podman would fail there after mounting its storage (a mount left on
+    # the host, which stops the chroot's removal).
+    p = run(["unshare", "-m", "true"])
+    if p.returncode != 0:
+        hint = ": / is not a mount point (a bare chroot?)" if "Invalid argument" in p.stderr else ""
+        return None, "podman cannot unpack an image here: unshare -m: %s%s" % (
+            p.stderr.strip()[-200:], hint)
     d = scratch_dir("ct-container-probe-")
     p = run(["cc", "-O2", "-static", "-x", "c", "-", "-o", os.path.join(d, "true")],
             input="int main(void) { return 0; }\n")
@@ -43,10 +52,8 @@ def probe_image():
     p = subprocess.run(["podman", "import", "-q", "-", PROBE], input=tar.stdout,
                        capture_output=True, timeout=120)
     if p.returncode != 0:
-        why = p.stderr.decode(errors="replace").strip()[-300:]
-        if "remount /" in why:
-            why += " (/ is not a mount point here: a bare chroot?)"
-        return None, "podman cannot unpack an image here: " + why
+        return None, "podman cannot unpack an image here: " + \
+            p.stderr.decode(errors="replace").strip()[-300:]
     return PROBE, None
 
 
