@@ -2,14 +2,18 @@
 # Installs, from Debian's packages, what cudatrace needs when something is
 # missing: `tests/deps.sh build` what building it needs (`make deps`, and so
 # `make demo`), `tests/deps.sh build test` also what the tests need (`make
-# test`: the ASan runtime, the zstd tool, Prometheus, PyYAML).  No argument:
-# both.  --print lists the packages instead, installing nothing.
+# test`: the ASan runtime, the zstd tool, Prometheus, PyYAML, and podman with
+# runc and debootstrap for tests/install/container.py: runc because crun
+# refuses hybrid cgroup hosts, debootstrap for deploy/base-image.sh; jq for
+# the docs' examples, tests/docs/examples.py).  No
+# argument: both.  --print lists the packages instead, installing nothing.
 set -eu
 
 BUILD_PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev \
             zlib1g-dev libzstd-dev liblz4-dev liblzma-dev libbz2-dev libsqlite3-dev libmicrohttpd-dev \
             dpkg-dev xz-utils"
-TEST_PKGS="python3 libclang-rt-14-dev zstd prometheus python3-yaml python3-dev chromium"
+TEST_PKGS="python3 libclang-rt-14-dev zstd prometheus python3-yaml python3-dev chromium \
+           podman runc debootstrap jq"
 
 print=0
 if [ "${1:-}" = --print ]; then

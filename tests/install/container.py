@@ -27,23 +27,56 @@ CMD = "0x20800110"   # NV2080_CTRL_CMD_GPU_GET_NAME_STRING
 WHAT = "the image built and run as the DaemonSet runs it"
 
 t.live_capture_or_skip(WHAT, None if shutil.which("podman") else
-                       "podman not installed (apt-get install podman)")
-if run(["podman", "image", "exists", BASE]).returncode != 0:
-    p = run([os.path.join(ROOT, "deploy", "base-image.sh"), BASE], timeout=600)
+                       "podman not installed (tests/deps.sh installs it)")
+
+
+def probe_image():
+    """A one-file image (a static program that exits 0), imported in a
+    second: whether podman can unpack and run images here is known before
+    the minute deploy/base-image.sh takes.  (name, None) or (None, why)."""
+    # podman's storage unpacks layers in a mount namespace whose / it makes
+    # private, as unshare -m does: a bare chroot's / is no mount point, and
+    # podman would fail there after mounting its storage (a mount left on
+    # the host, which stops the chroot's removal).
+    p = run(["unshare", "-m", "true"])
     if p.returncode != 0:
-        t.skip_rest(WHAT, "no base image: deploy/base-image.sh failed: " + p.stderr.strip()[-300:])
+        hint = ": / is not a mount point (a bare chroot?)" if "Invalid argument" in p.stderr else ""
+        return None, "podman cannot unpack an image here: unshare -m: %s%s" % (
+            p.stderr.strip()[-200:], hint)
+    d = scratch_dir("ct-container-probe-")
+    p = run(["cc", "-O2", "-static", "-x", "c", "-", "-o", os.path.join(d, "true")],
+            input="int main(void) { return 0; }\n")
+    if p.returncode != 0:
+        return None, "cannot build a static program for a probe image: " + p.stderr[-300:]
+    tar = subprocess.run(["tar", "-C", d, "-c", "true"], capture_output=True)
+    p = subprocess.run(["podman", "import", "-q", "-", PROBE], input=tar.stdout,
+                       capture_output=True, timeout=120)
+    if p.returncode != 0:
+        return None, "podman cannot unpack an image here: " + \
+            p.stderr.decode(errors="replace").strip()[-300:]
+    return PROBE, None
+
+
+PROBE = "localhost/cudatrace-probe:test"
+probe, why = probe_image()
+t.skip_rest(WHAT, why)
 
 # Engines differ by host: this VM's crun refuses hybrid cgroups, and neither
 # runtime may raise rlimits above the caller's (no CAP_SYS_RESOURCE here).
 LIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"]
 ENGINE = None
 for glob, extra in (([], []), ([], LIMITS), (["--runtime", "runc"], LIMITS)):
-    p = run(["podman"] + glob + ["run", "--rm"] + extra + [BASE, "true"], timeout=120)
+    p = run(["podman"] + glob + ["run", "--rm"] + extra + [probe, "/true"], timeout=120)
     if p.returncode == 0:
         ENGINE = (["podman"] + glob, extra)
         break
+run(["podman", "rmi", "-f", probe])
 if ENGINE is None:
     t.skip_rest(WHAT, "podman cannot run a container here: " + p.stderr.strip()[-300:])
+if run(["podman", "image", "exists", BASE]).returncode != 0:
+    p = run([os.path.join(ROOT, "deploy", "base-image.sh"), BASE], timeout=600)
+    if p.returncode != 0:
+        t.skip_rest(WHAT, "no base image: deploy/base-image.sh failed: " + p.stderr.strip()[-300:])
 podman, run_opts = ENGINE
 t.ok(True, "podman runs containers here with: %s" % (" ".join(podman[1:] + run_opts) or
                                                      "its defaults"))

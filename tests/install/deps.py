@@ -25,12 +25,13 @@ def deps_runs(target):
 
 
 build, test = pkgs("build"), pkgs("build", "test")
-TEST_ONLY = {"prometheus", "python3-yaml", "libclang-rt-14-dev", "zstd"}
+TEST_ONLY = {"prometheus", "python3-yaml", "libclang-rt-14-dev", "zstd",
+             "podman", "runc", "debootstrap"}   # the last three: tests/install/container.py
 t.ok(build is not None and "clang" in build and "libbpf-dev" in build and
      not (build & TEST_ONLY), "the build set has the compilers and libraries, no test tools",
      sorted(build or []))
 t.ok(test is not None and build is not None and test >= build | TEST_ONLY,
-     "the test set adds Prometheus, PyYAML, the ASan runtime, zstd", sorted(test or []))
+     "the test set adds Prometheus, PyYAML, the ASan runtime, zstd, podman, runc, debootstrap", sorted(test or []))
 t.ok(pkgs() == test, "no argument: both sets (bench/run.sh)")
 for target, want in (("demo", ["tests/deps.sh build"]), ("deps", ["tests/deps.sh build"]),
                      ("test", ["tests/deps.sh build test"])):
