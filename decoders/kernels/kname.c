@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Kernel names by process and program address (kname.h). */
-#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "kname.h"
 
 static const char *const hows[CT_KN_HOWS] = {
@@ -81,7 +81,7 @@ void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 		return;
 	}
 	if (!strncmp(mangled, "_Z", 2))
-		k->name = cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI);
+		k->name = ct_demangle(mangled);   /* bounded: names come from traces */
 	if (!k->name)
 		k->name = k->mangled;
 	kname_free(idmap_put(m, r->program, k));
