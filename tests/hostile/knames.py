@@ -283,10 +283,21 @@ def body(tap, runs):
          kname(P(77), b"k_never\0") + kname(0, b"k_zero\0") + segs([launch(1)])),
         ("a name after its launch (the launch stays unnamed)",
          segs([launch(1)]) + kname(P(1), b"k_late\0")),
+        ("names and launches of pid 0", kname(P(1), b"k_pid0\0", pid=0) + segs([launch(1)], pid=0)
+         + kname(P(1), b"k_pid0_again\0", pid=0) + segs([launch(1)], pid=0),
+         rb"(?s)LAUNCH k_pid0 grid.*LAUNCH k_pid0_again grid"),
     ]
+
+    def shows(want):
+        def check(mode, out, files, err):
+            if mode == "text" and want and not re.search(want, out):
+                return "text lacks %r: %r" % (want, out[-600:])
+            return None
+        return check
     group(tap, runs, "odd but legal kernel names decode (exit 0), escaped in text, valid in "
           "JSON, SQLite and Perfetto",
-          [(label, head + data + trailer, 0, r"^$") for label, data in odd])
+          [(o[0], head + o[1] + trailer, 0, r"^$", shows(o[2] if len(o) > 2 else None))
+           for o in odd])
 
     # --- names that demangle to too much ----------------------------------------------
     # Substitutions make libiberty's demangler take time and memory exponential in
