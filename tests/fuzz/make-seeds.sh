@@ -104,13 +104,23 @@ for path in traces:
     for (cmd, asz), (en, ex) in sorted(pairs.items()):
         put("pair-%s-%08x-%d" % (name, cmd, asz), PRE + pad(meta) + pad(en) + pad(ex))
         put("rec-%s-%08x-%d" % (name, cmd, asz), ex)
-    # --gpu-work alone: segments, windows and kernel names in order (graph
-    # launches whose chains the decoder walks, launches it names), then
-    # the same cut to the first N.
+    # --gpu-work alone: each channel's segments and windows with every
+    # kernel name, in order (a stream's channel holds its graph launches,
+    # whose chains the decoder walks, and launches it names; at most 64 KiB
+    # of a channel, so that fuzzing stays fast), and the first N of all.
     gpu = [r for r in recs if HDR.unpack_from(r)[0] in (19, 20, 21)]
     procs = [r for r in recs if HDR.unpack_from(r)[0] == 6][:1]
+    chans = {}
+    for r in gpu:
+        if HDR.unpack_from(r)[0] != 21:
+            chans.setdefault(struct.unpack_from("<I", r, 28)[0], []).append(r)
+    for ch, rs in sorted(chans.items()):
+        keep = [r for r in gpu if HDR.unpack_from(r)[0] == 21 or r in rs]
+        while sum(len(r) for r in keep) > 65536:
+            keep.pop()
+        put("gpu-%s-chan-%x" % (name, ch),
+            PRE + b"".join(pad(r) for r in [meta] + procs + keep + trailer[:1]))
     if gpu:
-        put("gpu-%s" % name, PRE + b"".join(pad(r) for r in [meta] + procs + gpu + trailer[:1]))
         put("gpu-%s-%d" % (name, n), PRE + b"".join(pad(r) for r in [meta] + procs + gpu[:n]))
 
 # --- hand-made edge cases -------------------------------------------------
