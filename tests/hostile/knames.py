@@ -205,6 +205,11 @@ def outputs_ok(mode, out, files):
 
 def main():
     tap = H.Tap()
+    print("# binary: %s%s" % (H.BIN, " (ASan+UBSan)" if H.SANITIZED else
+                               " (not sanitized: make build/asan/cudatrace-r for more)"))
+    if not os.access(H.BIN, os.X_OK):
+        tap.ok(False, "cudatrace binary %s exists" % H.BIN)
+        tap.done()
     tmp = H.scratch_dir("ct-hostile-kn-")
     body(tap, Runs(tmp))
     tap.done()
