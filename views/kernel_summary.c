@@ -72,28 +72,45 @@ void ct_ksum_free(struct ct_ksum *s)
 	free(s);
 }
 
-static struct krow *row_of(struct ct_ksum *s, uint32_t pid, uint64_t program)
+/* A new row for (pid, program), found from now on: an older one of the
+ * same key keeps what it counted (rows of one name are merged at the end). */
+static struct krow *new_row(struct ct_ksum *s, uint32_t pid, uint64_t program)
 {
-	uint64_t key = (uint64_t)pid << 48 ^ program;
-	size_t i = (size_t)(uintptr_t)idmap_get(&s->at, key);
 	struct krow *r;
 
-	if (i && s->rows[i - 1].pid == pid && s->rows[i - 1].program == program)
-		return &s->rows[i - 1];
-	/* new, or a key two (pid, program) share: the older keeps its row,
-	 * unfound (rows of one name are merged at the end) */
 	if (s->nrows == KSUM_ROWS)
 		return NULL;
 	r = &s->rows[s->nrows++];
 	r->pid = pid;
 	r->program = program;
-	idmap_put(&s->at, key, (void *)(uintptr_t)s->nrows);
+	idmap_put(&s->at, (uint64_t)pid << 48 ^ program, (void *)(uintptr_t)s->nrows);
 	return r;
+}
+
+static struct krow *row_of(struct ct_ksum *s, uint32_t pid, uint64_t program)
+{
+	size_t i = (size_t)(uintptr_t)idmap_get(&s->at, (uint64_t)pid << 48 ^ program);
+
+	if (i && s->rows[i - 1].pid == pid && s->rows[i - 1].program == program)
+		return &s->rows[i - 1];
+	return new_row(s, pid, program);   /* new, or a key two (pid, program) share */
+}
+
+static const char *shown_name(const struct ct_kname *k)
+{
+	return (k->flags & CT_KN_AMBIGUOUS) ? "? (ambiguous)" : k->name;
+}
+
+/* The address named anew (code loaded again there): the launches it had
+ * were another kernel's. */
+static bool renamed(const struct krow *r, const struct ct_kname *k)
+{
+	return r->name && r->launches && strcmp(r->name, shown_name(k));
 }
 
 static void name_row(struct ct_ksum *s, struct krow *r, const struct ct_kname *k)
 {
-	const char *name = (k->flags & CT_KN_AMBIGUOUS) ? "? (ambiguous)" : k->name;
+	const char *name = shown_name(k);
 
 	if (r->name && !strcmp(r->name, name))
 		return;
@@ -112,7 +129,10 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 
 	if (!e || e->kind != GW_LAUNCH || !e->have_qmd)
 		return;
-	if (!(r = row_of(s, g->h.pid, e->program))) {
+	r = row_of(s, g->h.pid, e->program);
+	if (r && e->kernel && renamed(r, e->kernel))
+		r = new_row(s, g->h.pid, e->program);
+	if (!r) {
 		s->dropped++;
 		return;
 	}
@@ -178,26 +198,34 @@ static const char *label(const struct krow *r, char *buf, size_t n)
 	return buf;
 }
 
+/* Names come from the trace: escaped, so that they cannot forge lines. */
 static void print_text(struct ct_ksum *s)
 {
+	struct ct_out o;
 	char buf[64];
 	size_t i;
 
-	fprintf(s->out, "\ncudatrace kernels (--gpu-work)\n%8s %10s %7s %14s %16s %12s %12s  %s\n",
-		"pid", "launches", "grids", "blocks", "threads", "first_s", "last_s", "kernel");
+	out_init(&o, s->out);
+	out_printf(&o, "\ncudatrace kernels (--gpu-work)\n%8s %10s %7s %14s %16s %12s %12s  %s\n",
+		   "pid", "launches", "grids", "blocks", "threads", "first_s", "last_s", "kernel");
 	for (i = 0; i < s->nrows; i++) {
 		const struct krow *r = &s->rows[i];
+		const char *name;
 
 		if (!r->launches)
 			continue;
-		fprintf(s->out, "%8u %10" PRIu64 " %6" PRIu64 "%s %14" PRIu64 " %16" PRIu64
-			" %12.6f %12.6f  %s\n", r->pid, r->launches, r->ngrids,
-			r->grids_capped ? "+" : " ", r->blocks, r->threads, r->first_ns / 1e9,
-			r->last_ns / 1e9, label(r, buf, sizeof(buf)));
+		out_printf(&o, "%8u %10" PRIu64 " %6" PRIu64 "%s %14" PRIu64 " %16" PRIu64
+			   " %12.6f %12.6f  ", r->pid, r->launches, r->ngrids,
+			   r->grids_capped ? "+" : " ", r->blocks, r->threads, r->first_ns / 1e9,
+			   r->last_ns / 1e9);
+		name = label(r, buf, sizeof(buf));
+		em_text(&o, name, strlen(name));
+		out_putc(&o, '\n');
 	}
 	if (s->dropped)
-		fprintf(s->out, "(%" PRIu64 " launches of program addresses past the %u kept)\n",
-			s->dropped, KSUM_ROWS);
+		out_printf(&o, "(%" PRIu64 " launches of program addresses past the %u kept)\n",
+			   s->dropped, KSUM_ROWS);
+	out_flush(&o);
 }
 
 static void print_json(struct ct_ksum *s)

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <libiberty/demangle.h>
 
 #include "codemaps.h"
+#include "demangle.h"
 #include "idmap.h"
 #include "symbolize.h"
 
@@ -249,7 +249,7 @@ static char *clean_name(const char *name)
 		plain[at - name] = 0;
 		name = plain;
 	}
-	if (name[0] == '_' && name[1] == 'Z' && (dem = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI)))
+	if (name[0] == '_' && name[1] == 'Z' && (dem = ct_demangle(name)))
 		return dem;
 	return strdup(name);
 }

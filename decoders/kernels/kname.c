@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Kernel names by process and program address (kname.h). */
-#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "kname.h"
 
 static const char *const hows[CT_KN_HOWS] = {
@@ -50,22 +50,21 @@ void ct_knames_table_free(struct ct_knames_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* A process's key: pid + 1, as the map holds no key 0 (a trace may say pid 0). */
+static uint64_t proc_key(uint32_t pid)
+{
+	return (uint64_t)pid + 1;
+}
+
 /* The record passed ct_record_check: both strings NUL-terminated. */
 void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 {
 	const char *mangled = (const char *)(r + 1);
-	struct idmap *m = idmap_get(&t->procs, r->h.pid);
-	struct ct_kname *k = calloc(1, sizeof(*k));
+	struct idmap *m = idmap_get_or_new(&t->procs, proc_key(r->h.pid), sizeof(*m), NULL);
+	struct ct_kname *k = m ? calloc(1, sizeof(*k)) : NULL;
 
 	if (!k)
 		return;
-	if (!m) {
-		if (!(m = calloc(1, sizeof(*m)))) {
-			free(k);
-			return;
-		}
-		idmap_put(&t->procs, r->h.pid, m);
-	}
 	k->program = r->program;
 	k->code_hash = r->code_hash;
 	k->pid = r->h.pid;
@@ -81,7 +80,7 @@ void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 		return;
 	}
 	if (!strncmp(mangled, "_Z", 2))
-		k->name = cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI);
+		k->name = ct_demangle(mangled);   /* bounded: names come from traces */
 	if (!k->name)
 		k->name = k->mangled;
 	kname_free(idmap_put(m, r->program, k));
@@ -91,7 +90,7 @@ void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 const struct ct_kname *ct_kname_find(const struct ct_knames_table *t, uint32_t pid,
 				     uint64_t program)
 {
-	const struct idmap *m = idmap_get(&t->procs, pid);
+	const struct idmap *m = idmap_get(&t->procs, proc_key(pid));
 
 	return m ? idmap_get(m, program) : NULL;
 }

@@ -5,19 +5,25 @@
  * "kernel_module", "kernel_found" (how), and "kernel_candidates" when
  * functions of other names matched too.
  */
+#include <string.h>
+
 #include "decoder.h"
 #include "print_kname.h"
 
+/* The name comes from the trace: escaped, so that it cannot forge lines. */
 void ct_print_kernel(struct ct_decoder *d, const struct ct_kname *k)
 {
 	if (!k)
 		return;
 	if (k->flags & CT_KN_AMBIGUOUS)
-		out_printf(&d->out, " ? (%u functions match, one is %s)", k->candidates, k->name);
-	else if (k->how == CT_KN_COPY_SIZE)
-		out_printf(&d->out, " %s (by its size)", k->name);
+		out_printf(&d->out, " ? (%u functions match, one is ", k->candidates);
 	else
-		out_printf(&d->out, " %s", k->name);
+		out_putc(&d->out, ' ');
+	em_text(&d->out, k->name, strlen(k->name));
+	if (k->flags & CT_KN_AMBIGUOUS)
+		out_putc(&d->out, ')');
+	else if (k->how == CT_KN_COPY_SIZE)
+		out_puts(&d->out, " (by its size)");
 }
 
 void ct_print_kernel_json(struct ct_decoder *d, const struct ct_kname *k)

@@ -8,10 +8,11 @@
  *       is a whole trace file, plain or compressed.  It goes through
  *       ct_reader_open/ct_reader_next (via a memfd opened as
  *       /proc/self/fd/N, so the real stdio path is used) and every record
- *       it hands out goes through the decoder three times, set up as
+ *       it hands out goes through the decoder four times, set up as
  *       cudatrace -r sets it up (ct_decode_opts_from, ct_views_setup): plain
- *       text; text -vv -ttt -T --color -C --summary-by=pid --perfetto; and
- *       --json -C.  All output goes to /dev/null.  Covers: cudatrace -r.
+ *       text; text -vv -ttt -T --color -C --summary-by=pid --perfetto;
+ *       --json -C; and -c --summary-by=kernel -e 'kernel=*k*' (--gpu-work's
+ *       kernel names).  All output goes to /dev/null.  Covers: cudatrace -r.
  *
  *   anything else: the input is one raw record, as the ring buffer would
  *       hand it to on_record() in capture/capture.c: ct_record_check(), the
@@ -33,6 +34,7 @@
 
 #include "cudatrace.h"
 #include "decode.h"
+#include "filter.h"
 #include "options.h"
 #include "procinfo.h"
 #include "record.h"
@@ -60,6 +62,7 @@ static const char meta_text[] =
 	"device=0x800001 4242 1 /tmp/fake\n";
 
 static struct ct_rec *meta;
+static struct ct_filter *kernel_filter;   /* -e kernel=*k* */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -74,6 +77,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	if (ct_filter_parse(&kernel_filter, "-e", "kernel=*k*"))
+		abort();
 	meta = calloc(1, sizeof(*meta) + n);
 	if (!meta)
 		abort();
@@ -108,6 +113,7 @@ static void fuzz_file(const uint8_t *data, size_t size)
 		{ .verbose = 2, .timestamps = 3, .durations = true, .color = 1, .summary = 2,
 		  .summary_by_pid = true, .perfetto_path = "/dev/null" },
 		{ .json = true, .color = -1, .summary = 2 },
+		{ .summary = 1, .summary_by_kernel = true },   /* + -e kernel= (below) */
 	};
 	size_t m;
 
@@ -129,6 +135,8 @@ static void fuzz_file(const uint8_t *data, size_t size)
 			return;
 		}
 		o.out = devnull;
+		if (o.summary_by_kernel)
+			o.filter = kernel_filter;
 		d = decoder_views(&o);
 		while ((s = ct_reader_next(r, &rec, &len)) == CT_READ_OK) {
 			/* What the reader hands out has been checked: check again. */

@@ -30,7 +30,7 @@ n=${2:-16}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 
-exec python3 - "$out" "$n" "$top"/traces/*.ctrace <<'EOF'
+exec python3 - "$out" "$n" "$top"/traces/*.ctrace "$top"/traces/kernels/*.ctrace <<'EOF'
 import hashlib, os, shutil, struct, subprocess, sys
 
 out, n, traces = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
@@ -104,6 +104,24 @@ for path in traces:
     for (cmd, asz), (en, ex) in sorted(pairs.items()):
         put("pair-%s-%08x-%d" % (name, cmd, asz), PRE + pad(meta) + pad(en) + pad(ex))
         put("rec-%s-%08x-%d" % (name, cmd, asz), ex)
+    # --gpu-work alone: each channel's segments and windows with every
+    # kernel name, in order (a stream's channel holds its graph launches,
+    # whose chains the decoder walks, and launches it names; at most 64 KiB
+    # of a channel, so that fuzzing stays fast), and the first N of all.
+    gpu = [r for r in recs if HDR.unpack_from(r)[0] in (19, 20, 21)]
+    procs = [r for r in recs if HDR.unpack_from(r)[0] == 6][:1]
+    chans = {}
+    for r in gpu:
+        if HDR.unpack_from(r)[0] != 21:
+            chans.setdefault(struct.unpack_from("<I", r, 28)[0], []).append(r)
+    for ch, rs in sorted(chans.items()):
+        keep = [r for r in gpu if HDR.unpack_from(r)[0] == 21 or r in rs]
+        while sum(len(r) for r in keep) > 65536:
+            keep.pop()
+        put("gpu-%s-chan-%x" % (name, ch),
+            PRE + b"".join(pad(r) for r in [meta] + procs + keep + trailer[:1]))
+    if gpu:
+        put("gpu-%s-%d" % (name, n), PRE + b"".join(pad(r) for r in [meta] + procs + gpu[:n]))
 
 # --- hand-made edge cases -------------------------------------------------
 meta = rec(1, b"driver=580.159.04\nstart_monotonic_ns=36672163713\n"
@@ -181,13 +199,17 @@ put("rec-edge-mmap-err", rec(4, struct.pack("<Q16siIQQQIIQqII", 1, b"x", 3, 0xc3
 
 # --gpu-work QMD chains (CUDA graphs) and clusters: V04_00 fields by hand
 # (clcbc0qmd.h; the same as tests/hostile/hostile.py), in GPU_SEG records.
-def qmd(gx, deps=(), require=0, cga=(0, 0, 0), qtype=2, counter=0):
+SCHEDULE, DECREMENT = 1, 4                          # DEPENDENT_QMD_ACTION values
+def qmd(gx, deps=(), require=0, cga=(0, 0, 0), qtype=2, counter=0, program=0):
+    """deps: addresses SCHEDULEd, or (address, action)."""
     q = [0] * 96
     q[0] = qtype << 23 | require << 30 | counter
     q[18] = 4 << 4
     q[32], q[33], q[34], q[36], q[37] = gx, 1, 1, 32 | 1 << 16, 1
-    for i, a in enumerate(deps[:2]):
-        q[11] |= 3 << (16 + 5 * i)                  # ENABLE(i), ACTION(i) = SCHEDULE
+    q[38], q[39] = program & 0xffffffff, program >> 32   # PROGRAM_ADDRESS_LOWER/UPPER
+    for i, d in enumerate(deps[:2]):
+        a, act = d if isinstance(d, tuple) else (d, SCHEDULE)
+        q[11] |= (1 | act << 1) << (16 + 5 * i)     # ENABLE(i), ACTION(i)
         q[14 + i] = (a >> 8) & 0xffffffff           # DEPENDENT_QMDi_POINTER
     q[67] = cga[0] | cga[1] << 8 | cga[2] << 16     # GPC_CGA_WIDTH/HEIGHT/DEPTH
     return q
@@ -217,6 +239,51 @@ put("edge-gpu-cluster", PRE + pad(meta) + pad(gseg(
     up(A(0), qmd(362, cga=(2, 1, 1), qtype=3)) + snd(A(0))
     + up(A(1), qmd(0xffffffff, cga=(63, 63, 63), qtype=3)) + snd(A(1))
     + up(A(2), qmd(0, [A(2)], counter=0xffff)) + snd(A(2)))))
+
+# Kernel names (KERNEL_NAME, type 21; bpf/cudatrace.h struct ct_kernel_name):
+# names for the programs that launches and a graph's nodes run, a name
+# replaced, an ambiguous one, one by size, and records that lie.
+def kname(program, name, module=b"", how=1, flags=0, candidates=0, name_size=None,
+          module_size=None, pid=100):
+    body = struct.pack("<QQIIIIIIII", program, 0x9e3779b97f4a7c15, 256, how, flags, candidates,
+                       90, len(name) if name_size is None else name_size,
+                       len(module) if module_size is None else module_size, 0)
+    return rec(21, body + name + module, pid=pid, tid=0)
+Pr = lambda i: 0x7f0000000000 + 0x1000 * i
+names = b"".join(pad(r) for r in (
+    kname(Pr(1), b"_ZN2at6native6kernelILi4EEEvPfS2_i\0", b"/lib/libtorch_cuda.so\0"),
+    kname(Pr(2), b"k_two\0", how=4), kname(Pr(3), b"k_amb\0", flags=1, candidates=3),
+    kname(Pr(4), b"jit:3f2a9c0011223344\0", how=5)))
+put("rec-edge-kname", kname(Pr(1), b"_Z6kernelPfS_i\0", b"/a.out\0"))
+put("rec-edge-kname-jit", kname(Pr(1), b"jit:0d0be55a85e42164\0", how=5))
+put("edge-kname-launches", PRE + pad(meta) + b"".join(pad(r) for r in (
+    kname(Pr(1), b"_ZN2at6native6kernelILi4EEEvPfS2_i\0", b"/lib/libtorch_cuda.so\0"),
+    kname(Pr(2), b"k_two\0", how=4), kname(Pr(3), b"k_amb\0", flags=1, candidates=3),
+    gseg(up(A(1), qmd(5, program=Pr(1))) + snd(A(1)) + up(A(2), qmd(6, program=Pr(2)))
+         + snd(A(2)) + up(A(3), qmd(7, program=Pr(3))) + snd(A(3))),
+    kname(Pr(1), b"k_again\0"), gseg(snd(A(1)) + snd(A(2)), ), trailer)))
+put("edge-kname-graph", PRE + pad(meta) + b"".join(pad(r) for r in (
+    names,
+    gseg(up(A(1), qmd(5, [A(2), (A(9), DECREMENT)], 1, program=Pr(1)))
+         + up(A(2), qmd(6, [(A(9), DECREMENT)], 1, program=Pr(2)))
+         + up(A(9), qmd(9, [A(1)], 1, counter=2, program=Pr(3)))
+         + up(A(0), qmd(0, [A(1)])) + snd(A(0)) + snd(A(0))), trailer)))
+put("edge-kname-join-waits", PRE + pad(meta) + pad(gseg(
+    up(A(1), qmd(5, [(A(9), DECREMENT), (A(9), DECREMENT)], 1, program=Pr(1)))
+    + up(A(9), qmd(9, [], 1, counter=0xffff, program=Pr(2)))
+    + up(A(0), qmd(0, [A(1), (A(9), DECREMENT)])) + snd(A(0)))))
+put("edge-kname-pids", PRE + pad(meta) + pad(kname(Pr(1), b"k_a\0", pid=7))
+    + pad(kname(Pr(1), b"k_b\0", pid=0)) + pad(kname(0, b"k_zero\0"))
+    + pad(gseg(up(A(1), qmd(5, program=Pr(1))) + snd(A(1)))))
+put("edge-kname-evil", PRE + pad(meta) + pad(kname(Pr(1), b"ev\nil\x1b[31m\xff\0", b"/x\n\0"))
+    + pad(gseg(up(A(1), qmd(5, program=Pr(1))) + snd(A(1)))))
+for label, r in (("size", kname(Pr(1), b"k\0", name_size=4000)),
+                 ("module-size", kname(Pr(1), b"k\0", b"/m\0", module_size=0xffffffff)),
+                 ("nonul", kname(Pr(1), b"k")), ("module-nonul", kname(Pr(1), b"k\0", b"/m")),
+                 ("empty", kname(Pr(1), b"")), ("how", kname(Pr(1), b"k\0", how=0)),
+                 ("long", kname(Pr(1), b"k" * 16384 + b"\0"))):
+    put("edge-kname-bad-" + label, PRE + pad(meta) + pad(kname(Pr(2), b"k_first\0")) + pad(r))
+    put("rec-edge-kname-bad-" + label, r)
 
 # --- zstd (-z) -------------------------------------------------------------
 if shutil.which("zstd"):
