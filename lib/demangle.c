@@ -106,16 +106,26 @@ char *ct_demangle(const char *mangled)
 	struct dm_out o = { 0 };
 	sigset_t sig, old;
 	char *res = NULL;
+	bool blocked;
 	int ok;
 
 	pthread_once(&once, install);
 	if (!have_handler || !(o.buf = malloc(CT_DEMANGLE_OUT_MAX)))
 		return NULL;
-	sigemptyset(&sig);
-	sigaddset(&sig, SIG_DEMANGLE);
-	pthread_sigmask(SIG_UNBLOCK, &sig, &old);   /* a thread that blocks all still stops */
+	/* A thread that blocks it (the capture's reader blocks all) lets it
+	 * through for the call; the mask of one that does not is left alone:
+	 * changing the record loop's mask for each name cost the Python
+	 * frames of short processes (tests/live/python_said.py). */
+	pthread_sigmask(SIG_BLOCK, NULL, &old);
+	blocked = sigismember(&old, SIG_DEMANGLE) == 1;
+	if (blocked) {
+		sigemptyset(&sig);
+		sigaddset(&sig, SIG_DEMANGLE);
+		pthread_sigmask(SIG_UNBLOCK, &sig, NULL);
+	}
 	ok = bounded(mangled, &o);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (blocked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ok) {
 		o.buf[o.len] = 0;
 		res = strdup(o.buf);
