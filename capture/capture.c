@@ -104,14 +104,20 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
 	if (c->python && ct_python_take(c->python, r))
 		return;
-	if (c->knames)   /* kernel names: in the record loop, never the reader's thread */
+	if (c->knames) {   /* kernel names: in the record loop, never the reader's thread */
+		if (r->type != CT_REC_GPU_SEG && r->type != CT_REC_GPU_PUT)
+			ct_knames_flush(c->knames);   /* what waited for an upload goes first */
 		ct_knames_learn(c->knames, r);
+	}
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return;
 	switch (r->type) {
 	case CT_REC_GPU_SEG:
-		if (c->knames)   /* a launch's name goes before its segment */
-			ct_knames_seg(c->knames, r);
+	case CT_REC_GPU_PUT:
+		if (c->knames) {   /* a launch's name goes before its segment */
+			ct_knames_gpu(c->knames, r);
+			return;
+		}
 		break;
 	case CT_REC_IOCTL_ENTER: {
 		const struct ct_ioctl *io = (const struct ct_ioctl *)r;
@@ -182,6 +188,8 @@ static int run_loop(struct ct_capture *c)
 			taking = false;   /* the reader may still queue: nothing more is taken */
 			ct_rq_abandon(c->queue);
 		}
+		if (!r && c->knames && taking)   /* idle: nothing to wait for an upload longer */
+			ct_knames_flush(c->knames);
 		free(r);
 		/* A killed capture loses at most 100 ms of records. */
 		if (c->writer && (!r || now - flushed > 100000000ull)) {
@@ -200,6 +208,8 @@ static int run_loop(struct ct_capture *c)
 			ct_reader_stop(c);
 		}
 	}
+	if (c->knames && taking)
+		ct_knames_flush(c->knames);
 	ct_status_line(c, true);
 	if (c->sink_error)   /* said already; stops the command */
 		return -1;

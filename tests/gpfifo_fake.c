@@ -46,6 +46,10 @@
  *          the join, which waits for 2); prints "graph N" and its four
  *          kernels as "graph" does; then a head with one branch only:
  *          "waiting ADDR", the join that never starts
+ *        gpfifo_fake -f PATH kernel-late CODE
+ *          a kernel's code uploaded by copy engine on a second channel
+ *          right after its launch on the first: the launch is read first
+ *          (the kernel-names hold); prints "kernel-late PROGRAM"
  *        gpfifo_fake -f PATH big-exit
  *          after 300 ms, a segment of 6000 dwords (longer than the bound)
  *          and a launch, then exit at once: prints "launch 4242 ..." and
@@ -209,14 +213,16 @@ static void submit(void)
 	submit_raw((uint64_t)(uintptr_t)seg_start, (uint32_t)(pb + pb_used - seg_start));
 }
 
-static void announce(void)
+/* Allocates channel `handle` on the current ring, its USERD (hMemory
+ * `userd_h`) at byte userd_off of the stand-in's mapped page. */
+static void announce_channel(uint32_t handle, uint32_t userd_h, uint64_t userd_off)
 {
 	unsigned char params[CHANNEL_PARAMS_SIZE] = { 0 };
-	uint64_t ring_va = (uint64_t)(uintptr_t)ring, userd_off = USERD_OFF;
-	uint32_t entries = ENTRIES, hmem = USERD;
-	struct nvos64 a = { .hRoot = CLIENT, .hObjectParent = 0x5c00f015, .hObjectNew = CHANNEL,
+	uint64_t ring_va = (uint64_t)(uintptr_t)ring;
+	uint32_t entries = ENTRIES, hmem = userd_h;
+	struct nvos64 a = { .hRoot = CLIENT, .hObjectParent = 0x5c00f015, .hObjectNew = handle,
 			    .hClass = HOPPER_CHANNEL_GPFIFO_A, .pAllocParms = (uintptr_t)params };
-	struct nvos33_fd m = { .hClient = CLIENT, .hDevice = 0x5c00f003, .hMemory = USERD,
+	struct nvos33_fd m = { .hClient = CLIENT, .hDevice = 0x5c00f003, .hMemory = userd_h,
 			       .length = 4096, .fd = nv_fd };
 	void *page;
 
@@ -229,7 +235,12 @@ static void announce(void)
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, nv_fd, 0);
 	if (page == MAP_FAILED)
 		die("mmap of the stand-in");
-	userd = (volatile uint32_t *)((char *)page + USERD_OFF);
+	userd = (volatile uint32_t *)((char *)page + userd_off);
+}
+
+static void announce(void)
+{
+	announce_channel(CHANNEL, USERD, USERD_OFF);
 }
 
 static void setup(const char *path)
@@ -806,6 +817,62 @@ static void kernel(const char *path)
 	free(staging);
 }
 
+/* A channel's ring as the producer sees it: the current one is in the
+ * globals ring, userd and put. */
+struct chan_state { uint64_t *ring; volatile uint32_t *userd; uint32_t put; };
+
+static void switch_channel(struct chan_state *save, const struct chan_state *to)
+{
+	*save = (struct chan_state){ ring, userd, put };
+	ring = to->ring;
+	userd = to->userd;
+	put = to->put;
+}
+
+/*
+ * A launch read before its upload: the launch on the compute channel, then
+ * the copy engine upload of its code on a second channel allocated after
+ * it, both put at once (the reader polls the rings in the order they were
+ * made, so it reads the launch first), as CUDA's eager loading does on
+ * Hopper.  Launched once.  Prints "kernel-late PROGRAM".
+ */
+static void kernel_late(const char *path)
+{
+	static uint32_t code[4096];
+	const uint64_t at = 0x7f2c53a00000ull;
+	struct chan_state compute, copy_chan;
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(code, 1, sizeof(code), f) : 0;
+	uint32_t *staging = malloc(sizeof(code));
+
+	if (!f || !n || n % 16 || !staging)
+		die(path);
+	fclose(f);
+	memcpy(staging, code, n);
+	/* the second channel: its own ring, its USERD further in the page */
+	switch_channel(&compute, &(struct chan_state){ NULL, NULL, 0 });
+	ring = mmap(NULL, ENTRIES * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ring == MAP_FAILED)
+		die("mmap");
+	announce_channel(CHANNEL + 0x10, USERD + 0x10, USERD_OFF + 0x400);
+	seg_begin();
+	w(hdr(OP_INC, 1, 4, 0x0));                   /* SET_OBJECT: copy on subchannel 4 */
+	w(HOPPER_DMA_COPY_A);
+	submit();
+	switch_channel(&copy_chan, &compute);
+	pause_us(300000);   /* a poller has read both set-ups */
+	pace_us = 0;
+	launch_program(13, 0x204e0e000ull, at);
+	switch_channel(&compute, &copy_chan);
+	copy((uint32_t)n, (uint64_t)(uintptr_t)staging, at);
+	switch_channel(&copy_chan, &compute);
+	printf("kernel-late 0x%" PRIx64 "\n", at);
+	fflush(stdout);
+	pace_us = 2000;
+	pause_us(300000);
+	free(staging);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
@@ -823,6 +890,9 @@ int main(int argc, char **argv)
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "cluster")) {
 		setup(argv[2]);
 		cluster_launch();
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel-late")) {
+		setup(argv[2]);
+		kernel_late(argv[4]);
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big-exit")) {
 		setup(argv[2]);
 		big_exit();
@@ -847,7 +917,7 @@ int main(int argc, char **argv)
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | "
+				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late CODE | "
 				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
 				"-f PATH hostile\n");
 		return 2;

@@ -58,6 +58,7 @@ struct kproc {
 	/* launched before its upload was read: a copy channel read after the
 	 * compute channel in the same poll */
 	uint64_t pending[PENDING];
+	bool fresh[PENDING];  /* since ct_knamer_stop_waiting: the capture holds its segments */
 	unsigned npending;
 	uint64_t indexed_ns; /* last look at its files, 0 never */
 	bool files_read;     /* its files were read once at least */
@@ -65,6 +66,7 @@ struct kproc {
 };
 
 struct ct_knamer {
+	unsigned waiting;    /* fresh pending launches, all processes */
 	struct ct_knamer_io io;
 	struct ct_kindex x;
 	struct idmap procs;  /* pid -> struct kproc */
@@ -117,8 +119,31 @@ void ct_knamer_forget(struct ct_knamer *k, uint32_t pid)
 
 	if (p) {
 		k->st.not_seen += p->npending;
+		for (unsigned i = 0; i < p->npending; i++)
+			k->waiting -= p->fresh[i];
 		proc_free(pid, p, NULL);
 	}
+}
+
+unsigned ct_knamer_waiting(const struct ct_knamer *k)
+{
+	return k->waiting;
+}
+
+static void not_fresh(uint64_t key, void *val, void *ctx)
+{
+	struct kproc *p = val;
+
+	(void)key;
+	(void)ctx;
+	memset(p->fresh, 0, sizeof(p->fresh));
+}
+
+void ct_knamer_stop_waiting(struct ct_knamer *k)
+{
+	if (k->waiting)
+		idmap_each(&k->procs, not_fresh, NULL);
+	k->waiting = 0;
 }
 
 const struct ct_knamer_stats *ct_knamer_stats(const struct ct_knamer *k)
@@ -303,10 +328,13 @@ static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog)
 	k->st.programs++;
 	if (name_program(k, p, prog))
 		return;
-	if (p->npending < PENDING)
+	if (p->npending < PENDING) {
+		p->fresh[p->npending] = true;
 		p->pending[p->npending++] = prog;
-	else
+		k->waiting++;
+	} else {
 		k->st.not_seen++;
+	}
 }
 
 /* An upload to [dst, dst + size) was seen: the launches waiting for it. */
@@ -317,10 +345,14 @@ static void uploaded(struct ct_knamer *k, struct kproc *p, uint64_t dst, uint64_
 	while (i < p->npending) {
 		uint64_t prog = p->pending[i];
 
-		if (prog >= dst && prog - dst < size && name_program(k, p, prog))
-			p->pending[i] = p->pending[--p->npending];
-		else
+		if (prog >= dst && prog - dst < size && name_program(k, p, prog)) {
+			k->waiting -= p->fresh[i];
+			p->npending--;
+			p->pending[i] = p->pending[p->npending];
+			p->fresh[i] = p->fresh[p->npending];
+		} else {
 			i++;
+		}
 	}
 }
 

@@ -63,6 +63,11 @@ void ct_knamer_free(struct ct_knamer *k);
 void ct_knamer_seg(struct ct_knamer *k, const struct ct_gpu_seg *s);
 /* The process is gone (its uploads and channels are dropped). */
 void ct_knamer_forget(struct ct_knamer *k, uint32_t pid);
+/* Launches whose upload was not seen yet, since the last stop_waiting: a
+ * copy-engine upload is often read just after the launch that waits for
+ * it (another channel, later in the same poll). */
+unsigned ct_knamer_waiting(const struct ct_knamer *k);
+void ct_knamer_stop_waiting(struct ct_knamer *k);
 const struct ct_knamer_stats *ct_knamer_stats(const struct ct_knamer *k);
 const struct ct_kindex *ct_knamer_index(const struct ct_knamer *k);
 /* The closing line on stderr. */

@@ -19,7 +19,15 @@
 #include "knames_live.h"
 #include "msg.h"
 
+/* GPU-work records held while a launch waits for its upload: at most this
+ * many, or bytes, then they go as they are (the launch named later). */
+#define HOLD_RECORDS 4096
+#define HOLD_BYTES   (16u << 20)
+
 struct ct_knames {
+	struct ct_rec **held;      /* copies, in the order they came */
+	size_t nheld, held_bytes;
+	uint64_t holds, held_out_unnamed;   /* holds; ... that ended with a launch still waiting */
 	const char *proc_root;
 	ct_knames_sink_fn sink;
 	void *ctx;
@@ -275,15 +283,60 @@ void ct_knames_free(struct ct_knames *n)
 {
 	if (!n)
 		return;
+	ct_knames_flush(n);
 	ct_knamer_free(n->k);
 	ct_kmaps_keep_free(n->keep);
 	free(n);
 }
 
-void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r)
+void ct_knames_flush(struct ct_knames *n)
 {
-	if (r->type == CT_REC_GPU_SEG)
+	if (ct_knamer_waiting(n->k) && n->nheld)
+		n->held_out_unnamed++;
+	ct_knamer_stop_waiting(n->k);
+	for (size_t i = 0; i < n->nheld; i++) {
+		n->sink(n->ctx, n->held[i]);
+		free(n->held[i]);
+	}
+	free(n->held);
+	n->held = NULL;
+	n->nheld = n->held_bytes = 0;
+}
+
+/* A copy of r at the end of the held records; false if it cannot be. */
+static bool hold(struct ct_knames *n, const struct ct_rec *r)
+{
+	struct ct_rec *copy;
+	struct ct_rec **v;
+
+	if (n->nheld == HOLD_RECORDS || n->held_bytes + r->size > HOLD_BYTES)
+		return false;
+	if (!(copy = malloc(r->size)) || !(v = realloc(n->held, (n->nheld + 1) * sizeof(*v)))) {
+		free(copy);
+		return false;
+	}
+	memcpy(copy, r, r->size);
+	n->held = v;
+	n->held[n->nheld++] = copy;
+	n->held_bytes += r->size;
+	n->holds += n->nheld == 1;
+	return true;
+}
+
+void ct_knames_gpu(struct ct_knames *n, const struct ct_rec *r)
+{
+	if (r->type == CT_REC_GPU_SEG)   /* its launches' names go out first */
 		ct_knamer_seg(n->k, (const struct ct_gpu_seg *)r);
+	if (!n->nheld && !ct_knamer_waiting(n->k)) {
+		n->sink(n->ctx, r);
+		return;
+	}
+	if (!hold(n, r)) {   /* full: what is held goes, this after it */
+		ct_knames_flush(n);
+		n->sink(n->ctx, r);
+	} else if (!ct_knamer_waiting(n->k)) {
+		ct_knames_flush(n);   /* the upload came: its name went before them */
+	}
 }
 
 void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r)
@@ -302,6 +355,11 @@ void ct_knames_watch(struct ct_knames *n, const struct ct_rec *r, uint64_t now_n
 void ct_knames_report(const struct ct_knames *n)
 {
 	ct_knamer_report(n->k);
+	if (n->holds)
+		ct_err("kernel names: %llu times a launch was read before its upload (another "
+			"channel, read later): its segments held until the upload came, %llu "
+			"of them given up (the launch named after its line)\n",
+			(unsigned long long)n->holds, (unsigned long long)n->held_out_unnamed);
 	if (n->cache_read || n->cache_written || n->cache_failed)
 		ct_err("kernel index cache %s: %llu files read from it, %llu "
 			"written, %llu not written%s%s\n", n->cache_dir,

@@ -17,9 +17,17 @@ typedef void (*ct_knames_sink_fn)(void *ctx, const struct ct_rec *r);
 
 struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, void *ctx);
 void ct_knames_free(struct ct_knames *n);
-/* Every record the GPU-work reader makes, before it goes to the sink: a
- * segment's launches may make CT_REC_KERNEL_NAME records, sent first. */
-void ct_knames_seg(struct ct_knames *n, const struct ct_rec *r);
+/* Every record the GPU-work reader makes (segments, windows), in place of
+ * the sink: a segment's launches may make CT_REC_KERNEL_NAME records, sent
+ * first.  A launch whose upload was not seen yet (a copy engine upload,
+ * read from another channel later in the same poll) has its segment, and
+ * the GPU-work records after it, held until the upload names it, so the
+ * name goes before the launch's line; at most HOLD_RECORDS or HOLD_BYTES,
+ * and never past a record of another kind (ct_knames_flush first). */
+void ct_knames_gpu(struct ct_knames *n, const struct ct_rec *r);
+/* Sends what is held, in order (before any other record, when the record
+ * loop is idle, and at the end). */
+void ct_knames_flush(struct ct_knames *n);
 /* Every record of the capture: a process's exit drops what it kept. */
 void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r);
 /* Reader thread, every record of the kernel: keeps each process's code

@@ -103,6 +103,25 @@ t.ok("%d files read from it, 0 written" % len(cached) in p.stderr and
      sorted(e.get("kernel") for e in got.values()) == ["k_add", "k_add", "k_add"],
      "the second capture reads it from the cache and names both launches", p.stderr[-400:])
 
+# 2c. A launch read before its upload: the launch on one channel, its code
+# copied on a second channel made after it, both put at once; the reader
+# reads the launch first, and the segment waits for the upload's name.
+trl = os.path.join(tmp, "late.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trl, "--", kfake, "-f", ctl,
+         "kernel-late", CODE], env=env)
+late = programs(p.stdout).get("kernel-late")
+got = launches(decode_json(trl))
+t.ok(late in got and got[late].get("kernel") == "k_add",
+     "launched once, read before its copy-engine upload: the launch line is named",
+     (got.get(late), p.stderr[-500:]))
+# (held, or -- when a poll's snapshot of the first ring came just before the
+# launch was put -- the copy read first: named either way; never given up)
+held = re.search(r"kernel names: (\d+) times a launch was read before its upload .* (\d+) of them "
+                 r"given up", p.stderr)
+t.ok(held is None or (held.group(1) == "1" and held.group(2) == "0"),
+     "the closing line says it was held (%s), none given up" % (held.group(1) if held else 0),
+     p.stderr[-500:])
+
 # 3. Live, no file: the same stand-in without the fatbin names nothing
 #    from files: inline code in no file is a jit: id; the copy stays unnamed.
 tr2 = os.path.join(tmp, "nofile.ctrace")
