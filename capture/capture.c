@@ -176,7 +176,7 @@ static int run_loop(struct ct_capture *c)
 	const struct ct_options *o = c->o;
 	uint64_t deadline = o->duration > 0 ?
 		ct_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration * 1e9) : 0;
-	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC), said = flushed;
+	uint64_t flushed = ct_now_ns(CLOCK_MONOTONIC), said = flushed, last_record = flushed;
 	bool stopping = false, done = false, taking = true;
 
 	while (!done) {
@@ -188,7 +188,11 @@ static int run_loop(struct ct_capture *c)
 			taking = false;   /* the reader may still queue: nothing more is taken */
 			ct_rq_abandon(c->queue);
 		}
-		if (!r && c->knames && taking)   /* idle: nothing to wait for an upload longer */
+		if (r)
+			last_record = now;
+		/* idle 100 ms (every ring polled by then, and a live line late by
+		 * no more than the writer's flush): no upload is waited for longer */
+		else if (c->knames && taking && now - last_record > 100000000ull)
 			ct_knames_flush(c->knames);
 		free(r);
 		/* A killed capture loses at most 100 ms of records. */
