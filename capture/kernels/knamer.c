@@ -278,10 +278,35 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 	send_name(k, p->pid, prog, CT_KN_JIT, &r, jit, (uint32_t)(u->size - off));
 }
 
+/* The one function a copy of `bytes` is, by its size alone (a copy of a
+ * single function and up to COPY_PAD after it). */
+static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint64_t bytes)
+{
+	index_files(k, p, !p->indexed_ns);
+	return ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes);
+}
+
+/*
+ * The staging buffer is read back when the namer gets to the copy: by then
+ * the driver may have reused it for another upload, whose code is a
+ * function too.  A read-back that finds a function much shorter than a
+ * copy that one function fits by size alone is that stale case (H200,
+ * eager loading: the 992,000-byte kernel's copy read back as a small one):
+ * the size wins.
+ */
+static bool stale_read(struct ct_knamer *k, struct kproc *p, const struct copy *c, uint64_t off,
+		       const struct ct_kfound *r, struct ct_kfound *by_size)
+{
+	if (off || r->how == CT_KM_NONE || !r->f || (uint64_t)r->f->size + COPY_PAD >= c->bytes)
+		return false;
+	*by_size = copy_by_size(k, p, c->bytes);
+	return by_size->how == CT_KM_ONE;
+}
+
 static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct copy *c)
 {
 	uint64_t off = prog - c->dst, n = c->bytes - off;
-	struct ct_kfound r = { 0 };
+	struct ct_kfound r = { 0 }, sized = { 0 };
 	uint8_t *buf;
 
 	if (n > CT_KNAMER_READ_MAX)
@@ -290,13 +315,18 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 	if (buf && k->io.read_mem(k->io.ctx, p->pid, c->src + off, buf, n))
 		r = lookup(k, p, buf, n);
 	free(buf);
+	if (stale_read(k, p, c, off, &r, &sized)) {
+		k->st.stale_reads++;
+		r = sized;
+		send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
+		return;
+	}
 	if (r.how != CT_KM_NONE) {
 		send_name(k, p->pid, prog, CT_KN_COPY_READ, &r, ct_kindex_name(&k->x, r.f), 0);
 		return;
 	}
 	if (!off) {   /* the staging buffer holds other bytes by now: by size */
-		index_files(k, p, !p->indexed_ns);
-		r = ct_kindex_by_size(&k->x, c->bytes > COPY_PAD ? c->bytes - COPY_PAD : 0, c->bytes);
+		r = copy_by_size(k, p, c->bytes);
 		if (r.how != CT_KM_NONE) {
 			send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
 			return;
@@ -497,10 +527,11 @@ void ct_knamer_report(const struct ct_knamer *k)
 		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
 		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
-		" inline uploads cut (their start kept); index: %zu functions of %zu files, "
-		"%zu KiB, %.2f s\n",
+		" inline uploads cut (their start kept); %" PRIu64 " copies read back stale (named by "
+		"size); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
 		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
+		st->stale_reads,
 		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,
 		st->index_ns / 1e9);
 }

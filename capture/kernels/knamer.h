@@ -43,6 +43,7 @@ struct ct_knamer_stats {
 	uint64_t ambiguous;       /* ... of which several names matched */
 	uint64_t not_seen;        /* ... whose code upload was not seen */
 	uint64_t copy_unmatched;  /* ... uploaded by copy, neither read nor sized to a function */
+	uint64_t stale_reads;     /* copies read back as a shorter function than the copy: named by size */
 	uint64_t no_files;        /* ... not in the index, and the process's files could not
 				   * be read: neither named nor called JIT */
 	uint64_t uploads;         /* inline uploads kept */
