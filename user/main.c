@@ -77,7 +77,7 @@ static int ct_decode_file(struct ct_options *o)
 	size_t len;
 	char err[512];
 	bool partial;
-	int rc = 0;
+	int rc = 0, out_errno;
 
 	r = ct_reader_open(o->read_path, err, sizeof(err));
 	if (!r) {
@@ -98,6 +98,9 @@ static int ct_decode_file(struct ct_options *o)
 	for (; s == CT_READ_OK; s = ct_reader_next(r, &rec, &len))
 		ct_decoder_feed(d, rec);
 	ct_decoder_finish(d);
+	/* why the output failed, while errno still says it (the views and the
+	 * closing lines below make calls of their own) */
+	out_errno = fflush(o->out) ? errno : 0;
 	st = ct_decoder_stats(d);
 	ct_views_after(o, st);
 	if (st->views_failed)   /* --perfetto, --sqlite: each said why */
@@ -110,8 +113,17 @@ static int ct_decode_file(struct ct_options *o)
 			 (unsigned long long)ct_reader_skipped(r));
 	if (ct_gpuwork_summary(st, gw, sizeof(gw)))
 		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "; %s", gw);
-	if (fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
-		ct_err("writing %s failed: %s\n", ct_out_name(o), strerror(errno ? errno : EIO));
+	if (out_errno || fflush(o->out) || ferror(o->out)) {   /* disk full: say so, not exit 0 */
+		/* A failed write's errno is long gone (the stream dropped its
+		 * buffer then): the output is broken anyway, so one more byte
+		 * asks it again why. */
+		if (!out_errno && ferror(o->out)) {
+			clearerr(o->out);
+			out_errno = fputc('\n', o->out) == EOF || fflush(o->out) ? errno : 0;
+		}
+		if (!out_errno)
+			out_errno = errno ? errno : EIO;
+		ct_err("writing %s failed: %s\n", ct_out_name(o), strerror(out_errno));
 		rc = 1;
 	}
 	/* A trace without its trailer is partial, wherever it was cut: exit 1,
