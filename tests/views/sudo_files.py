@@ -52,6 +52,9 @@ os.chown(home, *USER)
 reader = os.path.join(tmp, "cudatrace")   # a copy nobody can run
 shutil.copy(CUDATRACE, reader)
 os.chmod(reader, 0o755)
+with_k = os.path.join(tmp, "with-k.ctrace")   # and a trace it can read (a clone in
+shutil.copy(WITH_K, with_k)                   # /root is not readable to it)
+os.chmod(with_k, 0o644)
 
 # 1. -o, --perfetto, --sqlite from -r: the user's, 0600; without sudo, root's, 0600.
 for env, who, want in ((SUDO, "under sudo", USER), (NOSUDO, "without sudo", (0, 0))):
@@ -69,7 +72,7 @@ for env, who, want in ((SUDO, "under sudo", USER), (NOSUDO, "without sudo", (0, 
 # 2. The user adds to the database made under sudo, without root.
 sdb = os.path.join(home, "sudo.db")
 p = run([CUDATRACE, "-r", SAXPY, "--sqlite", sdb, "-c"], env=SUDO)
-q = run([reader, "-r", WITH_K, "--sqlite", sdb, "-c"], env=NOSUDO, preexec_fn=as_nobody)
+q = run([reader, "-r", with_k, "--sqlite", sdb, "-c"], env=NOSUDO, preexec_fn=as_nobody)
 n = sqlite3.connect(sdb).execute("SELECT count(*) FROM traces").fetchone()[0]
 t.ok(p.returncode == 0 and q.returncode == 0 and n == 2 and owner(sdb) == USER + (0o600,),
      "a database made under sudo: the same user adds a trace to it without root (%d traces)"
