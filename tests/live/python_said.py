@@ -113,9 +113,18 @@ if not os.path.exists(PYTHON):
     t.done()
 
 p, warned, calls = capture(["--py-stack"], PYTHON)
-t.ok(p.returncode == 0 and not warned and two_processes(calls) and all(e.get("py") for e in calls),
-     "control: Debian's python3.11 itself, no warning, the calls of its 2 processes have "
-     "Python frames",
+# The child lives ~20 ms: its frames are read at its calls, but their
+# code objects may be gone before the record loop names them; then the
+# closing line counts them unnamed (so it did at the start of this
+# session too, 4 runs of 6 here), never silently.
+first = min(e["pid"] for e in calls) if calls else 0
+unnamed = re.search(r"Python: \d+ process(?:es)?, \d+ stacks \(\d+ frames, (\d+) unnamed", p.stderr)
+child_ok = all(e.get("py") for e in calls if e["pid"] != first) or \
+    (unnamed is not None and int(unnamed.group(1)) > 0)
+t.ok(p.returncode == 0 and not warned and two_processes(calls) and child_ok and
+     all(e.get("py") for e in calls if e["pid"] == first),
+     "control: Debian's python3.11 itself, no warning, the parent's calls have Python "
+     "frames, the child's too or counted unnamed",
      (p.stderr, [e.get("py") for e in calls]))
 
 cases = [("3.15", 0x030f00a0, ["--py-stack"]), ("3.15", 0x030f00a0, ["-k"]),
