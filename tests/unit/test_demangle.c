@@ -48,38 +48,34 @@ static void sub(char *s, unsigned i)
 		strcat(s, "S_");
 }
 
-/* f(x, a<x,x>, a<a<x,x>,a<x,x>>, ...): the output doubles with each level. */
-static char *doubling(unsigned levels)
+/* head, then `levels` times step<S(base+i)_, S(base+i)_>: a tree that
+ * doubles with each level, each level naming the one before twice. */
+static char *nested(const char *head, const char *step, unsigned base, unsigned levels)
 {
-	char *s = calloc(1, 32 + 24 * levels);
+	char *s = calloc(1, strlen(head) + 32 + 24 * levels);
 	unsigned i;
 
-	strcpy(s, "_Z1f1x1aIS_S_E");
+	strcpy(s, head);
 	for (i = 0; i < levels; i++) {
-		strcat(s, "S0_I");
-		sub(s, i + 2);
-		sub(s, i + 2);
+		strcat(s, step);
+		sub(s, i + base);
+		sub(s, i + base);
 		strcat(s, "E");
 	}
 	return s;
+}
+
+/* f(x, a<x,x>, a<a<x,x>,a<x,x>>, ...): the output doubles with each level. */
+static char *doubling(unsigned levels)
+{
+	return nested("_Z1f1x1aIS_S_E", "S0_I", 2, levels);
 }
 
 /* void f<>(): an empty pack's expansion over the same tree prints nothing
  * and walks all of it. */
 static char *empty_pack(unsigned levels)
 {
-	char *s = calloc(1, 64 + 24 * levels);
-	unsigned i;
-
-	strcpy(s, "_Z1fIJEEvDp1bI1x1aIS1_S1_E");
-	for (i = 0; i < levels; i++) {
-		strcat(s, "S2_I");
-		sub(s, i + 4);
-		sub(s, i + 4);
-		strcat(s, "E");
-	}
-	strcat(s, "T_E");
-	return s;
+	return nested("_Z1fIJEEvDp1bI1x1aIS1_S1_E", "S2_I", 4, levels);
 }
 
 static void *blocked_thread(void *arg)
