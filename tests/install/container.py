@@ -119,7 +119,7 @@ agent = podman + ["run", "-d", "--name", name] + run_opts + [
     "-v", stand + ":/standin:ro",
     "-p", "127.0.0.1:%d:9400" % port,
     IMAGE, "--metrics", ":9400", "-w", "/var/log/cudatrace/gpu.ctrace", "-z",
-    "--max-size", "256K", "--rotate", "3", "--device", "/standin/nvidiactl"]
+    "--max-size", "16K", "--rotate", "3", "--device", "/standin/nvidiactl"]
 
 
 def metrics():
