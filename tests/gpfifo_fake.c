@@ -72,6 +72,14 @@
  *          one) and launched at the second copy; prints "kernel-inline
  *          PROGRAM", "kernel-copy PROGRAM", "kernel-module PROGRAM" (kernel
  *          names: tests/live/kernel_names.py)
+ *        gpfifo_fake -f PATH kernel-staged CODE_A CODE_B REGS_B
+ *          two kernels' code copied through one staging buffer, reused for
+ *          each upload (then a module of both in two chunks) as eager
+ *          loading does, then launched: the buffer holds other code by
+ *          the launches; then B's copy overwritten with A's code at once,
+ *          launched with REGS_B registers; prints "staged-a PROGRAM",
+ *          "staged-b PROGRAM", "staged-module-a PROGRAM", "staged-module-b
+ *          PROGRAM", "staged-fast PROGRAM"
  *        gpfifo_fake -f PATH hostile
  *          rings a reader must survive: segments past the end of their
  *          mapping or unmapped, longer than any bound, headers of garbage,
@@ -736,8 +744,9 @@ static void hostile(void)
 /* --- kernel names: code uploads ------------------------------------------- */
 
 /* A QMD V04_00 as launch() makes, with PROGRAM_ADDRESS_LOWER 1247:1216 and
- * _UPPER 1272:1248 (dwords 38, 39). */
-static void launch_program(uint32_t gx, uint64_t qmd, uint64_t program)
+ * _UPPER 1272:1248 (dwords 38, 39) and REGISTER_COUNT 1208:1200 (0: none
+ * said). */
+static void launch_regs(uint32_t gx, uint64_t qmd, uint64_t program, uint32_t regs)
 {
 	uint32_t q[96] = { 0 };
 
@@ -746,7 +755,7 @@ static void launch_program(uint32_t gx, uint64_t qmd, uint64_t program)
 	q[33] = 1;
 	q[34] = 1;
 	q[36] = 128 | 1u << 16;
-	q[37] = 1;
+	q[37] = 1 | (regs & 0x1ff) << 16;
 	q[38] = (uint32_t)program;
 	q[39] = (uint32_t)(program >> 32);
 	seg_begin();
@@ -765,6 +774,11 @@ static void launch_program(uint32_t gx, uint64_t qmd, uint64_t program)
 	w(hdr(OP_INC, 1, 1, 0x2c0));
 	w(0xa);
 	submit();
+}
+
+static void launch_program(uint32_t gx, uint64_t qmd, uint64_t program)
+{
+	launch_regs(gx, qmd, program, 0);
 }
 
 /* n bytes of code to dst, inline on the compute subchannel (LINE_LENGTH_IN,
@@ -873,6 +887,71 @@ static void kernel_late(const char *path)
 	free(staging);
 }
 
+static size_t read_code(const char *path, uint32_t *code, size_t room)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(code, 1, room, f) : 0;
+
+	if (!f || !n || n % 16 || n == room)
+		die(path);
+	fclose(f);
+	return n;
+}
+
+/* Copies n bytes of code through the staging buffer to dst, then waits for
+ * the copy to be done (a poller has read it) before the buffer is reused. */
+static void stage(uint8_t *staging, const void *code, size_t n, uint64_t dst)
+{
+	memcpy(staging, code, n);
+	copy((uint32_t)n, (uint64_t)(uintptr_t)staging, dst);
+	pause_us(100000);
+}
+
+/*
+ * Code uploaded through one staging buffer reused for each upload, as
+ * eager loading does (a module copied in chunks): A's code, then B's,
+ * then a module [A B] in two chunks, B across them; then each launched.
+ * At the launches the buffer holds the module's second chunk.  Then B's
+ * code copied and A's written over it at once (read after, the copy of B
+ * holds A), launched with B's registers, fewer than A needs.  Prints
+ * "staged-a PROGRAM", "staged-b PROGRAM", "staged-module-a PROGRAM",
+ * "staged-module-b PROGRAM", "staged-fast PROGRAM".
+ */
+static void kernel_staged(const char *path_a, const char *path_b, uint32_t regs_b)
+{
+	static uint32_t a[1024], b[1024], module[2048];
+	const uint64_t at_a = 0x7f2c53b00000ull, at_b = 0x7f2c53b10000ull;
+	const uint64_t at_m = 0x7f2c53b20000ull, at_fast = 0x7f2c53b30000ull;
+	size_t na = read_code(path_a, a, sizeof(a)), nb = read_code(path_b, b, sizeof(b));
+	size_t first = na + (nb / 2 & ~(size_t)15);
+	uint8_t *staging = malloc(na + nb);
+
+	if (!staging)
+		die("malloc");
+	memcpy(module, a, na);
+	memcpy((uint8_t *)module + na, b, nb);
+	stage(staging, a, na, at_a);
+	stage(staging, b, nb, at_b);
+	stage(staging, module, first, at_m);
+	stage(staging, (uint8_t *)module + first, na + nb - first, at_m + first);
+	launch_program(15, 0x204e0f000ull, at_a);
+	launch_program(17, 0x204e0f800ull, at_b);
+	launch_program(19, 0x204e10000ull, at_m);
+	launch_program(21, 0x204e10800ull, at_m + na);
+	memcpy(staging, b, nb);
+	pace_us = 0;   /* reused before any poller can read it */
+	copy((uint32_t)nb, (uint64_t)(uintptr_t)staging, at_fast);
+	memcpy(staging, a, na);
+	pace_us = 2000;
+	pause_us(100000);
+	launch_regs(23, 0x204e11000ull, at_fast, regs_b);
+	printf("staged-a 0x%" PRIx64 "\nstaged-b 0x%" PRIx64 "\nstaged-module-a 0x%" PRIx64
+	       "\nstaged-module-b 0x%" PRIx64 "\nstaged-fast 0x%" PRIx64 "\n", at_a, at_b, at_m,
+	       at_m + na, at_fast);
+	pause_us(300000);
+	free(staging);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "work")) {
@@ -912,6 +991,9 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel")) {
 		setup(argv[2]);
 		kernel(argv[4]);
+	} else if (argc == 7 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel-staged")) {
+		setup(argv[2]);
+		kernel_staged(argv[4], argv[5], (uint32_t)atoi(argv[6]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "hostile")) {
 		setup(argv[2]);
 		hostile();
@@ -919,6 +1001,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
 				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late CODE | "
 				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
+				"-f PATH kernel-staged CODE_A CODE_B REGS_B | "
 				"-f PATH hostile\n");
 		return 2;
 	}

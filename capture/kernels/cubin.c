@@ -125,11 +125,75 @@ static uint32_t relocations(Elf *e, const struct rel_sec *rels, size_t nrels, si
 	return n;
 }
 
+static uint32_t u32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Section index -> registers, from the REGCOUNT entries of .nv.info
+ * (by the function's symbol, whose st_shndx is its .text section). */
+static void nvinfo_regs(const Elf_Data *info, const Elf_Data *syms, uint32_t *regs, size_t nsec)
+{
+	const uint8_t *d = info->d_buf;
+	size_t i = 0, n = info->d_size;
+
+	while (d && i + 4 <= n) {
+		uint8_t fmt = d[i], attr = d[i + 1];
+		uint16_t size = (uint16_t)(d[i + 2] | d[i + 3] << 8);
+		GElf_Sym sym;
+
+		if (fmt < CUBIN_EIFMT_NVAL || fmt > CUBIN_EIFMT_SVAL)
+			return;   /* an entry of no known format: its length is unknown */
+		if (fmt != CUBIN_EIFMT_SVAL) {
+			i += 4;
+			continue;
+		}
+		if (size > n - i - 4)
+			return;
+		if (attr == CUBIN_EIATTR_REGCOUNT && size >= 8 &&
+		    gelf_getsym((Elf_Data *)syms, (int)u32_at(d + i + 4), &sym) &&
+		    sym.st_shndx < nsec)
+			regs[sym.st_shndx] = u32_at(d + i + 8);
+		i += 4 + (size_t)size;
+	}
+}
+
+/* Registers of each section's function, 0 where not said; NULL if none. */
+static uint32_t *register_counts(Elf *e, size_t shstr)
+{
+	Elf_Data *info = NULL, *syms = NULL;
+	Elf_Scn *s = NULL;
+	uint32_t *regs;
+	size_t nsec;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(e, &nsec))
+		return NULL;
+	while ((s = elf_nextscn(e, s))) {
+		const char *name;
+
+		if (!gelf_getshdr(s, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			syms = elf_getdata(s, NULL);
+		else if ((name = elf_strptr(e, shstr, sh.sh_name)) && !strcmp(name, CUBIN_NV_INFO))
+			info = elf_getdata(s, NULL);
+	}
+	if (!info || !syms || !(regs = calloc(nsec, sizeof(*regs))))
+		return NULL;
+	nvinfo_regs(info, syms, regs, nsec);
+	return regs;
+}
+
 static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, void *ctx)
 {
 	static const size_t plen = sizeof(CUBIN_TEXT_PREFIX) - 1;
 	uint32_t *masks = malloc(CT_CUBIN_MASKS_MAX * sizeof(*masks));
 	struct rel_sec *rels = NULL;
+	uint32_t *regs;
 	size_t nrels = 0;
 	GElf_Ehdr eh;
 	size_t shstr;
@@ -142,6 +206,7 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		return -1;
 	}
 	rels = rel_sections(e, &nrels);
+	regs = register_counts(e, shstr);
 	while ((s = elf_nextscn(e, s))) {
 		struct ct_cubin_func f = { 0 };
 		GElf_Shdr sh;
@@ -157,11 +222,13 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		f.size = (uint32_t)sh.sh_size;
 		f.addr = sh.sh_addr;
 		f.arch = ct_cubin_arch((uint32_t)eh.e_flags, eh.e_ident[EI_ABIVERSION]);
+		f.regs = regs ? regs[elf_ndxscn(s)] : 0;
 		f.masks = masks;
 		f.nmasks = relocations(e, rels, nrels, elf_ndxscn(s), f.size, masks, &f.masks_lost);
 		fn(ctx, &f);
 		count++;
 	}
+	free(regs);
 	free(rels);
 	free(masks);
 	return count;

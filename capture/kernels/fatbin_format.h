@@ -51,4 +51,15 @@ struct fatbin_entry {              /* 64 bytes; header_size may be more */
 #define CUBIN_TEXT_PREFIX       ".text."
 #define CUBIN_INSN_BYTES        16     /* sm_70 and later: one instruction */
 
+/* .nv.info: attribute entries (format u8, attribute u8, u16 value or
+ * size).  Public readers of cubins name them (QuarkContainer's CUDA proxy,
+ * CuAssembler: EIFMT_*, EIATTR_*); tests/kernels/k.cubin (nvcc 13.0) has
+ * one EIATTR_REGCOUNT a function in its .nv.info, {symbol index, count}. */
+#define CUBIN_NV_INFO           ".nv.info"
+#define CUBIN_EIFMT_NVAL        0x01
+#define CUBIN_EIFMT_BVAL        0x02
+#define CUBIN_EIFMT_HVAL        0x03
+#define CUBIN_EIFMT_SVAL        0x04   /* u16 size, then that many bytes */
+#define CUBIN_EIATTR_REGCOUNT   0x2f   /* SVAL: u32 function symbol, u32 registers a thread */
+
 #endif

@@ -119,6 +119,7 @@ static void add_func(void *arg, const struct ct_cubin_func *cf)
 	f->size = cf->size;
 	f->addr = cf->addr;
 	f->arch = cf->arch;
+	f->regs = cf->regs;
 	f->file = a->file;
 	f->mask_at = (uint32_t)x->nmasks;
 	f->nmasks = cf->nmasks;
@@ -278,7 +279,23 @@ static void found(const struct ct_kindex *x, struct ct_kfound *r, const struct c
 	}
 }
 
+/* Whether f can be the code of a launch giving regs registers a thread
+ * (0: not known): code that needs more than it gets cannot run. */
+static bool fits(const struct ct_kfunc *f, uint32_t regs, struct ct_kfound *r)
+{
+	if (!regs || !f->regs || f->regs <= regs)
+		return true;
+	r->too_few_regs++;
+	return false;
+}
+
 struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code, size_t avail)
+{
+	return ct_kindex_lookup_for(x, code, avail, 0);
+}
+
+struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *code, size_t avail,
+				      uint32_t regs)
 {
 	struct ct_kfound r = { 0 };
 	uint32_t len, checked = 0;
@@ -301,7 +318,7 @@ struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code
 				break;
 			}
 			if (ct_code_hash(code, f->size, f->nmasks ? x->masks + f->mask_at : NULL,
-					 f->nmasks) == f->hash)
+					 f->nmasks) == f->hash && fits(f, regs, &r))
 				found(x, &r, f);
 		}
 	}
@@ -309,13 +326,33 @@ struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code
 	return r;
 }
 
-struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max)
+bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, size_t avail)
+{
+	uint32_t len;
+
+	for (len = CT_KINDEX_KEY; len >= CUBIN_INSN_BYTES; len -= CUBIN_INSN_BYTES) {
+		uint64_t key;
+		uint32_t i;
+
+		if (len > avail)
+			continue;
+		key = ct_code_hash(code, len, NULL, 0);
+		i = (uint32_t)(uintptr_t)idmap_get(&x->buckets, bucket_of(key, len));
+		for (; i; i = x->f[i - 1].next)
+			if (x->f[i - 1].key == key && x->f[i - 1].key_len == len)
+				return true;
+	}
+	return false;
+}
+
+struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
+				   uint32_t regs)
 {
 	struct ct_kfound r = { 0 };
 	size_t i;
 
 	for (i = 0; i < x->nf; i++)
-		if (x->f[i].size >= min && x->f[i].size <= max)
+		if (x->f[i].size >= min && x->f[i].size <= max && fits(&x->f[i], regs, &r))
 			found(x, &r, &x->f[i]);
 	return r;
 }

@@ -30,6 +30,7 @@ struct ct_kfunc {
 	uint32_t file;          /* index in files */
 	uint32_t mask_at, nmasks;
 	uint32_t arch;
+	uint32_t regs;          /* registers a thread it needs, 0 if its cubin does not say */
 	uint32_t next;          /* next function of the same key bucket + 1, 0 none */
 };
 
@@ -68,6 +69,8 @@ struct ct_kfound {
 	const struct ct_kfunc *f;   /* CT_KM_ONE, or the first of several */
 	uint32_t candidates;        /* functions of different names that matched */
 	bool capped;                /* more candidates than CT_KINDEX_VERIFY: some not checked */
+	uint32_t too_few_regs;      /* functions that matched but need more registers than the
+				     * launch gives: not its code */
 	uint64_t hash;              /* the code's own hash (f->size bytes, or all given) */
 };
 
@@ -98,9 +101,16 @@ uint32_t ct_kindex_file(struct ct_kindex *x, const char *path, uint64_t dev, uin
 
 /* The function whose code starts at code[0] (avail bytes known from there). */
 struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code, size_t avail);
-/* The functions from min to max bytes long: the one name they share, or
- * how many names they have. */
-struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max);
+/* ... that can run with regs registers a thread (a launch's QMD; 0: any). */
+struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *code, size_t avail,
+				      uint32_t regs);
+/* Whether some function's key matches code[0..avail): its start is a
+ * function's start (not checked whole: a cheap first look). */
+bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, size_t avail);
+/* The functions from min to max bytes long that can run with regs
+ * registers (0: any): the one name they share, or how many names they have. */
+struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
+				   uint32_t regs);
 
 const char *ct_kindex_name(const struct ct_kindex *x, const struct ct_kfunc *f);
 const char *ct_kindex_path(const struct ct_kindex *x, const struct ct_kfunc *f);

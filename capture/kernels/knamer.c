@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "fatbin_format.h"
 #include "gpuwork.h"
 #include "gpuwork_qmds.h"
 #include "knamer.h"
@@ -28,6 +29,7 @@ struct upload {
 	uint64_t dst;
 	uint32_t size;       /* bytes */
 	uint8_t *bytes;      /* NULL: slot empty (or upload not kept) */
+	bool by_copy;        /* a copy's source, read when the copy was seen */
 };
 
 struct copy {
@@ -58,6 +60,7 @@ struct kproc {
 	/* launched before its upload was read: a copy channel read after the
 	 * compute channel in the same poll */
 	uint64_t pending[PENDING];
+	uint32_t pending_regs[PENDING];   /* the registers each launch gives (its QMD) */
 	bool fresh[PENDING];  /* since ct_knamer_stop_waiting: the capture holds its segments */
 	unsigned npending;
 	uint64_t indexed_ns; /* last look at its files, 0 never */
@@ -213,16 +216,17 @@ static void index_files(struct ct_knamer *k, struct kproc *p, bool force)
 /* Looks the code up; on a miss, once the files the process maps now are
  * in the index, again. */
 static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8_t *code,
-			       size_t avail)
+			       size_t avail, uint32_t regs)
 {
 	struct ct_kfound r;
 
 	index_files(k, p, !p->indexed_ns);
-	r = ct_kindex_lookup(&k->x, code, avail);
+	r = ct_kindex_lookup_for(&k->x, code, avail, regs);
 	if (r.how == CT_KM_NONE) {
 		index_files(k, p, false);
-		r = ct_kindex_lookup(&k->x, code, avail);
+		r = ct_kindex_lookup_for(&k->x, code, avail, regs);
 	}
+	k->st.refused_regs += r.how == CT_KM_NONE && r.too_few_regs;
 	return r;
 }
 
@@ -253,10 +257,11 @@ static const struct copy *find_copy(const struct kproc *p, uint64_t addr)
 	return NULL;
 }
 
-static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct upload *u)
+static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+			const struct upload *u)
 {
 	uint64_t off = prog - u->dst;
-	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off);
+	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, regs);
 	char jit[32];
 
 	if (r.how != CT_KM_NONE) {
@@ -272,6 +277,8 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		k->st.capped++;
 		return;
 	}
+	if (r.too_few_regs)   /* a file's code, but not what this launch runs: counted */
+		return;
 	/* In no file: the rest of the upload is its code (lazy loading
 	 * uploads one function at its address). */
 	snprintf(jit, sizeof(jit), "jit:%016" PRIx64, r.hash);
@@ -280,10 +287,11 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 
 /* The one function a copy of `bytes` is, by its size alone (a copy of a
  * single function and up to COPY_PAD after it). */
-static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint64_t bytes)
+static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint64_t bytes,
+				     uint32_t regs)
 {
 	index_files(k, p, !p->indexed_ns);
-	return ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes);
+	return ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes, regs);
 }
 
 /*
@@ -295,15 +303,16 @@ static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint6
  * the size wins.
  */
 static bool stale_read(struct ct_knamer *k, struct kproc *p, const struct copy *c, uint64_t off,
-		       const struct ct_kfound *r, struct ct_kfound *by_size)
+		       uint32_t regs, const struct ct_kfound *r, struct ct_kfound *by_size)
 {
 	if (off || r->how == CT_KM_NONE || !r->f || (uint64_t)r->f->size + COPY_PAD >= c->bytes)
 		return false;
-	*by_size = copy_by_size(k, p, c->bytes);
+	*by_size = copy_by_size(k, p, c->bytes, regs);
 	return by_size->how == CT_KM_ONE;
 }
 
-static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct copy *c)
+static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+			const struct copy *c)
 {
 	uint64_t off = prog - c->dst, n = c->bytes - off;
 	struct ct_kfound r = { 0 }, sized = { 0 };
@@ -313,9 +322,9 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		n = CT_KNAMER_READ_MAX;
 	buf = malloc(n);
 	if (buf && k->io.read_mem(k->io.ctx, p->pid, c->src + off, buf, n))
-		r = lookup(k, p, buf, n);
+		r = lookup(k, p, buf, n, regs);
 	free(buf);
-	if (stale_read(k, p, c, off, &r, &sized)) {
+	if (stale_read(k, p, c, off, regs, &r, &sized)) {
 		k->st.stale_reads++;
 		r = sized;
 		send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
@@ -326,7 +335,7 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		return;
 	}
 	if (!off) {   /* the staging buffer holds other bytes by now: by size */
-		r = copy_by_size(k, p, c->bytes);
+		r = copy_by_size(k, p, c->bytes, regs);
 		if (r.how != CT_KM_NONE) {
 			send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
 			return;
@@ -335,31 +344,51 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 	k->st.copy_unmatched++;
 }
 
+/* A copy whose source was read when it was seen: named from those bytes,
+ * else as a copy read back now. */
+static void name_snapshot(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+			  const struct upload *u)
+{
+	uint64_t off = prog - u->dst;
+	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, regs);
+	const struct copy *c;
+
+	if (r.how != CT_KM_NONE)
+		send_name(k, p->pid, prog, CT_KN_COPY_READ, &r, ct_kindex_name(&k->x, r.f), 0);
+	else if ((c = find_copy(p, prog)))
+		name_copied(k, p, prog, regs, c);
+	else
+		k->st.copy_unmatched++;
+}
+
 /* Names prog from what was uploaded; false if nothing seen covers it. */
-static bool name_program(struct ct_knamer *k, struct kproc *p, uint64_t prog)
+static bool name_program(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs)
 {
 	const struct upload *u;
 	const struct copy *c;
 
-	if ((u = find_upload(p, prog)))
-		name_inline(k, p, prog, u);
+	if ((u = find_upload(p, prog)) && u->by_copy)
+		name_snapshot(k, p, prog, regs, u);
+	else if (u)
+		name_inline(k, p, prog, regs, u);
 	else if ((c = find_copy(p, prog)))
-		name_copied(k, p, prog, c);
+		name_copied(k, p, prog, regs, c);
 	else
 		return false;
 	return true;
 }
 
-static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog)
+static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs)
 {
 	if (idmap_get(&p->named, prog))
 		return;
 	idmap_put(&p->named, prog, (void *)1);
 	k->st.programs++;
-	if (name_program(k, p, prog))
+	if (name_program(k, p, prog, regs))
 		return;
 	if (p->npending < PENDING) {
 		p->fresh[p->npending] = true;
+		p->pending_regs[p->npending] = regs;
 		p->pending[p->npending++] = prog;
 		k->waiting++;
 	} else {
@@ -375,10 +404,11 @@ static void uploaded(struct ct_knamer *k, struct kproc *p, uint64_t dst, uint64_
 	while (i < p->npending) {
 		uint64_t prog = p->pending[i];
 
-		if (prog >= dst && prog - dst < size && name_program(k, p, prog)) {
+		if (prog >= dst && prog - dst < size && name_program(k, p, prog, p->pending_regs[i])) {
 			k->waiting -= p->fresh[i];
 			p->npending--;
 			p->pending[i] = p->pending[p->npending];
+			p->pending_regs[i] = p->pending_regs[p->npending];
 			p->fresh[i] = p->fresh[p->npending];
 		} else {
 			i++;
@@ -409,9 +439,63 @@ static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
 	p->next = (p->next + 1) % CT_KNAMER_KEEP;
 	p->kept_bytes += u->size;
 	idmap_del(&p->named, u->dst);   /* new code there: named again at its next launch */
-	k->st.uploads++;
+	k->st.uploads += !u->by_copy;
 	uploaded(k, p, u->dst, u->size);
 	memset(u, 0, sizeof(*u));
+}
+
+/*
+ * A copy engine upload's source is a staging buffer the driver reuses for
+ * the next upload as soon as this one is done (H200, eager loading: a
+ * module copied in 1 MiB chunks through one buffer; read back at the
+ * launch, it held another module's code).  So a copy that looks like code
+ * is read when it is seen: one that starts with a function's first bytes,
+ * or that goes on where the last one read ended (the next chunk of a
+ * module, joined to it so a function across chunks is whole).  Other
+ * copies (data) cost one read of CT_KINDEX_KEY bytes.
+ */
+static bool joins_last(struct kproc *p, uint64_t dst, uint64_t bytes)
+{
+	struct upload *u = &p->keep[(p->next + CT_KNAMER_KEEP - 1) % CT_KNAMER_KEEP];
+	uint8_t *v;
+
+	if (!u->bytes || !u->by_copy || u->dst + u->size != dst ||
+	    u->size + bytes > CT_KNAMER_UPLOAD_MAX || p->kept_bytes + bytes > CT_KNAMER_KEEP_BYTES ||
+	    !(v = realloc(u->bytes, u->size + bytes)))
+		return false;
+	u->bytes = v;
+	return true;
+}
+
+static void read_code_copy(struct ct_knamer *k, struct kproc *p, uint64_t src, uint64_t dst,
+			   uint64_t bytes)
+{
+	uint8_t head[CT_KINDEX_KEY];
+	struct upload u = { .dst = dst, .size = (uint32_t)bytes, .by_copy = true };
+	struct upload *last = &p->keep[(p->next + CT_KNAMER_KEEP - 1) % CT_KNAMER_KEEP];
+
+	if (bytes % CUBIN_INSN_BYTES || bytes > CT_KNAMER_UPLOAD_MAX)
+		return;
+	if (joins_last(p, dst, bytes)) {
+		if (!k->io.read_mem(k->io.ctx, p->pid, src, last->bytes + last->size, bytes))
+			return;   /* (the room stays unused: the size is not moved on) */
+		last->size += (uint32_t)bytes;
+		p->kept_bytes += bytes;
+		k->st.copies_read++;
+		idmap_del(&p->named, dst);
+		return;
+	}
+	if (bytes < sizeof(head) || !k->io.read_mem(k->io.ctx, p->pid, src, head, sizeof(head)))
+		return;
+	index_files(k, p, !p->indexed_ns);
+	if (!ct_kindex_starts_function(&k->x, head, sizeof(head)) || !(u.bytes = malloc(bytes)))
+		return;
+	if (!k->io.read_mem(k->io.ctx, p->pid, src, u.bytes, bytes)) {
+		free(u.bytes);
+		return;
+	}
+	k->st.copies_read++;
+	keep_upload(k, p, &u);
 }
 
 static void on_inline(void *ctx, uint64_t dst, uint64_t ndwords, uint64_t at, uint32_t dword)
@@ -450,9 +534,11 @@ static void on_event(void *ctx, const struct gw_event *e)
 	struct kproc *p = ch->p;
 
 	if (e->kind == GW_LAUNCH && e->have_qmd && e->program) {
-		launched(ch->k, p, e->program);
+		launched(ch->k, p, e->program, e->regs);
 	} else if (e->kind == GW_COPY && !e->fill && e->bytes) {
 		struct copy *c = &p->copies[p->next_copy];
+
+		read_code_copy(ch->k, p, e->src, e->dst, e->bytes);
 
 		c->src = e->src;
 		c->dst = e->dst;
@@ -527,11 +613,12 @@ void ct_knamer_report(const struct ct_knamer *k)
 		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
 		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
-		" inline uploads cut (their start kept); %" PRIu64 " copies read back stale (named by "
-		"size); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
+		" inline uploads cut (their start kept); %" PRIu64 " code copies read when seen, %" PRIu64
+		" read back stale (named by size); %" PRIu64 " matches refused (the code needs more "
+		"registers than the launch gives); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
 		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
-		st->stale_reads,
+		st->copies_read, st->stale_reads, st->refused_regs,
 		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,
 		st->index_ns / 1e9);
 }

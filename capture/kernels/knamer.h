@@ -43,10 +43,15 @@ struct ct_knamer_stats {
 	uint64_t ambiguous;       /* ... of which several names matched */
 	uint64_t not_seen;        /* ... whose code upload was not seen */
 	uint64_t copy_unmatched;  /* ... uploaded by copy, neither read nor sized to a function */
+	uint64_t refused_regs;    /* lookups whose code matched only functions needing more
+				   * registers than the launch's QMD gives (not its code: a
+				   * reused staging buffer) */
 	uint64_t stale_reads;     /* copies read back as a shorter function than the copy: named by size */
 	uint64_t no_files;        /* ... not in the index, and the process's files could not
 				   * be read: neither named nor called JIT */
 	uint64_t uploads;         /* inline uploads kept */
+	uint64_t copies_read;     /* copies that looked like code, read when seen (kept as the
+				   * inline uploads are, a module's chunks joined) */
 	uint64_t uploads_too_big; /* ... not kept: over CT_KNAMER_UPLOAD_MAX */
 	uint64_t uploads_cut;     /* ... of which only the start came (a segment cut at the
 				   * reader's bound, or lost): that start is kept */

@@ -95,6 +95,7 @@ struct gw_event {
 	uint32_t grid[3];       /* in blocks, clusters or not */
 	uint32_t cluster[3];    /* blocks per cluster (GPC_CGA_*); 0,0,0: no clusters */
 	uint32_t block[3], smem;
+	uint32_t regs;          /* REGISTER_COUNT: registers a thread, as the launch asks */
 	uint64_t program;
 	const char *qmd_type;   /* QMD_TYPE's value name ("GRID_CTA"), NULL: none */
 	uint32_t dep_counter;   /* DEPENDENCE_COUNTER: ends it waits for */

@@ -128,6 +128,9 @@ static void add_qmd(struct gw_class *k, const char *version)
 		q->block[i] = gw_field_find(scope, b);
 	}
 	q->smem = gw_field_find(scope, "SHARED_MEMORY_SIZE");
+	q->regs = gw_field_find(scope, "REGISTER_COUNT_V");   /* V02-V03: REGISTER_COUNT older */
+	if (!q->regs)
+		q->regs = gw_field_find(scope, "REGISTER_COUNT");
 	q->prog_lo = gw_field_find(scope, "PROGRAM_ADDRESS_LOWER");
 	q->prog_hi = gw_field_find(scope, "PROGRAM_ADDRESS_UPPER");
 	if (q->major && q->grid[0])

@@ -19,7 +19,7 @@ struct gw_qmd_layout {
 	char scope[24];                /* "qmd:cbc0:04_00" */
 	const struct gw_field *major, *minor;   /* minor may be NULL */
 	uint32_t want_major, want_minor;
-	const struct gw_field *grid[3], *block[3], *smem, *prog_lo, *prog_hi;
+	const struct gw_field *grid[3], *block[3], *smem, *regs, *prog_lo, *prog_hi;
 	/* clusters (V04+): GPC_CGA_* is the cluster's shape in blocks */
 	const struct gw_field *cga[3], *type;
 	/* chains: what the GPU does with dependent QMD i when this one ends */

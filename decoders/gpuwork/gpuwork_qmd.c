@@ -99,6 +99,7 @@ void gw_qmd_read(struct gw_event *e, const struct gw_class *k, const uint32_t *d
 	e->qmd_version = q->version;
 	read_shape(e, q, dw, n);
 	e->smem = get(dw, n, q->smem);
+	e->regs = get(dw, n, q->regs);
 	if (gw_get_mw(dw, n, q->prog_lo, &lo)) {
 		gw_get_mw(dw, n, q->prog_hi, &hi);
 		e->program = hi << 32 | lo;

@@ -199,6 +199,7 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 				json_xyz(e, "cluster", ev->cluster);
 			json_xyz(e, "block", ev->block);
 			em_u64(e, "smem", ev->smem);
+			em_u64(e, "registers", ev->regs);
 			em_hex(e, "program", ev->program);
 			ct_print_kernel_json(d, ev->kernel);
 			em_str(e, "qmd_version", ev->qmd_version);

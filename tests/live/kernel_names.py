@@ -54,7 +54,7 @@ def launches(events):
 
 def programs(stdout):
     return {w[0]: int(w[1], 16) for w in (l.split() for l in stdout.splitlines())
-            if w and w[0].startswith("kernel-")}
+            if w and w[0].startswith(("kernel-", "staged-"))}
 
 
 # 1. Named inline and from the copy's staging buffer, to a file and back.
@@ -121,6 +121,35 @@ held = re.search(r"kernel names: (\d+) times a launch was read before its upload
 t.ok(held is None or (held.group(1) == "1" and held.group(2) == "0"),
      "the closing line says it was held (%s), none given up" % (held.group(1) if held else 0),
      p.stderr[-500:])
+
+# 2d. Code copied through one staging buffer that the next upload reuses
+# (eager loading's chunks): at the launches the buffer holds other code, so
+# each copy that looks like code is read when it is seen, a module's
+# chunks joined (B's code lies across them).  Then a copy whose buffer is
+# reused before it is read: it holds k_add's code (10 registers a thread,
+# tests/kernels/k.cubin's .nv.info), launched with k_scale's 8: not k_add.
+scale = os.path.join(tmp, "k_scale_d.code")
+subprocess.run([sys.executable, os.path.join(KDIR, "section.py"), os.path.join(KDIR, "k.cubin"),
+                ".text._Z7k_scaleIdEvPT_S0_i", scale], check=True)
+trs = os.path.join(tmp, "staged.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trs, "--", kfake, "-f", ctl,
+         "kernel-staged", CODE, scale, "8"], env=env)
+staged = programs(p.stdout)
+got = launches(decode_json(trs))
+want = {"staged-a": "k_add", "staged-b": "_Z7k_scaleIdEvPT_S0_i",
+        "staged-module-a": "k_add", "staged-module-b": "_Z7k_scaleIdEvPT_S0_i"}
+named = {k: (got.get(staged.get(k)) or {}).get("kernel_mangled") for k in want}
+t.ok(named == want and all(got[staged[k]].get("kernel_found") == "copy" for k in want),
+     "uploads through a reused staging buffer, a function across a module's chunks: each "
+     "named from the copy read when seen", (named, p.stderr[-700:]))
+t.ok(re.search(r"\b5 code copies read when seen", p.stderr),
+     "the closing line counts the code copies read when seen (5)", p.stderr[-700:])
+fast = got.get(staged.get("staged-fast")) or {}
+refused = re.search(r"(\d+) matches refused \(the code needs more registers", p.stderr)
+t.ok(fast and fast.get("kernel_mangled") != "k_add" and refused and int(refused.group(1)) >= 1,
+     "a copy read after its buffer was reused (k_add's code, 10 registers) launched with 8: "
+     "not named k_add (%s), the refusal counted" % fast.get("kernel_mangled"),
+     (fast, p.stderr[-700:]))
 
 # 3. Live, no file: the same stand-in without the fatbin names nothing
 #    from files: inline code in no file is a jit: id; the copy stays unnamed.

@@ -115,6 +115,32 @@ static void test_fatbins(void)
 	ct_kindex_free(&two);
 }
 
+/* Registers a thread, from .nv.info's REGCOUNT (k_add 10, k_scale 8 in
+ * nvcc 13.0's sm_90 cubin), and a launch that gives fewer refuses the match. */
+static void test_registers(void)
+{
+	struct ct_kindex x = index_of("tests/kernels/k_plain.fatbin");
+	const struct ct_kfunc *add = by_name(&x, "k_add", 90);
+	const struct ct_kfunc *sf = by_name(&x, "_Z7k_scaleIfEvPT_S0_i", 90);
+	size_t n = 0;
+	uint8_t *code = slurp("tests/kernels/k_add.code", &n);
+	struct ct_kfound r;
+
+	ok(add && sf && add->regs == 10 && sf->regs == 8, "registers from .nv.info: k_add %u, "
+	   "k_scale<float> %u", add ? add->regs : 0, sf ? sf->regs : 0);
+	r = code ? ct_kindex_lookup_for(&x, code, n, 16) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_ONE && r.f == add, "a launch of 16 registers: k_add's code is k_add");
+	r = code ? ct_kindex_lookup_for(&x, code, n, 9) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_NONE && r.too_few_regs == 1,
+	   "a launch of 9 registers cannot run k_add (10): refused, counted (%u)", r.too_few_regs);
+	r = ct_kindex_by_size(&x, 512, 512, 8);
+	ok(r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.too_few_regs == 1,
+	   "by size with 8 registers: the two k_scale, not k_add (%u names, %u refused)",
+	   r.candidates, r.too_few_regs);
+	free(code);
+	ct_kindex_free(&x);
+}
+
 struct masks_seen {
 	uint32_t funcs, masked, lost;
 };
@@ -736,6 +762,7 @@ static void test_metrics(void)
 int main(void)
 {
 	test_fatbins();
+	test_registers();
 	test_relocations();
 	test_hostile();
 	test_cache();
