@@ -49,7 +49,6 @@ void ct_status_line(struct ct_capture *c, bool last)
 static void report_left_to_libdw(const struct ct_unwind_stats *us)
 {
 	static const char *const why[CT_CFI_NONE_KINDS] = {
-		[CT_CFI_USABLE] = "a read out of the copy (the stack's end)",
 		[CT_CFI_NO_MODULE] = "no module", [CT_CFI_NO_FDE] = "no FDE",
 		[CT_CFI_SIGNAL] = "a signal frame",
 		[CT_CFI_RA_SHAPE] = "a return address rule", [CT_CFI_CFA_SHAPE] = "a CFA rule",
@@ -64,7 +63,7 @@ static void report_left_to_libdw(const struct ct_unwind_stats *us)
 		return;
 	ct_err("walked by libdw:");
 	for (int i = 0; i < CT_CFI_NONE_KINDS; i++) {
-		if (!us->left_to_libdw[i])
+		if (!us->left_to_libdw[i] || !why[i])
 			continue;
 		fprintf(stderr, "%s %llu for %s", sep, (unsigned long long)us->left_to_libdw[i], why[i]);
 		sep = ",";

@@ -471,6 +471,20 @@ static bool no_cfi(const struct ct_cfi_rule *r)
 	return r && !r->usable && (r->none == CT_CFI_NO_MODULE || r->none == CT_CFI_NO_FDE);
 }
 
+/* A read the walk needs is not in the copy: the stack ends there as
+ * libdw's walk would end it (end_kind), needing the bytes up to top. */
+static bool read_out(struct uw_proc *p, const struct ct_stack *s, uint64_t low, uint64_t top,
+		     uint32_t nframes, uint32_t *kind)
+{
+	uint64_t sp = s->regs[CT_REG_RSP];
+
+	p->last_read_failed = true;
+	p->bad_read = low < sp;
+	p->need = low < sp ? 0 : top - sp;
+	*kind = end_kind(p, s, 0, false, nframes);
+	return true;
+}
+
 static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		      uint32_t *kind)
 {
@@ -499,10 +513,8 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		if (fp) {
 			uint64_t caller_bp;
 
-			if (!stack_word(s, bp, &caller_bp) || !stack_word(s, bp + 8, &pc)) {
-				u->st.left_to_libdw[CT_CFI_USABLE]++;
-				return false;
-			}
+			if (!stack_word(s, bp, &caller_bp) || !stack_word(s, bp + 8, &pc))
+				return read_out(p, s, bp, bp + 16, u->fb.nframes, kind);
 			sp = bp + 16;
 			bp = caller_bp;
 			fp_used = true;
@@ -516,10 +528,10 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		}
 		cfa = (r->cfa_reg == CT_REG_RSP ? sp : bp) + (int64_t)r->cfa_off;
 		if ((r->rbp == CT_CFI_RBP_SAVED && !stack_word(s, cfa + (int64_t)r->rbp_off, &bp)) ||
-		    !stack_word(s, cfa + (int64_t)r->ra_off, &pc)) {
-			u->st.left_to_libdw[CT_CFI_USABLE]++;   /* a read out of the copy */
-			return false;
-		}
+		    !stack_word(s, cfa + (int64_t)r->ra_off, &pc))
+			return read_out(p, s, cfa + (int64_t)(r->rbp == CT_CFI_RBP_SAVED ?
+							    r->rbp_off : r->ra_off),
+					cfa + (int64_t)r->ra_off + 8, u->fb.nframes, kind);
 		bp_known = r->rbp == CT_CFI_RBP_SAVED || (bp_known && r->rbp == CT_CFI_RBP_SAME);
 		sp = cfa + (int64_t)r->rsp_off;
 	}
@@ -578,6 +590,8 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 	u->st.fast += fast;
 	if (fast && !u->check) {
 		end->kind = fast_kind;
+		if (fast_kind == CT_STACK_END_COPY_SHORT)
+			end->need_bytes = p->need > UINT32_MAX ? UINT32_MAX : (uint32_t)p->need;
 		*status = frames_status(end->kind, false);
 		return;
 	}

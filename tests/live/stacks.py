@@ -132,6 +132,18 @@ stxt = text_of(short)
 t.ok("<- stack copy too short: -k32768]" in stxt and "driver thread" not in stxt and
      " > (unwinding stopped: the stack goes on past the bytes copied: -k32768 copies further)"
      in stxt, "-k16384 text: the tag and the frames' last line say why", stxt[:1500])
+# ... the same without CT_UNWIND_CHECK: the walk from the kept rules ends
+# where the copy does, as libdw's did, and libdw is not asked.
+libdw_need = sorted(e.get("stack_need_bytes") for e in alloc)
+env = {k: v for k, v in os.environ.items() if k != "CT_UNWIND_CHECK"}
+p = run([CUDATRACE, "-k16384", "--device", dev, "-w", short, "--", PROG, LIB, dev], env=env)
+alloc = [e for e in decode_json(short) if e["type"] == "ioctl" and KIND.get(e.get("cmd")) == "alloc"]
+t.ok(len(alloc) == 3 and all(e.get("caller") == "stack copy too short: -k32768" for e in alloc) and
+     sorted(e.get("stack_need_bytes") for e in alloc) == libdw_need and
+     "walked by libdw" not in p.stderr,
+     "-k16384, no check: the same ends and bytes needed as libdw's walk (%s), no stack left "
+     "to libdw" % libdw_need,
+     ([(e.get("caller"), e.get("stack_need_bytes")) for e in alloc], p.stderr[-600:]))
 p = run([CUDATRACE, "-k32768", "--device", dev, "-w", short, "--", PROG, LIB, dev])
 t.ok("cudatrace: stack ends: 6 complete\n" in p.stderr and
      all(e.get("caller") != "stack copy too short: -k32768" for e in decode_json(short)),
