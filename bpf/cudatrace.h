@@ -227,7 +227,7 @@ struct ct_stack {
  * CT_REC_FRAMES and CT_REC_STACK_END, as it does for a CT_REC_STACK.
  * Same h.ts_ns as the call's entry.
  */
-#define CT_KSTACK_FRAMES 128
+#define CT_KSTACK_FRAMES 256
 /* The walk reads no word further than this above sp: a thread's usual
  * stack (8 MiB, ulimit -s).  -k's BYTES bounds only what is copied. */
 #define CT_KSTACK_BYTES  (8u << 20)

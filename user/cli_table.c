@@ -383,7 +383,7 @@ static int apply_version(struct ct_options *o, const struct ct_opt *opt, const c
 /* The -s help states these numbers; change both together. */
 _Static_assert(CT_NEST_DEFAULT == 8192 && CT_NEST_MAX == 262144, "update the -s help text");
 _Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -k help text");
-_Static_assert(CT_KSTACK_FRAMES == 128 && CT_KSTACK_BYTES == 8u << 20, "update the -k help text");
+_Static_assert(CT_KSTACK_FRAMES == 256 && CT_KSTACK_BYTES == 8u << 20, "update the -k help text");
 
 #define FIELD(f) offsetof(struct ct_options, f)
 #define REQ required_argument
@@ -546,7 +546,7 @@ const struct ct_opt ct_opts[] = {
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
 	  "keep the call stack of each traced call: walked in the kernel from unwind "
-	  "tables built from each file's CFI, to its end (at most 128 frames and 8 MiB "
+	  "tables built from each file's CFI, to its end (at most 256 frames and 8 MiB "
 	  "above the stack pointer, whatever BYTES); a stack through code the tables do "
 	  "not cover yet is copied instead, BYTES of it from the stack pointer (default "
 	  "32768, at most 65536), and unwound here, by libdw; named on this machine and "

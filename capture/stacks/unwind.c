@@ -19,7 +19,7 @@
 
 /* The ring buffer's own header before each record (BPF_RINGBUF_HDR_SZ). */
 #define CT_RINGBUF_HDR 8
-#define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
+#define UNWIND_MAX_FRAMES 256    /* bound on frames (and so on CFI steps) per stack */
 /* walk_fast ends at UNWIND_MAX_FRAMES frames added: each must be added */
 _Static_assert(UNWIND_MAX_FRAMES <= CT_FRAMES_MAX, "the frame bound must fit the record");
 

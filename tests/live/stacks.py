@@ -331,6 +331,23 @@ t.ok(all(e.get("stack_end") == "copy_short" for e in dev_calls[:100]) and
                p.stderr),
      "the warm-up's copies end short, the summary says so", p.stderr)
 
+# 7g. A stack of more than 128 frames (stackprog many: 150 frames of
+# deep_frames): walked complete, up to the 256 frames a FRAMES record holds
+# (the bound was 128, and such a stack ended max_frames).
+mn = os.path.join(tmp, "many.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", mn, "--", PROG, LIB, dev, "many", "300", "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+mev = ioctls(mn)
+full = [e for e in mev[100:] if e.get("stack_end") == "end" and
+        [base(f.get("sym")) for f in e["stack"]][:155] == LOOP_CHAIN[:4] + ["deep_frames"] * 150 +
+        ["main"]]
+t.ok(walked >= 270 and len(full) == walked and m and m.group(1) == "0",
+     "150 frames of deep_frames: %d of %d walked in the kernel through all %d frames to _start, "
+     "complete (%s)" % (len(full), len(mev) - 100, len(full[0]["stack"]) if full else 0,
+                        m.group(0) if m else "no check line"),
+     [(len(e.get("stack", [])), e.get("stack_end")) for e in mev[-1:]] + [p.stderr])
+
 # 7f. A stack deeper than the walk's own bound (stackprog huge: a frame of
 # 9 MiB on a thread of 16 MiB): the walk stops 8 MiB above sp and says so.
 hg = os.path.join(tmp, "huge.ctrace")

@@ -9,6 +9,8 @@
  *   stackprog LIB FILE deep N [MS]  the same, below DEEP_LEVELS frames of
  *                               deep_frames (112 KiB: deeper than -k's
  *                               largest copy)
+ *   stackprog LIB FILE many N [MS]  the same, below MANY_LEVELS of them
+ *                               (over 128 frames, 2.3 MiB)
  *   stackprog LIB FILE huge N [MS]  the same, on a thread of 16 MiB of
  *                               stack, below a frame of HUGE_FRAME bytes
  *                               (past the kernel's walk's bound, 8 MiB)
@@ -122,6 +124,7 @@ static NOINLINE int loop(sync_fn f, int fd, long n)
  * pages are there to read. */
 #define DEEP_FRAME (16 * 1024)
 #define DEEP_LEVELS 7
+#define MANY_LEVELS 150
 
 static NOINLINE int deep_frames(int level, sync_fn f, int fd, long n, long ms)
 {
@@ -206,9 +209,10 @@ int main(int argc, char **argv)
 
 		return on_huge_stack(&a);
 	}
-	if (argc > 4 && strcmp(argv[3], "deep") == 0)
-		return deep_frames(DEEP_LEVELS, (sync_fn)dlsym(lib, "fakeCtxSync"), fd,
-				   atol(argv[4]), argc > 5 ? atol(argv[5]) : 0);
+	if (argc > 4 && (strcmp(argv[3], "deep") == 0 || strcmp(argv[3], "many") == 0))
+		return deep_frames(argv[3][0] == 'd' ? DEEP_LEVELS : MANY_LEVELS,
+				   (sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
+				   argc > 5 ? atol(argv[5]) : 0);
 	if (argc > 3 && strcmp(argv[3], "holes") == 0)
 		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)
