@@ -9,13 +9,15 @@ run the BPF programs' ns per call (run_time_ns summed over the tracer's
 programs, kernel.bpf_stats_enabled, read before and after the loop), the
 loop's CPU ns per call, and the closing line's bytes a stack record.
 The loop starts with 100 calls and a pause of 300 ms, in which the capture
-builds the tables -k walks from (once a file, not a call).
+builds the tables -k walks from (once a file, not a call).  --deep: the
+same loop below 7 frames of 16 KiB (stackprog deep: 15 frames, 112 KiB
+from sp to _start, deeper than -k's largest copy).
 
 Loss: nvfake's two threads of CALLS RM_CONTROL each, unpaced, with the
 default ring, in each -k mode: records lost.
 
   stack_costs.py --ct CUDATRACE [--compare OTHER] [--calls N] [--reps R]
-                 [--modes traced,k,k-copy] [--loss-calls 300000] [--pin L,T]
+                 [--modes traced,k,k-copy] [--loss-calls 300000] [--pin L,T] [--deep]
 
 Modes: traced (no -k), k (-k as built: the kernel's walk), k-copy (-k with
 CT_STACK_COPY=1: the stack copied and unwound by the capture, as before);
@@ -76,6 +78,8 @@ def cost_run(a, name, dev, out, helper):
     script = ("b0=$(python3 %s $PPID); %s %s %s %s loop %d 300; b1=$(python3 %s $PPID); "
               "echo bpf_total $((b1 - b0))" % (helper, " ".join(pinned(loop_cpu)), PROG, LIB,
                                               dev, a.calls, helper))
+    if a.deep:
+        script = script.replace(" loop %d 300;" % a.calls, " deep %d 300;" % a.calls)
     p = subprocess.run(pinned(tracer_cpu) + [ct] + args + ["--device", dev, "-w", out, "--",
                                                            "sh", "-c", script],
                        capture_output=True, text=True, env=dict(os.environ, **env))
@@ -109,6 +113,7 @@ def main():
     ap.add_argument("--modes", default="traced,k,k-copy")
     ap.add_argument("--loss-calls", type=int, default=300000)
     ap.add_argument("--pin")
+    ap.add_argument("--deep", action="store_true")
     a = ap.parse_args()
     modes = a.modes.split(",") + (["k-other"] if a.compare else [])
     res = {}
@@ -132,8 +137,8 @@ def main():
         finally:
             stats_on(old == "1")
         base = statistics.median(x[1] for x in res["traced"])
-        print("stack-cost medians over %d reps, %d calls (delta: BPF ns over plain tracing):"
-              % (a.reps, a.calls))
+        print("stack-cost medians over %d reps, %d calls%s (delta: BPF ns over plain tracing):"
+              % (a.reps, a.calls, ", deep stack" if a.deep else ""))
         for name in modes:
             v = res[name]
             b = statistics.median(x[1] for x in v)

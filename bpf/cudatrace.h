@@ -227,12 +227,15 @@ struct ct_stack {
  * CT_REC_FRAMES and CT_REC_STACK_END, as it does for a CT_REC_STACK.
  * Same h.ts_ns as the call's entry.
  */
-#define CT_KSTACK_FRAMES 128
+#define CT_KSTACK_FRAMES 256
+/* The walk reads no word further than this above sp: a thread's usual
+ * stack (8 MiB, ulimit -s).  -k's BYTES bounds only what is copied. */
+#define CT_KSTACK_BYTES  (8u << 20)
 struct ct_kstack {
 	struct ct_rec h;
 	__u32 nframes;
 	__u32 end;         /* enum ct_stack_end_kind */
-	__u32 need_bytes;  /* CT_STACK_END_COPY_SHORT: bytes from sp the walk would read */
+	__u32 need_bytes;  /* CT_STACK_END_MAX_BYTES: bytes from sp the walk would read */
 	__u32 fp_frames;   /* frames walked by frame pointer (code without a table) */
 	__u32 span_bytes;  /* from sp to the last frame's CFA: the stack the walk crossed */
 	__u32 _pad;
@@ -397,6 +400,8 @@ enum ct_stack_end_kind {
 				       * unwind table covers, walked by its frame pointer */
 	CT_STACK_END_NO_FP      = 8, /* a pc that no unwind table covers, and rbp is not a
 				      * frame pointer that can be followed */
+	CT_STACK_END_MAX_BYTES  = 9, /* the kernel's walk: the stack goes on past
+				      * CT_KSTACK_BYTES above sp, its bound */
 	CT_STACK_END_KINDS
 };
 

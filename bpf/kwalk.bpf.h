@@ -127,8 +127,9 @@ enum kwalk_copy {
 	KW_OTHER = CT_CNT_KWALK_COPY_OTHER,
 };
 
-/* The word at addr of the stack, within -k's reach of sp; false (the
- * walk's end set) where it is not. */
+/* The word at addr of the stack, within CT_KSTACK_BYTES of sp (a walk
+ * costs by the frame, not by the byte: -k's size bounds only a copy);
+ * false (the walk's end set) where it is not. */
 static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64 *out)
 {
 	struct kwalk *w = &o->w;
@@ -138,8 +139,8 @@ static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64
 		w->end = CT_STACK_END_BAD_READ;
 		return false;
 	}
-	if (addr - w->sp0 + 8 > stack_bytes) {
-		w->end = CT_STACK_END_COPY_SHORT;
+	if (addr - w->sp0 + 8 > CT_KSTACK_BYTES) {
+		w->end = CT_STACK_END_MAX_BYTES;
 		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
 		return false;
 	}
@@ -147,9 +148,9 @@ static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64
 		*out = o->win[(off / 8) & (KW_WIN / 8 - 1)];
 		return true;
 	}
-	/* A new window from addr, within -k's reach; where it crosses into a
+	/* A new window from addr, within the bound; where it crosses into a
 	 * page that cannot be read, the word alone. */
-	n = w->sp0 + stack_bytes - addr;
+	n = w->sp0 + CT_KSTACK_BYTES - addr;
 	if (n > KW_WIN)
 		n = KW_WIN;
 	n &= ~7ull;
@@ -409,7 +410,7 @@ static __noinline bool send_kstack(__u64 ts)
 	out->rec.end = w->end == CT_STACK_END_COMPLETE && w->fp ? CT_STACK_END_COMPLETE_FP : w->end;
 	out->rec.need_bytes = w->need;
 	out->rec.fp_frames = w->fp;
-	out->rec.span_bytes = w->sp - w->sp0 > stack_bytes ? stack_bytes : w->sp - w->sp0;
+	out->rec.span_bytes = w->sp - w->sp0 > CT_KSTACK_BYTES ? CT_KSTACK_BYTES : w->sp - w->sp0;
 	out->rec._pad = 0;
 	size = sizeof(struct ct_kstack) + (__u64)(w->n & (CT_KSTACK_FRAMES * 2 - 1)) * 8;
 	if (size > sizeof(out->rec) + sizeof(out->pcs))

@@ -122,8 +122,10 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 	fputc('\n', stderr);
 	if (us->kchecked)
 		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "
-			"differ from the copy's unwinding\n",
-			(unsigned long long)us->kcheck_mismatches, (unsigned long long)us->kchecked);
+			"differ from the copy's unwinding (%llu compared up to the copy's end, "
+			"which the walk went past)\n",
+			(unsigned long long)us->kcheck_mismatches, (unsigned long long)us->kchecked,
+			(unsigned long long)us->kcheck_past_copy);
 }
 
 /* -k: the unwinder's work and why the stacks end. */

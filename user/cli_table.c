@@ -383,6 +383,7 @@ static int apply_version(struct ct_options *o, const struct ct_opt *opt, const c
 /* The -s help states these numbers; change both together. */
 _Static_assert(CT_NEST_DEFAULT == 8192 && CT_NEST_MAX == 262144, "update the -s help text");
 _Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -k help text");
+_Static_assert(CT_KSTACK_FRAMES == 256 && CT_KSTACK_BYTES == 8u << 20, "update the -k help text");
 
 #define FIELD(f) offsetof(struct ct_options, f)
 #define REQ required_argument
@@ -544,14 +545,16 @@ const struct ct_opt ct_opts[] = {
 	  C_NONE, NULL, apply_metrics_kernels, .live = 1 },
 
 	{ "stack", 'k', optional_argument, "BYTES", "-k, --stack[=BYTES]", G_STACK,
-	  "keep the call stack of each traced call, BYTES of the user stack from its "
-	  "stack pointer (default 32768, at most 65536): walked in the kernel from unwind "
-	  "tables built from each file's CFI (a stack through code the tables do not cover "
-	  "yet is copied and unwound here, by libdw), named on this machine and stored in "
-	  "the trace: each call shows its frames, as strace -k, and [api <- caller]; a "
-	  "stack that ends in the driver library says why ([cuInit <- stack copy too short: "
-	  "-k65536], no CFI, bad stack read, driver thread), and the end of the capture "
-	  "counts the stacks by why they end",
+	  "keep the call stack of each traced call: walked in the kernel from unwind "
+	  "tables built from each file's CFI, to its end (at most 256 frames and 8 MiB "
+	  "above the stack pointer, whatever BYTES); a stack through code the tables do "
+	  "not cover yet is copied instead, BYTES of it from the stack pointer (default "
+	  "32768, at most 65536), and unwound here, by libdw; named on this machine and "
+	  "stored in the trace: each call shows its frames, as strace -k, and [api <- "
+	  "caller]; a stack that ends in the driver library says why ([cuInit <- stack "
+	  "copy too short: -k65536], no CFI, bad stack read, frame limit, stack deeper "
+	  "than 8 MiB, driver thread), and the end of the capture counts the stacks by "
+	  "why they end",
 	  C_NONE, NULL, apply_stack, .live = 1 },
 	{ "api-lib", OPT_API_LIB, REQ, "GLOB[,GLOB]", NULL, G_STACK,
 	  "the driver libraries whose exported function is a call's api (default "

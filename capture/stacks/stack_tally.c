@@ -76,6 +76,7 @@ void ct_stack_tally_print(const struct ct_stack_tally *t, FILE *out)
 		[CT_WHY_COMPLETE_FP] = "complete through code without unwind information, "
 				       "walked by frame pointer",
 		[CT_WHY_NO_FP] = "no CFI and no frame pointer",
+		[CT_WHY_MAX_BYTES] = "deeper than the walk's bound",
 	};
 	const char *sep = "cudatrace: stack ends: ";
 	int i;
@@ -89,6 +90,8 @@ void ct_stack_tally_print(const struct ct_stack_tally *t, FILE *out)
 		if (i == CT_WHY_COPY_SHORT && t->deeper)
 			fprintf(out, " (%llu deeper than -k%u)", (unsigned long long)t->deeper,
 				CT_STACK_MAX);
+		if (i == CT_WHY_MAX_BYTES)
+			fprintf(out, " (%u MiB above sp)", CT_KSTACK_BYTES >> 20);
 		sep = ", ";
 	}
 	if (*sep == ',')

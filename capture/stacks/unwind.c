@@ -19,7 +19,7 @@
 
 /* The ring buffer's own header before each record (BPF_RINGBUF_HDR_SZ). */
 #define CT_RINGBUF_HDR 8
-#define UNWIND_MAX_FRAMES 128    /* bound on frames (and so on CFI steps) per stack */
+#define UNWIND_MAX_FRAMES 256    /* bound on frames (and so on CFI steps) per stack */
 /* walk_fast ends at UNWIND_MAX_FRAMES frames added: each must be added */
 _Static_assert(UNWIND_MAX_FRAMES <= CT_FRAMES_MAX, "the frame bound must fit the record");
 
@@ -429,6 +429,7 @@ static uint32_t frames_status(uint32_t kind, bool no_module)
 	case CT_STACK_END_BAD_READ:
 		return CT_UNWIND_NO_STACK;
 	case CT_STACK_END_MAX_FRAMES:
+	case CT_STACK_END_MAX_BYTES:
 		return CT_UNWIND_MAX_FRAMES;
 	case CT_STACK_END_NO_MAPS:
 		return CT_UNWIND_NO_MAPS;
@@ -625,7 +626,9 @@ static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
 }
 
 /* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
- * kernel's walk of the same call. */
+ * kernel's walk of the same call.  The walk is not bounded by the copy's
+ * size: where the copy ends short, only the frames it holds are compared,
+ * and the walk must have found them all. */
 static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32_t kind)
 {
 	uint32_t i = 0, n = u->kcheck.n;
@@ -635,6 +638,10 @@ static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32
 	u->st.kchecked++;
 	if (i == n && n == u->fb.nframes && end_class(u->kcheck.end) == end_class(kind))
 		return;
+	if (kind == CT_STACK_END_COPY_SHORT && i == u->fb.nframes) {
+		u->st.kcheck_past_copy++;
+		return;
+	}
 	if (u->st.kcheck_mismatches++ < 5)
 		ct_err(CT_UNWIND_CHECK_ENV ": tid %u: kernel walk %u frames "
 			"(end %u), the copy's unwinding %u (end %u), first difference at frame %u\n",

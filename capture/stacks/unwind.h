@@ -67,6 +67,7 @@ struct ct_unwind_stats {
 	uint64_t kstack_fp;     /* ... through code without a table, by frame pointer */
 	uint64_t kchecked;      /* CT_UNWIND_CHECK: kernel walks compared with the copy's */
 	uint64_t kcheck_mismatches;
+	uint64_t kcheck_past_copy;   /* ... compared up to the copy's end: the walk went on */
 	uint64_t checked;       /* CT_UNWIND_CHECK: fast walks walked again by libdw */
 	uint64_t check_mismatches;   /* ... that libdw walked otherwise */
 };

@@ -462,7 +462,8 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 		return;
 	if (c->stack_end) {
 		em_str(e, "stack_end", ct_stack_why_name(ct_stack_why_of(f, c->stack_end, false)));
-		if (c->stack_end->kind == CT_STACK_END_COPY_SHORT)
+		if (c->stack_end->kind == CT_STACK_END_COPY_SHORT ||
+		    c->stack_end->kind == CT_STACK_END_MAX_BYTES)
 			em_u64(e, "stack_need_bytes", c->stack_end->need_bytes);
 	} else {
 		em_str(e, "stack_end", status_name(f->status));

@@ -16,6 +16,7 @@ enum ct_stack_why ct_stack_why_of(const struct ct_frames *f, const struct ct_sta
 		[CT_STACK_END_ERROR] = CT_WHY_ERROR,
 		[CT_STACK_END_COMPLETE_FP] = CT_WHY_COMPLETE_FP,
 		[CT_STACK_END_NO_FP] = CT_WHY_NO_FP,
+		[CT_STACK_END_MAX_BYTES] = CT_WHY_MAX_BYTES,
 	};
 	static const enum ct_stack_why of_status[] = {
 		[CT_UNWIND_END] = CT_WHY_COMPLETE,
@@ -73,6 +74,9 @@ const char *ct_stack_why_tag(enum ct_stack_why why, uint32_t suggest, char *buf,
 		return "bad stack read";
 	case CT_WHY_MAX_FRAMES:
 		return "frame limit";
+	case CT_WHY_MAX_BYTES:
+		snprintf(buf, size, "stack deeper than %u MiB", CT_KSTACK_BYTES >> 20);
+		return buf;
 	case CT_WHY_NO_MAPS:
 		return "no mappings";
 	case CT_WHY_ERROR:
@@ -102,6 +106,10 @@ const char *ct_stack_why_text(enum ct_stack_why why, uint32_t suggest, char *buf
 		return "a read outside the stack (below sp, past its mapping, or a fault)";
 	case CT_WHY_MAX_FRAMES:
 		return "frame limit reached";
+	case CT_WHY_MAX_BYTES:
+		snprintf(buf, size, "the stack goes on past the walk's bound, %u MiB above the "
+			 "stack pointer", CT_KSTACK_BYTES >> 20);
+		return buf;
 	case CT_WHY_NO_MAPS:
 		return "the process was gone before its mappings could be read";
 	case CT_WHY_ERROR:
@@ -119,6 +127,7 @@ const char *ct_stack_why_name(enum ct_stack_why why)
 		[CT_WHY_BAD_READ] = "bad_read", [CT_WHY_MAX_FRAMES] = "max_frames",
 		[CT_WHY_NO_MAPS] = "no_maps", [CT_WHY_ERROR] = "error", [CT_WHY_UNKNOWN] = "end",
 		[CT_WHY_COMPLETE_FP] = "end_fp", [CT_WHY_NO_FP] = "no_fp",
+		[CT_WHY_MAX_BYTES] = "max_bytes",
 	};
 
 	return why < CT_WHY_COUNT ? names[why] : "unknown";

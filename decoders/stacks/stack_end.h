@@ -26,6 +26,7 @@ enum ct_stack_why {
 	CT_WHY_COMPLETE_FP,     /* the outermost frame, through code without unwind
 				 * information walked by its frame pointer */
 	CT_WHY_NO_FP,           /* code without unwind information or a frame pointer */
+	CT_WHY_MAX_BYTES,       /* the kernel's walk: deeper than its bound (CT_KSTACK_BYTES) */
 	CT_WHY_COUNT
 };
 
@@ -44,7 +45,8 @@ uint32_t ct_stack_suggest(uint32_t need, uint32_t copied);
 const char *ct_stack_why_tag(enum ct_stack_why why, uint32_t suggest, char *buf, size_t size);
 /* A sentence for " > (unwinding stopped: ...)"; NULL for a complete stack. */
 const char *ct_stack_why_text(enum ct_stack_why why, uint32_t suggest, char *buf, size_t size);
-/* JSON's stack_end value: "end", "end_fp", "copy_short", "no_cfi", "no_fp", "bad_read" ... */
+/* JSON's stack_end value: "end", "end_fp", "copy_short", "no_cfi", "no_fp", "bad_read",
+ * "max_bytes" ... */
 const char *ct_stack_why_name(enum ct_stack_why why);
 
 #endif

@@ -311,6 +311,73 @@ t.ok("no CFI and no frame pointer" in p.stderr and
      "(unwinding stopped: code without unwind information (CFI), and rbp is not a frame pointer "
      "to follow)" in text_of(jit), "the summary and the text say why", p.stderr)
 
+# 7e. A stack deeper than -k's largest copy (stackprog deep: 7 frames of
+# 16 KiB between main and the loop, as XLA's and CPython's deep stacks):
+# -k's size bounds a copy, not the kernel's walk (it costs by the frame),
+# so once the tables are built each call is walked through to main and
+# _start, complete, where before it ended copy_short at 64 KiB; the
+# warm-up's copies still end short, and the check compares each walk with
+# its copy as far as the copy goes.
+DEEP_CHAIN = LOOP_CHAIN[:4] + ["deep_frames"] * 7 + ["main"]
+dp = os.path.join(tmp, "deep.ctrace")
+p = run([CUDATRACE, "-k65536", "--device", dev, "-w", dp, "--", PROG, LIB, dev, "deep", "1000",
+         "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+t.ok("0 lost" in p.stderr and walked >= 900 and m and m.group(1) == "0" and
+     int(m.group(2)) == walked,
+     "a 112 KiB stack: %d of 1000 walked in the kernel, each as the capture unwinds its copy "
+     "as far as the copy goes (%s)" % (walked, m.group(0) if m else "no check line"), p.stderr)
+dev_calls = ioctls(dp)
+deep_ok = [e for e in dev_calls[100:]
+           if [base(f.get("sym")) for f in e.get("stack", [])][:12] == DEEP_CHAIN and
+           "_start" in [f.get("sym") for f in e["stack"]] and e.get("stack_end") == "end" and
+           e.get("stack_bytes", 0) > 65536]
+t.ok(len(dev_calls) == 1100 and len(deep_ok) == walked,
+     "... each walked stack: ioctl < drv_submit < fakeCtxSync < loop < 7 deep_frames < main "
+     "... _start, complete, over 64 KiB from sp (%d of %d calls)" % (len(deep_ok), len(dev_calls)),
+     [([f.get("sym") for f in e.get("stack", [])], e.get("stack_end"), e.get("stack_bytes"))
+      for e in dev_calls[-1:]])
+t.ok(all(e.get("stack_end") == "copy_short" for e in dev_calls[:100]) and
+     re.search(r"stack ends: %d complete, %d stack copy too short" % (walked, 1100 - walked),
+               p.stderr),
+     "the warm-up's copies end short, the summary says so", p.stderr)
+
+# 7g. A stack of more than 128 frames (stackprog many: 150 frames of
+# deep_frames): walked complete, up to the 256 frames a FRAMES record holds
+# (the bound was 128, and such a stack ended max_frames).
+mn = os.path.join(tmp, "many.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", mn, "--", PROG, LIB, dev, "many", "300", "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+mev = ioctls(mn)
+full = [e for e in mev[100:] if e.get("stack_end") == "end" and
+        [base(f.get("sym")) for f in e["stack"]][:155] == LOOP_CHAIN[:4] + ["deep_frames"] * 150 +
+        ["main"]]
+t.ok(walked >= 270 and len(full) == walked and m and m.group(1) == "0",
+     "150 frames of deep_frames: %d of %d walked in the kernel through all %d frames to _start, "
+     "complete (%s)" % (len(full), len(mev) - 100, len(full[0]["stack"]) if full else 0,
+                        m.group(0) if m else "no check line"),
+     [(len(e.get("stack", [])), e.get("stack_end")) for e in mev[-1:]] + [p.stderr])
+
+# 7f. A stack deeper than the walk's own bound (stackprog huge: a frame of
+# 9 MiB on a thread of 16 MiB): the walk stops 8 MiB above sp and says so.
+hg = os.path.join(tmp, "huge.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", hg, "--", PROG, LIB, dev, "huge", "300", "1000"])
+walked, _ = kernel_walks(p.stderr)
+hev = ioctls(hg)
+bound = [e for e in hev if e.get("stack_end") == "max_bytes"]
+t.ok(walked >= 270 and len(bound) == walked and
+     all([base(f.get("sym")) for f in e["stack"]] == LOOP_CHAIN[:4] + ["below_huge_frame"] and
+         e.get("stack_need_bytes", 0) > 8 << 20 for e in bound) and
+     "%d deeper than the walk's bound (8 MiB above sp)" % walked in p.stderr and
+     "(unwinding stopped: the stack goes on past the walk's bound, 8 MiB above the stack "
+     "pointer)" in text_of(hg),
+     "a frame of 9 MiB: %d walked to the walk's bound, 8 MiB above sp: stack_end max_bytes, "
+     "and the summary and the text say so" % len(bound),
+     [([f.get("sym") for f in e.get("stack", [])], e.get("stack_end"),
+       e.get("stack_need_bytes")) for e in hev[-1:]] + [p.stderr])
+
 # 7d. The table thread builds the smallest file waiting first, and a large
 # file's build gives way to a smaller one wanted after it: on the GPU
 # machine libtorch_cuda.so (a GiB) came first, and the tables of the small

@@ -6,6 +6,14 @@
  *   stackprog LIB FILE loop N [MS]  N calls of fakeCtxSync; prints ns per call
  *                               (MS: first 100 calls, then a pause of MS ms:
  *                               -k's tables are built in it)
+ *   stackprog LIB FILE deep N [MS]  the same, below DEEP_LEVELS frames of
+ *                               deep_frames (112 KiB: deeper than -k's
+ *                               largest copy)
+ *   stackprog LIB FILE many N [MS]  the same, below MANY_LEVELS of them
+ *                               (over 128 frames, 2.3 MiB)
+ *   stackprog LIB FILE huge N [MS]  the same, on a thread of 16 MiB of
+ *                               stack, below a frame of HUGE_FRAME bytes
+ *                               (past the kernel's walk's bound, 8 MiB)
  *   stackprog LIB FILE thread   one call from a thread the library starts
  *   stackprog LIB FILE holes    one ioctl from a thread of ours, below a
  *                               frame whose pages were never touched
@@ -79,6 +87,14 @@ static int call_below_untouched_pages(int fd)
 	return pthread_join(th, NULL) != 0;
 }
 
+/* 100 calls, then a pause of ms: -k's tables are built in it. */
+static inline __attribute__((always_inline)) void warm_up(sync_fn f, int fd, long ms)
+{
+	for (int i = 0; i < 100; i++)
+		f(fd);
+	usleep((useconds_t)ms * 1000);
+}
+
 static double now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -100,6 +116,62 @@ static NOINLINE int loop(sync_fn f, int fd, long n)
 	       (now_ns(CLOCK_MONOTONIC) - t0) / (double)n,
 	       (now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n);
 	return 0;
+}
+
+/* Frames of 16 KiB (a CFA offset the kernel's tables hold), 7 of them
+ * between main and the loop: a stack deeper than -k's largest copy, as
+ * XLA's and CPython's are.  Each frame is written whole, so that its
+ * pages are there to read. */
+#define DEEP_FRAME (16 * 1024)
+#define DEEP_LEVELS 7
+#define MANY_LEVELS 150
+
+static NOINLINE int deep_frames(int level, sync_fn f, int fd, long n, long ms)
+{
+	char frame[DEEP_FRAME];
+
+	memset(frame, level, sizeof(frame));
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	if (level > 1)
+		return NO_TAIL(deep_frames(level - 1, f, fd, n, ms));
+	if (ms)
+		warm_up(f, fd, ms);
+	return NO_TAIL(loop(f, fd, n));
+}
+
+/* A frame of 9 MiB (a variable-length array: its CFA is rbp's, which a
+ * table holds at any size), on a thread whose stack holds it. */
+#define HUGE_FRAME (9l << 20)
+#define HUGE_STACK (16l << 20)
+
+struct huge_args {
+	sync_fn f;
+	int fd;
+	long n, ms, bytes;
+};
+
+static NOINLINE void *below_huge_frame(void *p)
+{
+	struct huge_args *a = p;
+	char frame[a->bytes];
+
+	memset(frame, 1, sizeof(frame));
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	if (a->ms)
+		warm_up(a->f, a->fd, a->ms);
+	return (void *)(intptr_t)NO_TAIL(loop(a->f, a->fd, a->n));
+}
+
+static int on_huge_stack(struct huge_args *a)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+
+	pthread_attr_init(&attr);
+	if (pthread_attr_setstacksize(&attr, HUGE_STACK) ||
+	    pthread_create(&th, &attr, below_huge_frame, a))
+		return 1;
+	return pthread_join(th, NULL) != 0;
 }
 
 int main(int argc, char **argv)
@@ -127,13 +199,20 @@ int main(int argc, char **argv)
 	if (argc > 4 && strcmp(argv[3], "loop") == 0) {
 		sync_fn f = (sync_fn)dlsym(lib, "fakeCtxSync");
 
-		if (argc > 5) {
-			for (int i = 0; i < 100; i++)
-				f(fd);
-			usleep((useconds_t)atol(argv[5]) * 1000);
-		}
+		if (argc > 5)
+			warm_up(f, fd, atol(argv[5]));
 		return loop(f, fd, atol(argv[4]));
 	}
+	if (argc > 4 && strcmp(argv[3], "huge") == 0) {
+		struct huge_args a = { (sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
+				       argc > 5 ? atol(argv[5]) : 0, HUGE_FRAME };
+
+		return on_huge_stack(&a);
+	}
+	if (argc > 4 && (strcmp(argv[3], "deep") == 0 || strcmp(argv[3], "many") == 0))
+		return deep_frames(argv[3][0] == 'd' ? DEEP_LEVELS : MANY_LEVELS,
+				   (sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
+				   argc > 5 ? atol(argv[5]) : 0);
 	if (argc > 3 && strcmp(argv[3], "holes") == 0)
 		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)

@@ -166,6 +166,8 @@ int main(void)
 		      "a bad read");
 	attribute_end(cut, 2, 7, CT_STACK_END_NO_FP, 0, "no CFI, no frame pointer", CT_WHY_NO_FP,
 		      "the kernel's walk: code without CFI, rbp no frame pointer");
+	attribute_end(cut, 2, 7, CT_STACK_END_MAX_BYTES, 8u << 20, "stack deeper than 8 MiB",
+		      CT_WHY_MAX_BYTES, "the kernel's walk: past its bound, 8 MiB above sp");
 	attribute_end(cut, 2, 8, CT_STACK_END_COMPLETE_FP, 0, "driver thread", CT_WHY_DRIVER_THREAD,
 		      "complete through code walked by frame pointer, inside the library on "
 		      "another thread: the driver's own");
