@@ -115,9 +115,10 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			(unsigned long long)(kt.none[CT_UW_ROWS_STOPPED] + kt.none[CT_UW_ROWS_NO_MEM]));
 	if (kt.lazy)
 		fprintf(stderr, ", %llu files lazy (%llu FDEs built on demand, in %llu runs; "
-			"%llu rows of old runs)", (unsigned long long)kt.lazy,
-			(unsigned long long)kt.lazy_fdes, (unsigned long long)kt.lazy_runs,
-			(unsigned long long)kt.rows_old);
+			"%llu rows of old runs, %llu not reused yet, %llu grace periods)",
+			(unsigned long long)kt.lazy, (unsigned long long)kt.lazy_fdes,
+			(unsigned long long)kt.lazy_runs, (unsigned long long)kt.rows_old,
+			(unsigned long long)kt.rows_spare, (unsigned long long)kt.graces);
 	if (kt.lazy_full)
 		fprintf(stderr, ", %llu FDEs left out of a lazy table (the rows full)",
 			(unsigned long long)kt.lazy_full);

@@ -15,6 +15,7 @@
 #include "idmap.h"
 #include "ktables.h"
 #include "uw_lazy.h"
+#include "uw_space.h"
 
 /*
  * Files of at least this many bytes get lazy tables: only the FDEs stacks
@@ -30,6 +31,7 @@
  */
 #define CT_KT_LAZY_BYTES (16ull << 20)
 #define CT_KT_LAZY_ENV   "CT_KT_LAZY_MIN"
+#define CT_KT_ROWS_ENV   "CT_KT_ROWS"   /* fewer rows than the array's, for tests */
 
 enum kt_state { KT_NEW, KT_QUEUED, KT_LOADED, KT_NONE, KT_LAZY };
 
@@ -50,7 +52,7 @@ struct kt_file {
 	struct kt_file *next_lazy;   /* in kt->lazy, while asks wait */
 	bool in_lazy;
 	struct ct_uw_lazy *lz;
-	uint32_t run_n;
+	uint32_t run_first, run_n;
 };
 
 struct ct_ktables {
@@ -59,6 +61,7 @@ struct ct_ktables {
 	uint64_t lazy_min;       /* files of at least this many bytes are lazy */
 	uint32_t gen;            /* the tables' generation: the kernel's cached rules hold in it */
 	struct ct_uw_row *rows;  /* uw_rows's memory */
+	struct ct_uw_space space;   /* where rows go (the thread's) */
 	size_t rows_bytes;
 	uint32_t next_id;
 	struct idmap files;      /* file key -> struct kt_file (capture thread) */
@@ -92,6 +95,14 @@ static void requeue(struct ct_ktables *kt, struct kt_file *f)
 	pthread_mutex_unlock(&kt->mu);
 }
 
+/* The rows' counts from the space (kt->mu held). */
+static void space_stats(struct ct_ktables *kt)
+{
+	kt->st.rows = kt->space.end - kt->space.spare;
+	kt->st.rows_spare = kt->space.spare;
+	kt->st.graces = kt->space.graces;
+}
+
 /* File id's entry, one 8-byte store after its rows: the kernel reads it
  * as one word, so it never sees one run's start with another's length. */
 static void set_entry(struct ct_ktables *kt, uint32_t id, struct ct_uw_file e)
@@ -108,12 +119,9 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	struct ct_uw_file entry = { .first = CT_UW_FILE_NONE };
 	struct ct_uw_rows r;
 	enum ct_uw_rows_fail why;
-	size_t room;
+	uint32_t first;
 
-	pthread_mutex_lock(&kt->mu);
-	room = kt->st.rows_max - kt->st.rows;
-	pthread_mutex_unlock(&kt->mu);
-	why = ct_uw_rows_build(f->fd, room, &kt->stop, &kt->give_way, &r);
+	why = ct_uw_rows_build(f->fd, ct_uw_space_tail(&kt->space), &kt->stop, &kt->give_way, &r);
 	if (why == CT_UW_ROWS_GAVE_WAY) {
 		pthread_mutex_lock(&kt->mu);
 		kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
@@ -123,9 +131,8 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	}
 	close(f->fd);
 	f->fd = -1;
-	if (why == CT_UW_ROWS_OK && r.n) {
-		/* Only this thread adds rows: the room measured stays. */
-		entry.first = (uint32_t)(kt->st.rows_max - room);
+	if (why == CT_UW_ROWS_OK && r.n && ct_uw_space_take(&kt->space, (uint32_t)r.n, &first)) {
+		entry.first = first;
 		entry.n = (uint32_t)r.n;
 		memcpy(kt->rows + entry.first, r.v, r.n * sizeof(*r.v));
 	} else if (why == CT_UW_ROWS_OK) {
@@ -135,7 +142,7 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	set_entry(kt, f->id, entry);
 	pthread_mutex_lock(&kt->mu);
 	if (entry.n) {
-		kt->st.rows += entry.n;
+		space_stats(kt);
 		kt->st.loaded++;
 	} else {
 		kt->st.none[why]++;
@@ -182,9 +189,9 @@ static bool lazy_open(struct ct_ktables *kt, struct kt_file *f)
 }
 
 /*
- * The FDEs asked for built, and the file's new run written after every
- * row in use (never over rows the kernel may be reading: the old run is
- * left, counted as waste), then its entry moved to it.  The kernel caches
+ * The FDEs asked for built, and the file's new run written where
+ * uw_space.h gives room (never over rows the kernel may be reading), then
+ * its entry moved to it and the old run given back.  The kernel caches
  * no CT_UW_NOT_BUILT (a copy is no rule), and an FDE's rows are the same
  * in every run, so the rules it cached hold: the generation stays.
  */
@@ -192,33 +199,31 @@ static void lazy_serve(struct ct_ktables *kt, struct kt_file *f, uint64_t *asks,
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	const struct ct_uw_rows *run;
-	size_t added, room;
+	size_t added;
 	uint32_t first;
 
 	if (!lazy_open(kt, f) || !(added = ct_uw_lazy_add(f->lz, asks, n)))
 		return;
 	run = ct_uw_lazy_run(f->lz);
-	pthread_mutex_lock(&kt->mu);
-	room = kt->st.rows_max - kt->st.rows;
-	pthread_mutex_unlock(&kt->mu);
-	if (!run || run->n > room) {
+	if (!run || run->n > UINT32_MAX || !ct_uw_space_take(&kt->space, (uint32_t)run->n, &first)) {
 		pthread_mutex_lock(&kt->mu);
+		space_stats(kt);
 		kt->st.lazy_full += added;
 		pthread_mutex_unlock(&kt->mu);
 		return;
 	}
-	/* Only this thread adds rows: the room measured stays. */
-	first = (uint32_t)(kt->st.rows_max - room);
 	memcpy(kt->rows + first, run->v, run->n * sizeof(*run->v));
 	set_entry(kt, f->id, (struct ct_uw_file){ .first = first, .n = (uint32_t)run->n });
+	ct_uw_space_give(&kt->space, f->run_first, f->run_n);
 	pthread_mutex_lock(&kt->mu);
-	kt->st.rows += run->n;
+	space_stats(kt);
 	kt->st.rows_old += f->run_n;
 	kt->st.loaded += !f->run_n;
 	kt->st.lazy_fdes += added;
 	kt->st.lazy_runs++;
 	kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 	pthread_mutex_unlock(&kt->mu);
+	f->run_first = first;
 	f->run_n = (uint32_t)run->n;
 }
 
@@ -458,7 +463,10 @@ struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 	kt->files_fd = fds.files;
 	kt->gen_fd = fds.gen;
 	kt->next_id = 1;
+	if (getenv(CT_KT_ROWS_ENV) && strtoul(getenv(CT_KT_ROWS_ENV), NULL, 10) < rows_max)
+		rows_max = (uint32_t)strtoul(getenv(CT_KT_ROWS_ENV), NULL, 10);
 	kt->st.rows_max = rows_max;
+	ct_uw_space_init(&kt->space, rows_max);
 	kt->lazy_min = lazy_min();
 	kt->rows_bytes = ((size_t)rows_max * sizeof(struct ct_uw_row) + page - 1) & ~(size_t)(page - 1);
 	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds.rows, 0);
@@ -511,6 +519,7 @@ void ct_ktables_free(struct ct_ktables *kt)
 	if (kt->entries)
 		munmap(kt->entries, files_bytes(sysconf(_SC_PAGESIZE)));
 	free(kt->procbuf);
+	ct_uw_space_free(&kt->space);
 	pthread_mutex_destroy(&kt->mu);
 	pthread_cond_destroy(&kt->cv);
 	free(kt);

@@ -14,8 +14,8 @@
  * the array's size bounds them, and a file that does not fit has no table
  * (its stacks are copied, counted).  A large file's table is lazy
  * (uw_lazy.h): only the FDEs the copies' frames passed through, built
- * before any whole file's, each batch a new run (the old ones are never
- * rewritten: counted as waste).
+ * before any whole file's, each batch a new run (an old one is reused
+ * only after a grace period, when the rows run short: uw_space.h).
  */
 #ifndef CT_KTABLES_H
 #define CT_KTABLES_H
@@ -37,7 +37,7 @@ struct ct_ktables_stats {
 	uint64_t files;              /* files given an id */
 	uint64_t loaded;             /* ... whose table is loaded */
 	uint64_t none[CT_UW_ROWS_FAIL_KINDS];   /* ... that have none, by why */
-	uint64_t rows, rows_max;     /* rows used, of the array's */
+	uint64_t rows, rows_max;     /* rows in use, of the array's */
 	uint64_t build_ns;           /* the table thread's time building and loading */
 	uint64_t procs;              /* process tables written */
 	uint64_t maps_cut;           /* mappings left out of a full process table */
@@ -46,7 +46,9 @@ struct ct_ktables_stats {
 	uint64_t lazy;               /* files with lazy tables (only the FDEs asked for) */
 	uint64_t lazy_fdes;          /* ... FDEs built on demand */
 	uint64_t lazy_runs;          /* ... runs written (one a file a batch of asks) */
-	uint64_t rows_old;           /* rows of lazy files' runs left behind (in rows) */
+	uint64_t rows_old;           /* rows of lazy files' runs replaced, in all */
+	uint64_t rows_spare;         /* ... not reused yet (uw_space.h) */
+	uint64_t graces;             /* grace periods waited for, to reuse them */
 	uint64_t lazy_full;          /* FDEs built but left out: the rows were full */
 	char building[CT_KT_NAME];   /* the file the thread builds now ("" none) */
 };
