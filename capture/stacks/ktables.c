@@ -261,7 +261,11 @@ static void *table_thread(void *arg)
 			pthread_mutex_unlock(&kt->mu);
 			return NULL;
 		}
-		if (kt->lazy) {   /* a few FDEs: before any whole file */
+		/* A few FDEs: before the next whole file, not in the middle of
+		 * one (a whole file is under CT_KT_LAZY_BYTES: it ends soon; a
+		 * build given way starts again, and asks keep coming while a
+		 * program finds new paths). */
+		if (kt->lazy) {
 			lazy_batch(kt);
 			pthread_mutex_unlock(&kt->mu);
 			continue;
@@ -335,8 +339,6 @@ static void lazy_ask(struct ct_ktables *kt, struct kt_file *f, uint64_t addr)
 		f->next_lazy = kt->lazy;
 		kt->lazy = f;
 	}
-	if (kt->building)   /* a few FDEs go before a whole file's build */
-		__atomic_store_n(&kt->give_way, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&kt->cv);
 	pthread_mutex_unlock(&kt->mu);
 	if (!added)
