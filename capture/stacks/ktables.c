@@ -52,7 +52,8 @@ struct kt_file {
 	struct kt_file *next_lazy;   /* in kt->lazy, while asks wait */
 	bool in_lazy;
 	struct ct_uw_lazy *lz;
-	uint32_t run_first, run_n;
+	uint32_t run_first, run_n;   /* its run in uw_rows */
+	uint32_t reg_first, reg_n;   /* the rows kept for its runs (run_where) */
 };
 
 struct ct_ktables {
@@ -195,17 +196,54 @@ static bool lazy_open(struct ct_ktables *kt, struct kt_file *f)
  * no CT_UW_NOT_BUILT (a copy is no rule), and an FDE's rows are the same
  * in every run, so the rules it cached hold: the generation stays.
  */
+/* Rows kept for a lazy file's first run, at the least. */
+#define KT_LAZY_REGION_MIN 256
+
+/*
+ * Where a lazy file's new run of n rows goes: after its run now, in the
+ * rows kept for it; else in new rows kept, twice as many as before (or
+ * as n), its old ones given back whole (to be reused after a grace
+ * period: uw_space.h) once its entry has moved.  One file's runs lie
+ * together, so what it gives back is one piece, and it takes new rows
+ * O(log) times.  false: no rows to be had.
+ */
+static bool run_where(struct ct_ktables *kt, struct kt_file *f, uint32_t n, uint32_t *first,
+		      struct uw_span *old)
+{
+	uint64_t end = (uint64_t)f->run_first + f->run_n, want;
+	uint32_t at;
+
+	*old = (struct uw_span){ 0, 0 };
+	if (f->reg_n && end + n <= (uint64_t)f->reg_first + f->reg_n) {
+		*first = (uint32_t)end;
+		return true;
+	}
+	want = 2 * (uint64_t)(n > f->reg_n ? n : f->reg_n);
+	if (want < KT_LAZY_REGION_MIN)
+		want = KT_LAZY_REGION_MIN;
+	if (want > UINT32_MAX || !ct_uw_space_take(&kt->space, (uint32_t)want, &at)) {
+		want = n;   /* short of rows: just the run */
+		if (!ct_uw_space_take(&kt->space, n, &at))
+			return false;
+	}
+	*old = (struct uw_span){ f->reg_first, f->reg_n };
+	f->reg_first = *first = at;
+	f->reg_n = (uint32_t)want;
+	return true;
+}
+
 static void lazy_serve(struct ct_ktables *kt, struct kt_file *f, uint64_t *asks, size_t n)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	const struct ct_uw_rows *run;
+	struct uw_span old;
 	size_t added;
 	uint32_t first;
 
 	if (!lazy_open(kt, f) || !(added = ct_uw_lazy_add(f->lz, asks, n)))
 		return;
 	run = ct_uw_lazy_run(f->lz);
-	if (!run || run->n > UINT32_MAX || !ct_uw_space_take(&kt->space, (uint32_t)run->n, &first)) {
+	if (!run || run->n > UINT32_MAX || !run_where(kt, f, (uint32_t)run->n, &first, &old)) {
 		pthread_mutex_lock(&kt->mu);
 		space_stats(kt);
 		kt->st.lazy_full += added;
@@ -214,7 +252,7 @@ static void lazy_serve(struct ct_ktables *kt, struct kt_file *f, uint64_t *asks,
 	}
 	memcpy(kt->rows + first, run->v, run->n * sizeof(*run->v));
 	set_entry(kt, f->id, (struct ct_uw_file){ .first = first, .n = (uint32_t)run->n });
-	ct_uw_space_give(&kt->space, f->run_first, f->run_n);
+	ct_uw_space_give(&kt->space, old.first, old.n);
 	pthread_mutex_lock(&kt->mu);
 	space_stats(kt);
 	kt->st.rows_old += f->run_n;

@@ -14,8 +14,9 @@
  * the array's size bounds them, and a file that does not fit has no table
  * (its stacks are copied, counted).  A large file's table is lazy
  * (uw_lazy.h): only the FDEs the copies' frames passed through, built
- * before the next whole file's, each batch a new run (an old one is reused
- * only after a grace period, when the rows run short: uw_space.h).
+ * before the next whole file's, each batch a new run, after the last in
+ * rows kept for the file, doubled when full (rows left are reused only
+ * after a grace period, when the rows run short: uw_space.h).
  */
 #ifndef CT_KTABLES_H
 #define CT_KTABLES_H
