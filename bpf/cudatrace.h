@@ -587,6 +587,7 @@ enum ct_counter {
 	CT_CNT_KWALK_COPY_NO_TABLE,   /* ... in a file without one (none can be made) */
 	CT_CNT_KWALK_COPY_NEW_MAP,    /* ... in a file mapping the table does not have yet */
 	CT_CNT_KWALK_COPY_OTHER,      /* a rule of another shape (CFA expression, signal frame) */
+	CT_CNT_KWALK_COPY_LAZY,       /* ... in a lazy file's FDE not built yet */
 	CT_CNT_KWALK_CHECKED,         /* CT_UNWIND_CHECK: walked and copied both */
 	CT_CNT_MAX
 };

@@ -31,6 +31,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);   /* CT_UW_FILES_MAX with -k */
+	__uint(map_flags, BPF_F_MMAPABLE);   /* an entry is one word, stored at once */
 	__type(key, __u32);
 	__type(value, struct ct_uw_file);
 } uw_files SEC(".maps");
@@ -125,6 +126,7 @@ enum kwalk_copy {
 	KW_NO_TABLE = CT_CNT_KWALK_COPY_NO_TABLE,
 	KW_NEW_MAP = CT_CNT_KWALK_COPY_NEW_MAP,
 	KW_OTHER = CT_CNT_KWALK_COPY_OTHER,
+	KW_LAZY = CT_CNT_KWALK_COPY_LAZY,
 };
 
 /* The word at addr of the stack, within CT_KSTACK_BYTES of sp (a walk
@@ -277,7 +279,7 @@ static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
 					       struct ct_uw_row *rule)
 {
 	struct kwalk *w = &c->out->w;
-	struct ct_uw_file *f;
+	struct ct_uw_file *f, fv;
 	struct ct_uw_map *m;
 	struct ct_uw_row *r;
 	bool has_file = true;
@@ -302,15 +304,21 @@ static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
 		return KW_STOP;
 	}
 	f = bpf_map_lookup_elem(&uw_files, &m->file);
-	if (!f || !f->n) {   /* not built yet, or none can be */
-		w->copy = f && f->first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+	if (!f) {
+		w->copy = KW_PENDING;
 		return KW_STOP;
 	}
-	r = find_row(f, look - m->bias);
+	/* One load: a lazy file's entry moves to a new run while we read. */
+	*(__u64 *)&fv = *(volatile __u64 *)f;
+	if (!fv.n) {   /* not built yet, or none can be */
+		w->copy = fv.first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
+		return KW_STOP;
+	}
+	r = find_row(&fv, look - m->bias);
 	if (!r || r->kind == CT_UW_NO_FDE)
 		return KW_FP;
-	if (r->kind == CT_UW_OTHER) {
-		w->copy = KW_OTHER;
+	if (r->kind == CT_UW_OTHER || r->kind == CT_UW_NOT_BUILT) {
+		w->copy = r->kind == CT_UW_OTHER ? KW_OTHER : KW_LAZY;
 		return KW_STOP;
 	}
 	*rule = *r;

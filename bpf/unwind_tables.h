@@ -17,7 +17,11 @@
  * at CFA - 8, rbp unchanged, saved at CFA + N or lost, rsp = CFA).  Gaps
  * between FDEs are rows of kind CT_UW_NO_FDE (walked by frame pointer, as
  * libdw does); any other shape is CT_UW_OTHER, which the kernel leaves to
- * the capture (the stack is copied as before).  Memory: the sizes below,
+ * the capture (the stack is copied as before).  A large file's table is
+ * lazy: only the FDEs stacks passed through, the rest CT_UW_NOT_BUILT
+ * rows; each addition is a new run elsewhere in uw_rows, and its uw_files
+ * entry (mmapped: written as one 8-byte word, read as one) moves to it.
+ * Memory: the sizes below,
  * preallocated only with -k (the maps have one entry otherwise).
  */
 #ifndef CT_UNWIND_TABLES_H
@@ -64,6 +68,8 @@ enum ct_uw_kind {
 	CT_UW_OUTERMOST,    /* the return address is undefined: the stack ends */
 	CT_UW_NO_FDE,       /* no FDE covers the address: frame pointer */
 	CT_UW_OTHER,        /* a rule of another shape: the capture unwinds it */
+	CT_UW_NOT_BUILT,    /* a lazy file's FDE not built yet: copied, and the
+			     * copy's unwinding asks for it (ktables.c) */
 };
 
 /* ct_uw_row.rbp: enum ct_cfi_rbp's values (capture/stacks/cfi_rules.h) */

@@ -78,7 +78,7 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 	static const char *const why[] = {
 		"the process had no table yet", "a file's table was not built yet",
 		"a file without a table", "a mapping not in the table yet",
-		"a rule of another shape",
+		"a rule of another shape", "a lazy file's FDE not built yet",
 	};
 	struct ct_ktables_stats kt;
 	uint64_t copies = 0, n;
@@ -86,13 +86,13 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 
 	if (!ct_unwinder_ktables_stats(c->unwinder, &kt))
 		return;
-	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_OTHER; i++)
+	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++)
 		copies += ct_bpf_counter_total(c->skel, (uint32_t)i);
 	ct_err("stacks walked in the kernel %llu (%llu through code without a "
 		"table, by frame pointer), copied %llu",
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE),
 		(unsigned long long)us->kstack_fp, (unsigned long long)copies);
-	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_OTHER; i++) {
+	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++) {
 		if (!(n = ct_bpf_counter_total(c->skel, (uint32_t)i)))
 			continue;
 		fprintf(stderr, "%s%llu for %s", sep, (unsigned long long)n,
@@ -112,6 +112,15 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			(unsigned long long)n, (unsigned long long)kt.none[CT_UW_ROWS_NO_HDR],
 			(unsigned long long)(kt.none[CT_UW_ROWS_FAR] + kt.none[CT_UW_ROWS_TOO_MANY]),
 			(unsigned long long)(kt.none[CT_UW_ROWS_STOPPED] + kt.none[CT_UW_ROWS_NO_MEM]));
+	if (kt.lazy)
+		fprintf(stderr, ", %llu files lazy (%llu FDEs built on demand, in %llu runs; "
+			"%llu rows of old runs, %llu not reused yet, %llu grace periods)",
+			(unsigned long long)kt.lazy, (unsigned long long)kt.lazy_fdes,
+			(unsigned long long)kt.lazy_runs, (unsigned long long)kt.rows_old,
+			(unsigned long long)kt.rows_spare, (unsigned long long)kt.graces);
+	if (kt.lazy_full)
+		fprintf(stderr, ", %llu FDEs left out of a lazy table (the rows full)",
+			(unsigned long long)kt.lazy_full);
 	if (kt.gave_way)
 		fprintf(stderr, ", %llu builds left for a smaller file first",
 			(unsigned long long)kt.gave_way);

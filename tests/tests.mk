@@ -69,8 +69,31 @@ $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(STACK_CFLAGS) -fno-stack-clash-protection $< -ldl -pthread -o $@
 
+# -k's tables outside the capture: the thread, lazy tables against whole ones.
+KT_OBJS := $(addprefix $(OUTPUT)/obj/,ktables.o uw_rows.o uw_lazy.o cfi_rules.o)
+
+# A lazy table against the whole one, on real files.
+tests-build: $(OUTPUT)/stacks/uw_lazy_check
+
+$(OUTPUT)/stacks/uw_lazy_check: tests/stacks/uw_lazy_check.c $(KT_OBJS) $(OUTPUT)/libcudatrace.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(KT_OBJS) $(OUTPUT)/libcudatrace.a $(LDLIBS) -pthread -o $@
+
+# -k through a large library (libLLVM-14, where installed): lazy tables.
+LLVM_CONFIG ?= $(shell command -v llvm-config-14 2>/dev/null)
+ifneq ($(LLVM_CONFIG),)
+tests-build: $(OUTPUT)/stacks/llvmprog
+endif
+
+$(OUTPUT)/stacks/llvmprog: tests/stacks/llvmprog.cpp
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) $(STACK_CFLAGS) -I$(shell $(LLVM_CONFIG) --includedir) $< \
+		-L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-14 \
+		-Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir) -o $@
+
 # -k's table thread on real maps: a large file wanted before a small one.
-KT_OBJS := $(addprefix $(OUTPUT)/obj/,ktables.o uw_rows.o cfi_rules.o)
 tests-build: $(OUTPUT)/stacks/ktables_order
 
 $(OUTPUT)/stacks/ktables_order: tests/stacks/ktables_order.c $(KT_OBJS) $(OUTPUT)/libcudatrace.a

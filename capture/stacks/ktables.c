@@ -14,8 +14,26 @@
 #include "clock.h"
 #include "idmap.h"
 #include "ktables.h"
+#include "uw_lazy.h"
+#include "uw_space.h"
 
-enum kt_state { KT_NEW, KT_QUEUED, KT_LOADED, KT_NONE };
+/*
+ * Files of at least this many bytes get lazy tables: only the FDEs stacks
+ * pass through, asked for by the copies' unwinding.  A whole table costs
+ * about 9,000 rows a MB of file (libLLVM-14, 110 MB: 977,169 rows, built
+ * in 213-276 ms here; the GPU machine took 5.2 s for 2.6M rows), so a
+ * 16 MiB file's is ~150,000 rows (4% of the array) and well under a
+ * second even there, and saves the copies a lazy table makes on each new
+ * path; the files every stack passes through on the GPU machine (XLA's,
+ * libtorch_cuda.so: hundreds of MB to a GiB) took longer than a short
+ * program ran, or overflowed the rows.  CT_KT_LAZY_MIN (bytes) changes
+ * it, for tests.
+ */
+#define CT_KT_LAZY_BYTES (16ull << 20)
+#define CT_KT_LAZY_ENV   "CT_KT_LAZY_MIN"
+#define CT_KT_ROWS_ENV   "CT_KT_ROWS"   /* fewer rows than the array's, for tests */
+
+enum kt_state { KT_NEW, KT_QUEUED, KT_LOADED, KT_NONE, KT_LAZY };
 
 struct kt_file {
 	uint64_t dev, ino;
@@ -25,12 +43,26 @@ struct kt_file {
 	uint64_t size;           /* the file's bytes: the smallest queued is built first */
 	char name[CT_KT_NAME];   /* the path's last part, for the closing line */
 	struct kt_file *next;    /* in the queue */
+	/* Lazy (KT_LAZY): the ELF addresses asked for and not yet taken by the
+	 * thread (kt->mu), those asked ever (the capture thread's, to ask once),
+	 * the table (the thread's) and its run's size in uw_rows. */
+	uint64_t *asks;
+	size_t nasks, capasks;
+	struct idmap asked;
+	struct kt_file *next_lazy;   /* in kt->lazy, while asks wait */
+	bool in_lazy;
+	struct ct_uw_lazy *lz;
+	uint32_t run_first, run_n;   /* its run in uw_rows */
+	uint32_t reg_first, reg_n;   /* the rows kept for its runs (run_where) */
 };
 
 struct ct_ktables {
 	int procs_fd, files_fd, gen_fd;
+	struct ct_uw_file *entries;   /* uw_files's memory: each entry stored as one word */
+	uint64_t lazy_min;       /* files of at least this many bytes are lazy */
 	uint32_t gen;            /* the tables' generation: the kernel's cached rules hold in it */
 	struct ct_uw_row *rows;  /* uw_rows's memory */
+	struct ct_uw_space space;   /* where rows go (the thread's) */
 	size_t rows_bytes;
 	uint32_t next_id;
 	struct idmap files;      /* file key -> struct kt_file (capture thread) */
@@ -41,6 +73,7 @@ struct ct_ktables {
 	pthread_cond_t cv;
 	struct kt_file *head;    /* the queue, in no order: the smallest goes first */
 	struct kt_file *building;   /* the file the thread builds now, or NULL */
+	struct kt_file *lazy;    /* lazy files with asks waiting: all taken at once, first */
 	bool stop;               /* also read by the thread's build, unlocked */
 	bool give_way;           /* a file smaller than building's waits (read unlocked) */
 	struct ct_ktables_stats st;
@@ -63,18 +96,33 @@ static void requeue(struct ct_ktables *kt, struct kt_file *f)
 	pthread_mutex_unlock(&kt->mu);
 }
 
+/* The rows' counts from the space (kt->mu held). */
+static void space_stats(struct ct_ktables *kt)
+{
+	kt->st.rows = kt->space.end - kt->space.spare;
+	kt->st.rows_spare = kt->space.spare;
+	kt->st.graces = kt->space.graces;
+}
+
+/* File id's entry, one 8-byte store after its rows: the kernel reads it
+ * as one word, so it never sees one run's start with another's length. */
+static void set_entry(struct ct_ktables *kt, uint32_t id, struct ct_uw_file e)
+{
+	uint64_t word;
+
+	memcpy(&word, &e, sizeof(word));
+	__atomic_store_n((uint64_t *)&kt->entries[id], word, __ATOMIC_RELEASE);
+}
+
 static void load(struct ct_ktables *kt, struct kt_file *f)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct ct_uw_file entry = { .first = CT_UW_FILE_NONE };
 	struct ct_uw_rows r;
 	enum ct_uw_rows_fail why;
-	size_t room;
+	uint32_t first;
 
-	pthread_mutex_lock(&kt->mu);
-	room = kt->st.rows_max - kt->st.rows;
-	pthread_mutex_unlock(&kt->mu);
-	why = ct_uw_rows_build(f->fd, room, &kt->stop, &kt->give_way, &r);
+	why = ct_uw_rows_build(f->fd, ct_uw_space_tail(&kt->space), &kt->stop, &kt->give_way, &r);
 	if (why == CT_UW_ROWS_GAVE_WAY) {
 		pthread_mutex_lock(&kt->mu);
 		kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
@@ -84,21 +132,18 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	}
 	close(f->fd);
 	f->fd = -1;
-	if (why == CT_UW_ROWS_OK && r.n) {
-		/* Only this thread adds rows: the room measured stays. */
-		entry.first = (uint32_t)(kt->st.rows_max - room);
+	if (why == CT_UW_ROWS_OK && r.n && ct_uw_space_take(&kt->space, (uint32_t)r.n, &first)) {
+		entry.first = first;
 		entry.n = (uint32_t)r.n;
 		memcpy(kt->rows + entry.first, r.v, r.n * sizeof(*r.v));
 	} else if (why == CT_UW_ROWS_OK) {
 		why = CT_UW_ROWS_NO_HDR;
 	}
 	ct_uw_rows_free(&r);
-	/* The rows are in place before the entry that points at them. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	bpf_map_update_elem(kt->files_fd, &f->id, &entry, BPF_ANY);
+	set_entry(kt, f->id, entry);
 	pthread_mutex_lock(&kt->mu);
 	if (entry.n) {
-		kt->st.rows += entry.n;
+		space_stats(kt);
 		kt->st.loaded++;
 	} else {
 		kt->st.none[why]++;
@@ -124,6 +169,122 @@ static struct kt_file *take_smallest(struct ct_ktables *kt)
 	return f;
 }
 
+/* A lazy file's first asks: its FDE table opened, or none to be had. */
+static bool lazy_open(struct ct_ktables *kt, struct kt_file *f)
+{
+	enum ct_uw_rows_fail why;
+
+	if (f->lz || f->fd < 0)
+		return f->lz != NULL;
+	f->lz = ct_uw_lazy_open(f->fd, &why);
+	if (f->lz)
+		return true;
+	close(f->fd);
+	f->fd = -1;
+	set_entry(kt, f->id, (struct ct_uw_file){ .first = CT_UW_FILE_NONE });
+	pthread_mutex_lock(&kt->mu);
+	kt->st.none[why]++;
+	pthread_mutex_unlock(&kt->mu);
+	__atomic_store_n(&f->state, KT_NONE, __ATOMIC_RELEASE);
+	return false;
+}
+
+/*
+ * The FDEs asked for built, and the file's new run written where
+ * uw_space.h gives room (never over rows the kernel may be reading), then
+ * its entry moved to it and the old run given back.  The kernel caches
+ * no CT_UW_NOT_BUILT (a copy is no rule), and an FDE's rows are the same
+ * in every run, so the rules it cached hold: the generation stays.
+ */
+/* Rows kept for a lazy file's first run, at the least. */
+#define KT_LAZY_REGION_MIN 256
+
+/*
+ * Where a lazy file's new run of n rows goes: after its run now, in the
+ * rows kept for it; else in new rows kept, twice as many as before (or
+ * as n), its old ones given back whole (to be reused after a grace
+ * period: uw_space.h) once its entry has moved.  One file's runs lie
+ * together, so what it gives back is one piece, and it takes new rows
+ * O(log) times.  false: no rows to be had.
+ */
+static bool run_where(struct ct_ktables *kt, struct kt_file *f, uint32_t n, uint32_t *first,
+		      struct uw_span *old)
+{
+	uint64_t end = (uint64_t)f->run_first + f->run_n, want;
+	uint32_t at;
+
+	*old = (struct uw_span){ 0, 0 };
+	if (f->reg_n && end + n <= (uint64_t)f->reg_first + f->reg_n) {
+		*first = (uint32_t)end;
+		return true;
+	}
+	want = 2 * (uint64_t)(n > f->reg_n ? n : f->reg_n);
+	if (want < KT_LAZY_REGION_MIN)
+		want = KT_LAZY_REGION_MIN;
+	if (want > UINT32_MAX || !ct_uw_space_take(&kt->space, (uint32_t)want, &at)) {
+		want = n;   /* short of rows: just the run */
+		if (!ct_uw_space_take(&kt->space, n, &at))
+			return false;
+	}
+	*old = (struct uw_span){ f->reg_first, f->reg_n };
+	f->reg_first = *first = at;
+	f->reg_n = (uint32_t)want;
+	return true;
+}
+
+static void lazy_serve(struct ct_ktables *kt, struct kt_file *f, uint64_t *asks, size_t n)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	const struct ct_uw_rows *run;
+	struct uw_span old;
+	size_t added;
+	uint32_t first;
+
+	if (!lazy_open(kt, f) || !(added = ct_uw_lazy_add(f->lz, asks, n)))
+		return;
+	run = ct_uw_lazy_run(f->lz);
+	if (!run || run->n > UINT32_MAX || !run_where(kt, f, (uint32_t)run->n, &first, &old)) {
+		pthread_mutex_lock(&kt->mu);
+		space_stats(kt);
+		kt->st.lazy_full += added;
+		pthread_mutex_unlock(&kt->mu);
+		return;
+	}
+	memcpy(kt->rows + first, run->v, run->n * sizeof(*run->v));
+	set_entry(kt, f->id, (struct ct_uw_file){ .first = first, .n = (uint32_t)run->n });
+	ct_uw_space_give(&kt->space, old.first, old.n);
+	pthread_mutex_lock(&kt->mu);
+	space_stats(kt);
+	kt->st.rows_old += f->run_n;
+	kt->st.loaded += !f->run_n;
+	kt->st.lazy_fdes += added;
+	kt->st.lazy_runs++;
+	kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	pthread_mutex_unlock(&kt->mu);
+	f->run_first = first;
+	f->run_n = (uint32_t)run->n;
+}
+
+/* Every lazy file's asks waiting, taken at once (kt->mu held, dropped
+ * while building): a stack's frames ask for several FDEs together. */
+static void lazy_batch(struct ct_ktables *kt)
+{
+	while (kt->lazy) {
+		struct kt_file *f = kt->lazy;
+		uint64_t *asks = f->asks;
+		size_t n = f->nasks;
+
+		kt->lazy = f->next_lazy;
+		f->in_lazy = false;
+		f->asks = NULL;
+		f->nasks = f->capasks = 0;
+		pthread_mutex_unlock(&kt->mu);
+		lazy_serve(kt, f, asks, n);
+		free(asks);
+		pthread_mutex_lock(&kt->mu);
+	}
+}
+
 static void *table_thread(void *arg)
 {
 	struct ct_ktables *kt = arg;
@@ -132,11 +293,20 @@ static void *table_thread(void *arg)
 		struct kt_file *f;
 
 		pthread_mutex_lock(&kt->mu);
-		while (!kt->head && !kt->stop)
+		while (!kt->head && !kt->lazy && !kt->stop)
 			pthread_cond_wait(&kt->cv, &kt->mu);
 		if (kt->stop) {
 			pthread_mutex_unlock(&kt->mu);
 			return NULL;
+		}
+		/* A few FDEs: before the next whole file, not in the middle of
+		 * one (a whole file is under CT_KT_LAZY_BYTES: it ends soon; a
+		 * build given way starts again, and asks keep coming while a
+		 * program finds new paths). */
+		if (kt->lazy) {
+			lazy_batch(kt);
+			pthread_mutex_unlock(&kt->mu);
+			continue;
 		}
 		f = kt->building = take_smallest(kt);
 		__atomic_store_n(&kt->give_way, false, __ATOMIC_RELAXED);
@@ -180,19 +350,64 @@ static struct kt_file *file_of(struct ct_ktables *kt, const struct ct_codemap *m
 	return f;
 }
 
-void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m)
+/* A lazy file's FDE at ELF address addr asked for, once. */
+static void lazy_ask(struct ct_ktables *kt, struct kt_file *f, uint64_t addr)
+{
+	bool added = true;
+
+	if (idmap_get(&f->asked, addr + 1))
+		return;
+	idmap_put(&f->asked, addr + 1, f);
+	pthread_mutex_lock(&kt->mu);
+	if (f->nasks == f->capasks) {
+		size_t cap = f->capasks ? f->capasks * 2 : 16;
+		uint64_t *v = realloc(f->asks, cap * sizeof(*v));
+
+		if (v) {
+			f->asks = v;
+			f->capasks = cap;
+		}
+	}
+	if (f->nasks < f->capasks)
+		f->asks[f->nasks++] = addr;
+	else
+		added = false;
+	if (added && !f->in_lazy) {
+		f->in_lazy = true;
+		f->next_lazy = kt->lazy;
+		kt->lazy = f;
+	}
+	pthread_cond_signal(&kt->cv);
+	pthread_mutex_unlock(&kt->mu);
+	if (!added)
+		idmap_del(&f->asked, addr + 1);
+}
+
+void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t pc)
 {
 	const char *slash = m->path ? strrchr(m->path, '/') : NULL;
 	struct kt_file *f;
 	struct stat st;
 
-	if (!kt || !m->is_elf || m->fd < 0 || !(f = file_of(kt, m)) || f->state != KT_NEW)
+	if (!kt || !m->is_elf || m->fd < 0 || !(f = file_of(kt, m)))
+		return;
+	if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == KT_LAZY)
+		lazy_ask(kt, f, pc - m->bias);
+	if (f->state != KT_NEW)
 		return;
 	f->fd = dup(m->fd);
 	if (f->fd < 0)
 		return;
 	f->size = fstat(f->fd, &st) ? UINT64_MAX : (uint64_t)st.st_size;
 	snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : m->path ? m->path : "?");
+	if (f->size >= kt->lazy_min && f->size != UINT64_MAX) {
+		f->state = KT_LAZY;
+		pthread_mutex_lock(&kt->mu);
+		kt->st.lazy++;
+		pthread_mutex_unlock(&kt->mu);
+		lazy_ask(kt, f, pc - m->bias);
+		return;
+	}
 	f->state = KT_QUEUED;
 	pthread_mutex_lock(&kt->mu);
 	f->next = kt->head;
@@ -258,6 +473,25 @@ struct ct_ktables_stats ct_ktables_stats(struct ct_ktables *kt)
 	return st;
 }
 
+/* The size from which files are lazy: CT_KT_LAZY_MIN's, where it is a number. */
+static uint64_t lazy_min(void)
+{
+	const char *v = getenv(CT_KT_LAZY_ENV);
+	char *end;
+	uint64_t n;
+
+	if (!v || !*v)
+		return CT_KT_LAZY_BYTES;
+	n = strtoull(v, &end, 10);
+	return *end ? CT_KT_LAZY_BYTES : n;
+}
+
+/* uw_files's memory, whole pages. */
+static size_t files_bytes(long page)
+{
+	return (CT_UW_FILES_MAX * sizeof(struct ct_uw_file) + page - 1) & ~(size_t)(page - 1);
+}
+
 struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 {
 	struct ct_ktables *kt = calloc(1, sizeof(*kt));
@@ -269,16 +503,23 @@ struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 	kt->files_fd = fds.files;
 	kt->gen_fd = fds.gen;
 	kt->next_id = 1;
+	if (getenv(CT_KT_ROWS_ENV) && strtoul(getenv(CT_KT_ROWS_ENV), NULL, 10) < rows_max)
+		rows_max = (uint32_t)strtoul(getenv(CT_KT_ROWS_ENV), NULL, 10);
 	kt->st.rows_max = rows_max;
+	ct_uw_space_init(&kt->space, rows_max);
+	kt->lazy_min = lazy_min();
 	kt->rows_bytes = ((size_t)rows_max * sizeof(struct ct_uw_row) + page - 1) & ~(size_t)(page - 1);
 	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds.rows, 0);
+	kt->entries = mmap(NULL, files_bytes(page), PROT_READ | PROT_WRITE, MAP_SHARED, fds.files, 0);
 	kt->procbuf = calloc(1, sizeof(*kt->procbuf));
 	pthread_mutex_init(&kt->mu, NULL);
 	pthread_cond_init(&kt->cv, NULL);
-	if (kt->rows == MAP_FAILED || !kt->procbuf ||
+	if (kt->rows == MAP_FAILED || kt->entries == MAP_FAILED || !kt->procbuf ||
 	    pthread_create(&kt->thread, NULL, table_thread, kt)) {
 		if (kt->rows == MAP_FAILED)
 			kt->rows = NULL;
+		if (kt->entries == MAP_FAILED)
+			kt->entries = NULL;
 		ct_ktables_free(kt);
 		return NULL;
 	}
@@ -294,6 +535,9 @@ static void free_file(uint64_t key, void *val, void *ctx)
 	(void)ctx;
 	if (f->fd >= 0)
 		close(f->fd);
+	ct_uw_lazy_close(f->lz);
+	idmap_free(&f->asked);
+	free(f->asks);
 	free(f);
 }
 
@@ -312,7 +556,10 @@ void ct_ktables_free(struct ct_ktables *kt)
 	idmap_free(&kt->files);
 	if (kt->rows)
 		munmap(kt->rows, kt->rows_bytes);
+	if (kt->entries)
+		munmap(kt->entries, files_bytes(sysconf(_SC_PAGESIZE)));
 	free(kt->procbuf);
+	ct_uw_space_free(&kt->space);
 	pthread_mutex_destroy(&kt->mu);
 	pthread_cond_destroy(&kt->cv);
 	free(kt);

@@ -619,10 +619,11 @@ static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
 static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
 {
 	const struct ct_codemap *m;
+	uint64_t look;
 
 	for (uint32_t i = 0; i < u->fb.nframes; i++)
-		if ((m = map_at(p, i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
-			ct_ktables_want(u->kt, m);
+		if ((m = map_at(p, look = i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
+			ct_ktables_want(u->kt, m, look);
 }
 
 /* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the

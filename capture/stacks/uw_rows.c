@@ -128,53 +128,137 @@ static int32_t s32_at(const uint8_t *p)
 	return v;
 }
 
-static enum ct_uw_rows_fail build(Elf *elf, size_t max, const bool *stop,
-				  const bool *give_way, struct ct_uw_rows *out)
-{
-	uint64_t hdr_addr, prev = 0;
-	size_t size, count, i;
-	const uint8_t *h = eh_frame_hdr(elf, &hdr_addr, &size);
+/* A file's FDEs: .eh_frame_hdr's sorted table of their starts, and libdw's
+ * CFI to read each one's rows (the file stays mapped while it is open). */
+struct ct_uw_fdes {
+	Elf *elf;
 	Dwarf_CFI *cfi;
-	enum ct_uw_rows_fail rc = CT_UW_ROWS_OK;
+	const uint8_t *table;    /* count pairs (start, FDE), 4-byte offsets from hdr_addr */
+	uint64_t hdr_addr;
+	size_t count;
+	struct ct_uw_rows one;   /* one FDE's rows, a scratch buffer */
+};
 
+static uint64_t fde_start(const struct ct_uw_fdes *t, size_t i)
+{
+	return t->hdr_addr + (int64_t)s32_at(t->table + 8 * i);
+}
+
+/* The table's starts rising and under 4 GiB (the rows hold 4-byte
+ * addresses), checked once: the searches and builds rely on both. */
+static enum ct_uw_rows_fail check_starts(const struct ct_uw_fdes *t)
+{
+	for (size_t i = 1; i < t->count; i++)
+		if (fde_start(t, i) < fde_start(t, i - 1))
+			return CT_UW_ROWS_NO_HDR;
+	return t->count && fde_start(t, t->count - 1) > UINT32_MAX ? CT_UW_ROWS_FAR
+								 : CT_UW_ROWS_OK;
+}
+
+struct ct_uw_fdes *ct_uw_fdes_open(int fd, enum ct_uw_rows_fail *why)
+{
+	struct ct_uw_fdes *t = calloc(1, sizeof(*t));
+	const uint8_t *h;
+	size_t size;
+
+	*why = CT_UW_ROWS_NO_MEM;
+	if (!t)
+		return NULL;
+	*why = CT_UW_ROWS_NO_HDR;
+	elf_version(EV_CURRENT);
+	t->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	h = t->elf ? eh_frame_hdr(t->elf, &t->hdr_addr, &size) : NULL;
 	/* version 1; eh_frame_ptr sdata4; fde_count udata4; the table's encoding */
-	if (!h || size < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != EH_PE_DATAREL_SDATA4)
-		return CT_UW_ROWS_NO_HDR;
-	count = (uint32_t)s32_at(h + 8);
-	if (count > (size - 12) / 8 || !(cfi = dwarf_getcfi_elf(elf)))
-		return CT_UW_ROWS_NO_HDR;
-	for (i = 0; i < count && rc == CT_UW_ROWS_OK; i++) {
-		uint64_t start = hdr_addr + (int64_t)s32_at(h + 12 + 8 * i);
-		uint64_t next = i + 1 < count ? hdr_addr + (int64_t)s32_at(h + 12 + 8 * (i + 1))
-					      : UINT32_MAX;
-
-		if (!(i & 1023) && __atomic_load_n(stop, __ATOMIC_RELAXED))
-			rc = CT_UW_ROWS_STOPPED;
-		else if (!(i & 1023) && give_way && __atomic_load_n(give_way, __ATOMIC_RELAXED))
-			rc = CT_UW_ROWS_GAVE_WAY;
-		else if (start < prev || start > UINT32_MAX)
-			rc = start > UINT32_MAX ? CT_UW_ROWS_FAR : CT_UW_ROWS_NO_HDR;
-		else
-			rc = fde_rows(cfi, start, next, max, out);
-		prev = start;
+	if (h && size >= 12 && h[0] == 1 && h[2] == 0x03 && h[3] == EH_PE_DATAREL_SDATA4) {
+		t->count = (uint32_t)s32_at(h + 8);
+		t->table = h + 12;
+		if (t->count <= (size - 12) / 8 && (t->cfi = dwarf_getcfi_elf(t->elf)))
+			*why = check_starts(t);
 	}
-	dwarf_cfi_end(cfi);
+	if (*why != CT_UW_ROWS_OK) {
+		ct_uw_fdes_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+size_t ct_uw_fdes_count(const struct ct_uw_fdes *t)
+{
+	return t->count;
+}
+
+uint32_t ct_uw_fdes_start(const struct ct_uw_fdes *t, size_t i)
+{
+	return (uint32_t)fde_start(t, i);
+}
+
+size_t ct_uw_fdes_find(const struct ct_uw_fdes *t, uint64_t addr)
+{
+	size_t lo = 0, n = t->count;
+
+	if (!n || addr < fde_start(t, 0))
+		return SIZE_MAX;
+	while (n > 1) {   /* the last start at or before addr */
+		size_t half = n / 2;
+
+		if (fde_start(t, lo + half) <= addr)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+/* FDE i's rows, up to where FDE i + 1 starts (the last: to 4 GiB). */
+static enum ct_uw_rows_fail rows_of(struct ct_uw_fdes *t, size_t i, size_t max,
+				    struct ct_uw_rows *out)
+{
+	uint64_t next = i + 1 < t->count ? fde_start(t, i + 1) : UINT32_MAX;
+
+	return fde_rows(t->cfi, fde_start(t, i), next, max, out);
+}
+
+enum ct_uw_rows_fail ct_uw_fdes_rows(struct ct_uw_fdes *t, size_t i, size_t max,
+				     const struct ct_uw_row **rows, size_t *n)
+{
+	enum ct_uw_rows_fail rc;
+
+	t->one.n = 0;   /* alone: push() must not merge with another FDE's last row */
+	rc = rows_of(t, i, max, &t->one);
+	*rows = t->one.v;
+	*n = rc == CT_UW_ROWS_OK ? t->one.n : 0;
 	return rc;
+}
+
+void ct_uw_fdes_close(struct ct_uw_fdes *t)
+{
+	if (!t)
+		return;
+	if (t->cfi)
+		dwarf_cfi_end(t->cfi);
+	if (t->elf)
+		elf_end(t->elf);
+	ct_uw_rows_free(&t->one);
+	free(t);
 }
 
 enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
 				      const bool *give_way, struct ct_uw_rows *out)
 {
-	Elf *elf;
 	enum ct_uw_rows_fail rc;
+	struct ct_uw_fdes *t;
 
 	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return CT_UW_ROWS_NO_HDR;
-	rc = build(elf, max, stop, give_way, out);
-	elf_end(elf);
+	if (!(t = ct_uw_fdes_open(fd, &rc)))
+		return rc;
+	for (size_t i = 0; i < t->count && rc == CT_UW_ROWS_OK; i++) {
+		if (!(i & 1023) && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			rc = CT_UW_ROWS_STOPPED;
+		else if (!(i & 1023) && give_way && __atomic_load_n(give_way, __ATOMIC_RELAXED))
+			rc = CT_UW_ROWS_GAVE_WAY;
+		else
+			rc = rows_of(t, i, max, out);
+	}
+	ct_uw_fdes_close(t);
 	if (rc != CT_UW_ROWS_OK)
 		ct_uw_rows_free(out);
 	return rc;

@@ -39,4 +39,21 @@ enum ct_uw_rows_fail ct_uw_rows_build(int fd, size_t max, const bool *stop,
 				      const bool *give_way, struct ct_uw_rows *out);
 void ct_uw_rows_free(struct ct_uw_rows *r);
 
+/*
+ * A large file's FDEs one at a time (lazy tables, ktables.c): open reads
+ * .eh_frame_hdr's table (checked: sorted, under 4 GiB) and keeps the file
+ * mapped; find gives the FDE whose range (from its start to the next
+ * FDE's) holds an ELF address, SIZE_MAX before the first; rows gives that
+ * FDE's rows, the same as the whole build makes for it, valid until the
+ * next call.
+ */
+struct ct_uw_fdes;
+struct ct_uw_fdes *ct_uw_fdes_open(int fd, enum ct_uw_rows_fail *why);
+size_t ct_uw_fdes_count(const struct ct_uw_fdes *t);
+uint32_t ct_uw_fdes_start(const struct ct_uw_fdes *t, size_t i);
+size_t ct_uw_fdes_find(const struct ct_uw_fdes *t, uint64_t addr);
+enum ct_uw_rows_fail ct_uw_fdes_rows(struct ct_uw_fdes *t, size_t i, size_t max,
+				     const struct ct_uw_row **rows, size_t *n);
+void ct_uw_fdes_close(struct ct_uw_fdes *t);
+
 #endif

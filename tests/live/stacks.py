@@ -399,12 +399,91 @@ LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
 if not BIG:
     t.skip("a small file's table before a large one's", "no library of 100 MB here")
 else:
-    p = run([os.path.join(SRC, "ktables_order"), BIG, LIBC])
+    # Whole builds (the order of files; a large one is lazy by default).
+    p = subprocess.run([os.path.join(SRC, "ktables_order"), BIG, LIBC], capture_output=True,
+                       text=True, env=dict(os.environ, CT_KT_LAZY_MIN=str(1 << 40)))
     f = p.stdout.split()
     t.ok(p.returncode == 0 and len(f) == 3 and f[1] == "0" and float(f[0]) < float(f[2]),
          "libc's table (%s ms) before %s's (%s ms), the large one's build having given way"
          % (f[0] if f else "?", os.path.basename(BIG), f[2] if len(f) > 2 else "?"),
          p.stdout + p.stderr)
+
+# 7e. Lazy tables (capture/stacks/uw_lazy.c): a large file's table holds
+# only the FDEs stacks passed through, the rest "not built yet".  Against
+# the whole table of the same file, after each batch of FDEs added: the
+# same rule at every row's address where the FDE is built, "not built"
+# where it is not.
+CHECK = os.path.join(SRC, "uw_lazy_check")
+for f, step in ((LIBC, "7"), (BIG, "20011")):
+    if not f:
+        continue
+    p = run([CHECK, f, step])
+    o = p.stdout.split()
+    t.ok(p.returncode == 0 and o[:1] == ["ok"] and int(o[4]) > 0,
+         "%s: lazy table as the whole one at %s addresses, %s of %s FDEs built in %s batches "
+         "(whole %s ms, the first FDE %s ms)"
+         % (os.path.basename(f), o[4] if len(o) > 5 else "?", o[2] if len(o) > 5 else "?",
+            o[1] if len(o) > 5 else "?", o[3] if len(o) > 5 else "?", o[5] if len(o) > 5 else "?",
+            o[6] if len(o) > 6 else "?"), p.stdout + p.stderr)
+
+# 7f. Through a large library (libLLVM-14, 110 MB, the stand-in for XLA's
+# library or libtorch_cuda.so: each call is made from a callback libLLVM
+# calls; the second half from threads libLLVM starts, through FDEs the
+# first did not need): its table is lazy, a few FDEs built on demand in
+# two runs, not its 977,169 rows (on the GPU machine such files took
+# seconds to minutes, or overflowed the rows, and no stack was walked),
+# and the calls are walked in the kernel as the copies' unwinding has
+# them.  The control: the same run with the file built whole
+# (CT_KT_LAZY_MIN above its size).
+LLVMPROG = os.path.join(SRC, "llvmprog")
+
+
+def closing(stderr):
+    """(walked, rows, lazy files, FDEs on demand, runs, differences) from the closing lines."""
+    walked, _ = kernel_walks(stderr)
+    rows = re.search(r"\((\d+) rows of \d+\) built", stderr)
+    lazy = re.search(r"(\d+) files lazy \((\d+) FDEs built on demand, in (\d+) runs", stderr)
+    diff = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", stderr)
+    return (walked, int(rows.group(1)) if rows else -1) + \
+        (tuple(int(x) for x in lazy.groups()) if lazy else (0, 0, 0)) + \
+        (int(diff.group(1)) if diff else -1, stderr)
+
+
+if not os.path.exists(LLVMPROG):
+    t.skip("-k through a large library", "no llvmprog (llvm-config-14 not installed)")
+else:
+    lt = os.path.join(tmp, "llvm.ctrace")
+    runs = {}
+    for name, lazy_min in (("lazy", None), ("whole", str(1 << 40))):
+        env = dict(os.environ)
+        env.pop("CT_KT_LAZY_MIN", None)
+        if lazy_min:
+            env["CT_KT_LAZY_MIN"] = lazy_min
+        p = subprocess.run([CUDATRACE, "-k", "--device", dev, "-w", lt, "--", LLVMPROG, dev,
+                            "2000", "1000", "thread"], capture_output=True, text=True, env=env)
+        runs[name] = closing(p.stderr)
+    lz, wh = runs["lazy"], runs["whole"]
+    t.ok(wh[5] == 0 and wh[0] >= 1000 and wh[2] == 0 and
+         "stack ends: 2000 complete" in wh[6],
+         "the control, built whole: %d of 2000 walked, %d rows, 0 differences" % (wh[0], wh[1]),
+         wh[6])
+    t.ok(lz[2] == 1 and 2 <= lz[3] <= 20 and lz[4] >= 2 and lz[5] == 0 and lz[0] >= 1500 and
+         "stack ends: 2000 complete" in lz[6],
+         "libLLVM's table lazy: %d FDEs built on demand in %d runs, %d of 2000 walked in the "
+         "kernel, %d differences from the copies' unwinding" % (lz[3], lz[4], lz[0], lz[5]),
+         lz[6])
+    t.ok(0 < lz[1] * 10 < wh[1],
+         "rows in use %d, against %d with it built whole" % (lz[1], wh[1]), lz[6])
+    # Every file lazy (CT_KT_LAZY_MIN=0): libc's, llvmprog's and
+    # libLLVM's, each added to as the threads' calls come.
+    env = dict(os.environ, CT_KT_LAZY_MIN="0")
+    p = subprocess.run([CUDATRACE, "-k", "--device", dev, "-w", lt, "--", LLVMPROG, dev,
+                        "2000", "1000", "thread"], capture_output=True, text=True, env=env)
+    al = closing(p.stderr)
+    t.ok(al[2] >= 3 and al[3] >= 9 and al[4] >= 4 and al[5] == 0 and al[0] >= 1000 and
+         "stack ends: 2000 complete" in p.stderr,
+         "every file lazy: %d files, %d FDEs on demand in %d runs, %d of 2000 walked, "
+         "%d differences, all complete" % (al[2], al[3], al[4], al[0], al[5]), p.stderr)
 
 # 6. Bad sizes are refused with a reason.
 for bad in ("-k=100", "--stack=0", "--stack=1048576", "-kx"):

@@ -32,7 +32,7 @@ static int want(struct ct_ktables *kt, const char *path, struct ct_codemap *m)
 	m->dev = (uint32_t)st.st_dev;
 	m->is_elf = true;
 	m->path = (char *)path;
-	ct_ktables_want(kt, m);
+	ct_ktables_want(kt, m, 0);
 	return 0;
 }
 
@@ -47,6 +47,7 @@ static bool done(int files_fd, uint32_t id)
 int main(int argc, char **argv)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, fm, .map_flags = BPF_F_MMAPABLE);
 	struct ct_uw_fds fds;
 	struct ct_ktables *kt;
 	struct ct_codemap big, small;
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 	fds.procs = -1;
 	fds.gen = -1;
 	fds.files = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_files", 4, sizeof(struct ct_uw_file),
-				   CT_UW_FILES_MAX, NULL);
+				   CT_UW_FILES_MAX, &fm);
 	fds.rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct ct_uw_row),
 				  CT_UW_ROWS_MAX, &mm);
 	if (fds.files < 0 || fds.rows < 0 || !(kt = ct_ktables_new(fds, CT_UW_ROWS_MAX))) {
