@@ -217,6 +217,8 @@ struct ct_stack {
 	__u64 regs[CT_STACK_NREGS];
 	__u32 size;
 	__u32 flags;      /* CT_STACK_* */
+	__u64 want_pc;    /* the pc whose table the kernel's walk lacked (maybe past the
+			   * bytes copied): the capture builds it; 0 none */
 };
 
 /*

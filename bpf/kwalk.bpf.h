@@ -55,6 +55,7 @@ struct kwalk {
 	__u32 n, end, need, fp, copy, bp_known;
 	__u64 win_lo;      /* the stack bytes in win: [win_lo, win_lo + win_n) */
 	__u32 win_n, tgid, gen, pad;
+	__u64 want;        /* KW_PENDING, KW_LAZY: the pc whose table is missing */
 };
 
 /*
@@ -299,6 +300,7 @@ static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
 		w->copy = KW_NEW_MAP;
 		return KW_STOP;
 	}
+	w->want = look;   /* the capture builds what this pc needs, if it stops here */
 	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE) {
 		w->copy = m->file == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
 		return KW_STOP;
@@ -380,6 +382,19 @@ static long kwalk_step(__u32 i, void *ctx)
 		return 1;
 	}
 	return cfa_step(out, &r);
+}
+
+/* After a walk that gave up for a table not built (yet): the pc it needs,
+ * which may lie past what the copy holds; else 0. */
+static __always_inline __u64 kwalk_wanted(void)
+{
+	__u32 zero = 0;
+	struct kwalk_rec *out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
+
+	if (!out || out->w.tgid != bpf_get_current_pid_tgid() >> 32 ||
+	    (out->w.copy != KW_PENDING && out->w.copy != KW_LAZY))
+		return 0;
+	return out->w.want;
 }
 
 /*

@@ -185,7 +185,7 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
  * into it.  This copy is most of what -k costs the traced thread; a
  * second one, through a scratch buffer, doubled it.
  */
-static __noinline void send_stack_copy(__u64 ts)
+static __noinline void send_stack_copy(__u64 ts, __u64 want)
 {
 	struct page_walk w = { .sp = current_user_regs()->sp };
 	struct ct_stack *rec;
@@ -212,15 +212,21 @@ static __noinline void send_stack_copy(__u64 ts)
 	fill_stack_head(rec, ts, size);
 	rec->flags = why;
 	rec->size = w.n;
+	rec->want_pc = want;
 	bpf_ringbuf_submit_dynptr(&w.rec, wake_flags(size));
 }
 
 /* The stack walked here where the tables allow, else copied. */
 static __always_inline void send_stack(__u64 ts)
 {
-	if (stack_walk && send_kstack(ts) && !stack_check)
-		return;
-	send_stack_copy(ts);
+	__u64 want = 0;
+
+	if (stack_walk) {
+		if (send_kstack(ts) && !stack_check)
+			return;
+		want = kwalk_wanted();
+	}
+	send_stack_copy(ts, want);
 }
 
 /*

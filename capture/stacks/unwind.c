@@ -615,8 +615,9 @@ static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
 }
 
 /* The kernel copied this stack (no table for one of its files yet): the
- * tables of the files its frames pass through are built, for the next. */
-static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
+ * tables of the files its frames pass through are built, for the next,
+ * and the one its walk stopped at, which may lie past the copy. */
+static void want_tables(struct ct_unwinder *u, const struct uw_proc *p, uint64_t want_pc)
 {
 	const struct ct_codemap *m;
 	uint64_t look;
@@ -624,6 +625,8 @@ static void want_tables(struct ct_unwinder *u, const struct uw_proc *p)
 	for (uint32_t i = 0; i < u->fb.nframes; i++)
 		if ((m = map_at(p, look = i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
 			ct_ktables_want(u->kt, m, look);
+	if (want_pc && (m = map_at(p, want_pc)))
+		ct_ktables_want(u->kt, m, want_pc);
 }
 
 /* CT_UNWIND_CHECK: the capture's walk of the copy (in u->fb) against the
@@ -674,7 +677,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 		return;
 	}
 	if (u->kt)
-		want_tables(u, p);
+		want_tables(u, p, s->want_pc);
 	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);

@@ -378,6 +378,23 @@ t.ok(walked >= 270 and len(bound) == walked and
      [([f.get("sym") for f in e.get("stack", [])], e.get("stack_end"),
        e.get("stack_need_bytes")) for e in hev[-1:]] + [p.stderr])
 
+# 7h. Files met only past the copy (-k64: the copy holds no return
+# address, so the copy's unwinding sees libc's frame alone): the kernel's
+# walk says where it stopped for want of a table, and the capture builds
+# that one too.  Six processes in turn, one capture (tables are kept by
+# file): each needs a table the last one asked for, then walks.
+sh = os.path.join(tmp, "past.ctrace")
+runs = "for i in 1 2 3 4 5 6; do %s %s %s loop 200 200 >/dev/null; done" % (PROG, LIB, dev)
+p = run([CUDATRACE, "-k64", "--device", dev, "-w", sh, "--", "sh", "-c", runs])
+walked, _ = kernel_walks(p.stderr)
+by_pid = {}
+for e in ioctls(sh):
+    by_pid.setdefault(e["pid"], []).append(e.get("stack_end"))
+last = by_pid[max(by_pid)] if by_pid else []
+t.ok(walked >= 200 and last.count("end") >= 150,
+     "-k64: tables asked for past the copy: %d stacks walked in the kernel, the last process's "
+     "%d of %d complete" % (walked, last.count("end"), len(last)), p.stderr[-900:])
+
 # 7d. The table thread builds the smallest file waiting first, and a large
 # file's build gives way to a smaller one wanted after it: on the GPU
 # machine libtorch_cuda.so (a GiB) came first, and the tables of the small
