@@ -5,7 +5,8 @@
 # test`: the ASan runtime, the zstd tool, Prometheus, PyYAML, and podman with
 # runc and debootstrap for tests/install/container.py: runc because crun
 # refuses hybrid cgroup hosts, debootstrap for deploy/base-image.sh; jq for
-# the docs' examples, tests/docs/examples.py).  No
+# the docs' examples, tests/docs/examples.py; g++ and llvm-14-dev for
+# tests/stacks/llvmprog.cpp, -k's lazy tables through libLLVM-14).  No
 # argument: both.  --print lists the packages instead, installing nothing.
 set -eu
 
@@ -13,7 +14,7 @@ BUILD_PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-de
             zlib1g-dev libzstd-dev liblz4-dev liblzma-dev libbz2-dev libsqlite3-dev libmicrohttpd-dev \
             dpkg-dev xz-utils"
 TEST_PKGS="python3 libclang-rt-14-dev zstd prometheus python3-yaml python3-dev chromium \
-           podman runc debootstrap jq"
+           podman runc debootstrap jq g++ llvm-14-dev"
 
 print=0
 if [ "${1:-}" = --print ]; then

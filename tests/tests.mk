@@ -80,9 +80,11 @@ $(OUTPUT)/stacks/uw_lazy_check: tests/stacks/uw_lazy_check.c $(KT_OBJS) $(OUTPUT
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(KT_OBJS) $(OUTPUT)/libcudatrace.a $(LDLIBS) -pthread -o $@
 
-# -k through a large library (libLLVM-14, where installed): lazy tables.
+# -k through a large library (libLLVM-14, where it and its headers and a
+# C++ compiler are installed: tests/deps.sh installs them): lazy tables.
 LLVM_CONFIG ?= $(shell command -v llvm-config-14 2>/dev/null)
-ifneq ($(LLVM_CONFIG),)
+LLVM_HEADER = $(if $(LLVM_CONFIG),$(wildcard $(shell $(LLVM_CONFIG) --includedir)/llvm/Support/CrashRecoveryContext.h))
+ifneq ($(and $(LLVM_HEADER),$(shell command -v $(CXX) 2>/dev/null)),)
 tests-build: $(OUTPUT)/stacks/llvmprog
 endif
 
