@@ -81,9 +81,9 @@ def body(tap, cases):
         ("mapping: build_id_size 33", head + mapping(build_id_size=33), r"mapping record"),
         ("mapping: path_size 0xffffffff", head + mapping(path_size=0xffffffff), r"mapping record"),
         ("stack: size past the end", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
-            "<II", 65536, 0) + b"\0" * 64)), r"stack record sizes"),
+            "<IIQ", 65536, 0, 0) + b"\0" * 64)), r"stack record sizes"),
         ("stack: size over CT_STACK_MAX", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
-            "<II", 65544, 0) + b"\0" * 65544)), r"stack record sizes"),
+            "<IIQ", 65544, 0, 0) + b"\0" * 65544)), r"stack record sizes"),
         ("code map: path_size past the end", head + pad8(rec(CODE_MAP, struct.pack(
             "<QQQQIIII", 0, 0, 0, 0, 0, 5, 2000, 0) + b"lib\0")), r"code map record"),
     ]
@@ -103,7 +103,7 @@ def body(tap, cases):
         ("control bytes in names", head + frames(frames_=[frame(module=13, sym=0, exp=0, src=13)],
                                                  strings=evil)),
         ("a stack record in a file (never written; ignored)",
-         head + pad8(rec(STACK, b"\0" * 136 + struct.pack("<II", 8, 0) + b"\0" * 8))),
+         head + pad8(rec(STACK, b"\0" * 136 + struct.pack("<IIQ", 8, 0, 0) + b"\0" * 8))),
         ("a mapping with control bytes in its path", head + mapping(path=b"/x\n\x1b[2J")),
     ]
     cases.group("odd but legal -k records decode (exit 1: no trailer, nothing else)",
