@@ -294,6 +294,25 @@ struct ct_kfound ct_kindex_lookup(const struct ct_kindex *x, const uint8_t *code
 	return ct_kindex_lookup_for(x, code, avail, 0);
 }
 
+/* From function i + 1 of a bucket on, the first whose key is code's first
+ * len bytes (key their hash): its index + 1, 0 none. */
+static uint32_t keyed(const struct ct_kindex *x, uint32_t i, uint64_t key, uint32_t len)
+{
+	for (; i; i = x->f[i - 1].next)
+		if (x->f[i - 1].key == key && x->f[i - 1].key_len == len)
+			return i;
+	return 0;
+}
+
+/* The first function whose key is code's first len bytes (+ 1, 0 none). */
+static uint32_t first_keyed(const struct ct_kindex *x, const uint8_t *code, uint32_t len,
+			    uint64_t *key)
+{
+	*key = ct_code_hash(code, len, NULL, 0);
+	return keyed(x, (uint32_t)(uintptr_t)idmap_get(&x->buckets, bucket_of(*key, len)), *key,
+		     len);
+}
+
 struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *code, size_t avail,
 				      uint32_t regs)
 {
@@ -306,12 +325,10 @@ struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *
 
 		if (len > avail)
 			continue;
-		key = ct_code_hash(code, len, NULL, 0);
-		i = (uint32_t)(uintptr_t)idmap_get(&x->buckets, bucket_of(key, len));
-		for (; i; i = x->f[i - 1].next) {
+		for (i = first_keyed(x, code, len, &key); i; i = keyed(x, x->f[i - 1].next, key, len)) {
 			const struct ct_kfunc *f = &x->f[i - 1];
 
-			if (f->key != key || f->key_len != len || f->size > avail)
+			if (f->size > avail)
 				continue;
 			if (checked++ == CT_KINDEX_VERIFY) {
 				r.capped = true;
@@ -328,20 +345,11 @@ struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *
 
 bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, size_t avail)
 {
-	uint32_t len;
+	uint64_t key;
 
-	for (len = CT_KINDEX_KEY; len >= CUBIN_INSN_BYTES; len -= CUBIN_INSN_BYTES) {
-		uint64_t key;
-		uint32_t i;
-
-		if (len > avail)
-			continue;
-		key = ct_code_hash(code, len, NULL, 0);
-		i = (uint32_t)(uintptr_t)idmap_get(&x->buckets, bucket_of(key, len));
-		for (; i; i = x->f[i - 1].next)
-			if (x->f[i - 1].key == key && x->f[i - 1].key_len == len)
-				return true;
-	}
+	for (uint32_t len = CT_KINDEX_KEY; len >= CUBIN_INSN_BYTES; len -= CUBIN_INSN_BYTES)
+		if (len <= avail && first_keyed(x, code, len, &key))
+			return true;
 	return false;
 }
 

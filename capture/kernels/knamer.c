@@ -454,7 +454,7 @@ static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
  * module, joined to it so a function across chunks is whole).  Other
  * copies (data) cost one read of CT_KINDEX_KEY bytes.
  */
-static bool joins_last(struct kproc *p, uint64_t dst, uint64_t bytes)
+static struct upload *joins_last(struct kproc *p, uint64_t dst, uint64_t bytes)
 {
 	struct upload *u = &p->keep[(p->next + CT_KNAMER_KEEP - 1) % CT_KNAMER_KEEP];
 	uint8_t *v;
@@ -462,21 +462,20 @@ static bool joins_last(struct kproc *p, uint64_t dst, uint64_t bytes)
 	if (!u->bytes || !u->by_copy || u->dst + u->size != dst ||
 	    u->size + bytes > CT_KNAMER_UPLOAD_MAX || p->kept_bytes + bytes > CT_KNAMER_KEEP_BYTES ||
 	    !(v = realloc(u->bytes, u->size + bytes)))
-		return false;
+		return NULL;
 	u->bytes = v;
-	return true;
+	return u;
 }
 
 static void read_code_copy(struct ct_knamer *k, struct kproc *p, uint64_t src, uint64_t dst,
 			   uint64_t bytes)
 {
 	uint8_t head[CT_KINDEX_KEY];
-	struct upload u = { .dst = dst, .size = (uint32_t)bytes, .by_copy = true };
-	struct upload *last = &p->keep[(p->next + CT_KNAMER_KEEP - 1) % CT_KNAMER_KEEP];
+	struct upload u = { .dst = dst, .size = (uint32_t)bytes, .by_copy = true }, *last;
 
 	if (bytes % CUBIN_INSN_BYTES || bytes > CT_KNAMER_UPLOAD_MAX)
 		return;
-	if (joins_last(p, dst, bytes)) {
+	if ((last = joins_last(p, dst, bytes))) {
 		if (!k->io.read_mem(k->io.ctx, p->pid, src, last->bytes + last->size, bytes))
 			return;   /* (the room stays unused: the size is not moved on) */
 		last->size += (uint32_t)bytes;
