@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "record_queue.h"
 #include "tap.h"
@@ -34,6 +35,17 @@ static void *produce(void *arg)
 	return NULL;
 }
 
+/* Holds the consumer back until the producer has had to wait for room (at
+ * most ten seconds): a consumer as fast as the producer would otherwise
+ * leave it nothing to wait for, and the check below would flake. */
+static void let_producer_fill(struct ct_rq *q)
+{
+	struct timespec tick = { 0, 1000000 };
+
+	for (int i = 0; i < 10000 && !ct_rq_stats(q).waits; i++)
+		nanosleep(&tick, NULL);
+}
+
 int main(void)
 {
 	struct ct_rq *q = ct_rq_new(4096);   /* small: the producer must wait */
@@ -44,6 +56,7 @@ int main(void)
 	struct ct_rec *r;
 
 	pthread_create(&t, NULL, produce, q);
+	let_producer_fill(q);
 	while (!done) {
 		r = ct_rq_pop(q, 1000000000ull, &done);
 		if (!r)
