@@ -24,10 +24,11 @@ const char *const gw_engine_names[] = { "?", "HOST", "COMPUTE", "COPY" };
 #define GW_SUBCH      8
 #define GW_REGS       4096          /* method address field: 12 bits of dwords */
 #define GW_UPLOADS    16            /* recent inline uploads kept per channel */
-#define GW_UPLOAD_DW  256           /* a QMD is at most 0x180 bytes; keep 1 KiB */
+#define GW_UPLOAD_DW  GW_UPLOAD_KEEP_DW   /* a QMD is at most 0x180 bytes; keep 1 KiB */
 
 struct gw_upload {
 	uint64_t dst;
+	uint64_t total;             /* dwords uploaded */
 	uint32_t n;                 /* dwords kept */
 	uint32_t dw[GW_UPLOAD_DW];
 };
@@ -220,6 +221,40 @@ static bool find_qmd(const struct gw_chan *c, uint64_t addr, const uint32_t **dw
 	return true;
 }
 
+/*
+ * The parameters uploaded for a launch whose QMD names constant bank 0 at
+ * e->cbank0: CUDA writes the bank's start (the driver's part), then the
+ * parameters past it, then the QMD, then sends it (H200, 580.159.04).  So
+ * from the newest upload back: the first one into the bank past its start,
+ * provided the bank's own upload is older; reaching the bank's own upload
+ * first means this launch wrote no parameters (an older write past it
+ * belongs to an earlier launch of the same bank).
+ */
+static void find_params(const struct gw_chan *c, struct gw_event *e)
+{
+	const struct gw_upload *params = NULL;
+	unsigned i;
+
+	if (!e->cbank0)
+		return;
+	for (i = 0; i < GW_UPLOADS; i++) {
+		const struct gw_upload *u = &c->done[(c->next_done + GW_UPLOADS - 1 - i) % GW_UPLOADS];
+
+		if (!u->n)
+			continue;
+		if (u->dst == e->cbank0)
+			break;
+		if (!params && u->dst > e->cbank0 && u->dst - e->cbank0 < e->cbank0_size)
+			params = u;
+	}
+	if (!params || i == GW_UPLOADS)
+		return;
+	e->params = params->dw;
+	e->params_at = (uint32_t)(params->dst - e->cbank0);
+	e->params_ndw = params->n;
+	e->params_cut = params->total > params->n;
+}
+
 struct chain_ctx {
 	struct ctx *x;
 	uint32_t subch;
@@ -245,6 +280,8 @@ static void launch(struct ctx *x, uint32_t subch, const struct gw_class *k, cons
 	if (find_qmd(x->c, e.qmd, &dw, &n))
 		gw_qmd_read(&e, k, dw, n, &f);
 	e.kind = gw_qmd_send_kind(&e, &f);
+	if (e.kind == GW_LAUNCH)
+		find_params(x->c, &e);
 	if (e.kind == GW_GRAPH && x->c->qmds) {
 		struct chain_ctx cc = { x, subch, k };
 
@@ -284,6 +321,7 @@ static void compute_method(struct ctx *x, uint32_t subch, const struct gw_class 
 		c->uploading = true;
 		c->up_want = ((uint64_t)reg(regs, k->line_length_in) * (lines ? lines : 1) + 3) / 4;
 		c->cur.dst = reg64(regs, k->offset_out_upper, k->offset_out);
+		c->cur.total = c->up_want;
 		c->cur.n = 0;
 		c->up_total = c->up_want;
 		c->up_at = 0;

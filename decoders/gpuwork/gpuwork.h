@@ -78,6 +78,7 @@ struct gw_tie;
 struct gw_qmds;
 
 #define GW_EVENT_DEPS 2
+#define GW_UPLOAD_KEEP_DW 256   /* dwords kept of an inline upload: a QMD, parameters */
 struct ct_kname;
 
 struct gw_event {
@@ -112,6 +113,17 @@ struct gw_event {
 	uint32_t graph_launch;
 	uint32_t graph_kernels, graph_unseen;   /* GW_GRAPH: what its chain gave */
 	const struct ct_kname *kernel;   /* what the capture named program (kname.h), or NULL */
+	/* GW_LAUNCH sent by its own send: constant bank 0 (0: none valid),
+	 * and the parameters this channel uploaded into it for this launch:
+	 * the bytes written past the bank's start after the bank's own
+	 * upload (docs/GPUWORK.md, "Parameters"), valid during the emit
+	 * callback; params NULL where none were seen */
+	uint64_t cbank0;
+	uint32_t cbank0_size;
+	const uint32_t *params;
+	uint32_t params_at;       /* their offset in the bank, bytes */
+	uint32_t params_ndw;      /* dwords kept (at most GW_UPLOAD_KEEP_DW) */
+	bool params_cut;          /* the upload was longer than what is kept */
 	/* GW_COPY */
 	uint64_t src, dst, bytes;
 	bool fill;

@@ -94,6 +94,22 @@ static void add_chain_fields(struct gw_qmd_layout *q)
 	}
 }
 
+/* Constant bank 0's address, size and valid bit: V04 on keep the address
+ * shifted by 6 (..._SHIFTED6), the versions before whole. */
+static void add_cbank0_fields(struct gw_qmd_layout *q)
+{
+	q->cb_lo = gw_field_find(q->scope, "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)");
+	q->cb_hi = gw_field_find(q->scope, "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)");
+	q->cb_shift = 6;
+	if (!q->cb_lo) {
+		q->cb_lo = gw_field_find(q->scope, "CONSTANT_BUFFER_ADDR_LOWER(0)");
+		q->cb_hi = gw_field_find(q->scope, "CONSTANT_BUFFER_ADDR_UPPER(0)");
+		q->cb_shift = 0;
+	}
+	q->cb_size = gw_field_find(q->scope, "CONSTANT_BUFFER_SIZE_SHIFTED4(0)");
+	q->cb_valid = gw_field_find(q->scope, "CONSTANT_BUFFER_VALID(0)");
+}
+
 /* One QMD version's layout, "qmd:cbc0:04_00", if its version fields are known. */
 static void add_qmd(struct gw_class *k, const char *version)
 {
@@ -131,6 +147,7 @@ static void add_qmd(struct gw_class *k, const char *version)
 	q->regs = gw_field_find(scope, "REGISTER_COUNT_V");   /* V02-V03: REGISTER_COUNT older */
 	if (!q->regs)
 		q->regs = gw_field_find(scope, "REGISTER_COUNT");
+	add_cbank0_fields(q);
 	q->prog_lo = gw_field_find(scope, "PROGRAM_ADDRESS_LOWER");
 	q->prog_hi = gw_field_find(scope, "PROGRAM_ADDRESS_UPPER");
 	if (q->major && q->grid[0])

@@ -22,6 +22,10 @@ struct gw_qmd_layout {
 	const struct gw_field *grid[3], *block[3], *smem, *regs, *prog_lo, *prog_hi;
 	/* clusters (V04+): GPC_CGA_* is the cluster's shape in blocks */
 	const struct gw_field *cga[3], *type;
+	/* constant bank 0, where a launch's parameters are: its address
+	 * (<< cb_shift: V04 keeps it shifted by 6), size (<< 4) and valid bit */
+	const struct gw_field *cb_lo, *cb_hi, *cb_size, *cb_valid;
+	uint32_t cb_shift;
 	/* chains: what the GPU does with dependent QMD i when this one ends */
 	const struct gw_field *dep_enable[GW_QMD_DEPS], *dep_action[GW_QMD_DEPS],
 			      *dep_pointer[GW_QMD_DEPS], *dep_counter, *require_pcas;

@@ -85,6 +85,21 @@ static void read_deps(struct gw_event *e, const struct gw_qmd_layout *q, const u
 	}
 }
 
+/* Constant bank 0: where the launch's parameters are read from. */
+static void read_cbank0(struct gw_event *e, const struct gw_qmd_layout *q, const uint32_t *dw,
+			uint32_t n)
+{
+	uint64_t lo = 0, hi = 0, size = 0;
+
+	e->cbank0 = 0;
+	if (!get(dw, n, q->cb_valid) || !gw_get_mw(dw, n, q->cb_lo, &lo))
+		return;
+	gw_get_mw(dw, n, q->cb_hi, &hi);
+	gw_get_mw(dw, n, q->cb_size, &size);
+	e->cbank0 = (hi << 32 | lo) << q->cb_shift;
+	e->cbank0_size = (uint32_t)(size << 4);
+}
+
 void gw_qmd_read(struct gw_event *e, const struct gw_class *k, const uint32_t *dw, uint32_t n,
 		 struct gw_qmd_facts *f)
 {
@@ -104,6 +119,7 @@ void gw_qmd_read(struct gw_event *e, const struct gw_class *k, const uint32_t *d
 		gw_get_mw(dw, n, q->prog_hi, &hi);
 		e->program = hi << 32 | lo;
 	}
+	read_cbank0(e, q, dw, n);
 	e->qmd_type = q->type ? gw_value_name(q->scope, "QMD_TYPE", get(dw, n, q->type)) : NULL;
 	e->dep_counter = get(dw, n, q->dep_counter);
 	f->require_pcas = q->require_pcas && q->have_require_true &&

@@ -6,7 +6,7 @@
  * blocks with its cluster, and a graph launched 4 times as 4 x its 3
  * kernels; then hand-made QMDs: a cluster shape, chains that loop, lead
  * nowhere or to a null pointer, fan out, are too long, and a memory of
- * QMDs that fills up. */
+ * QMDs that fills up; a launch's parameters in its constant bank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,18 +217,24 @@ static void qmd(uint32_t *q, uint32_t gx, uint64_t dep0, uint64_t dep1, bool req
 
 struct seg { uint32_t dw[8192]; uint32_t n; };
 
-static void upload(struct seg *s, uint64_t addr, const uint32_t *q)
+/* n dwords (n < 4096: one non-incrementing method header) inline to addr. */
+static void upload_n(struct seg *s, uint64_t addr, const uint32_t *dw, uint32_t n)
 {
 	s->dw[s->n++] = hdr(1, 4, 1, method("LINE_LENGTH_IN"));
-	s->dw[s->n++] = QMD_DW * 4;
+	s->dw[s->n++] = n * 4;
 	s->dw[s->n++] = 1;
 	s->dw[s->n++] = (uint32_t)(addr >> 32);
 	s->dw[s->n++] = (uint32_t)addr;
 	s->dw[s->n++] = hdr(1, 1, 1, method("LAUNCH_DMA"));
 	s->dw[s->n++] = 0x41;
-	s->dw[s->n++] = hdr(3, QMD_DW, 1, method("LOAD_INLINE_DATA"));
-	memcpy(s->dw + s->n, q, QMD_DW * 4);
-	s->n += QMD_DW;
+	s->dw[s->n++] = hdr(3, n, 1, method("LOAD_INLINE_DATA"));
+	memcpy(s->dw + s->n, dw, (size_t)n * 4);
+	s->n += n;
+}
+
+static void upload(struct seg *s, uint64_t addr, const uint32_t *q)
+{
+	upload_n(s, addr, q, QMD_DW);
 }
 
 static void send(struct seg *s, uint64_t addr)
@@ -293,6 +299,67 @@ static void cluster(void)
 	run(c);
 	ok(nev == 1 && evs[0].grid[0] == 5 && evs[0].cluster[0] == 0,
 	   "a shape with a 0 dimension is no cluster (grid %u)", evs[0].grid[0]);
+	gw_chan_free(c);
+	gw_qmds_free(m);
+}
+
+/*
+ * Parameters: CUDA uploads constant bank 0's start, then the parameters
+ * past it, then the QMD naming the bank, then sends it (H200, 580.159.04).
+ * Only an upload into the bank that comes after the bank's own is this
+ * launch's: an older one belongs to an earlier launch of the same bank.
+ */
+#define BANK 0x7f2c52280000ull
+#define BANK_QMD 0x204e0c000ull
+
+static void launch_with_bank(uint32_t valid, uint32_t size, const uint32_t *params, uint32_t n,
+			     uint64_t params_at)
+{
+	static uint32_t head[132], q[QMD_DW];
+
+	upload_n(&seg, BANK, head, 132);
+	if (params)
+		upload_n(&seg, BANK + params_at, params, n);
+	qmd(q, 7, 0, 0, false);
+	set(q, "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", (BANK >> 6) & 0xffffffffu);
+	set(q, "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)", BANK >> 38);
+	set(q, "CONSTANT_BUFFER_SIZE_SHIFTED4(0)", size >> 4);
+	set(q, "CONSTANT_BUFFER_VALID(0)", valid);
+	upload(&seg, BANK_QMD, q);
+	send(&seg, BANK_QMD);
+}
+
+static void parameters(void)
+{
+	struct gw_qmds *m = gw_qmds_new();
+	struct gw_chan *c = channel(m);
+	static uint32_t p[300];
+
+	for (uint32_t i = 0; i < 300; i++)
+		p[i] = 0x11110000u + i;
+	launch_with_bank(1, 0x300, p, 3, 0x210);
+	run(c);
+	ok(nev == 1 && evs[0].cbank0 == BANK && evs[0].cbank0_size == 0x300 && evs[0].params &&
+	   evs[0].params_at == 0x210 && evs[0].params_ndw == 3 && !evs[0].params_cut &&
+	   !memcmp(evs[0].params, p, 12), "a launch's parameters: 3 dwords at 0x210 of its bank");
+	launch_with_bank(1, 0x300, NULL, 0, 0);
+	run(c);
+	ok(nev == 1 && evs[0].cbank0 == BANK && !evs[0].params,
+	   "the next launch of the same bank wrote none: the older ones are not its");
+	launch_with_bank(1, 0x2000, p, 300, 0x210);
+	run(c);
+	ok(nev == 1 && evs[0].params && evs[0].params_ndw == GW_UPLOAD_KEEP_DW &&
+	   evs[0].params_cut && evs[0].params[GW_UPLOAD_KEEP_DW - 1] == p[GW_UPLOAD_KEEP_DW - 1],
+	   "1,200 bytes of parameters: the first %d dwords kept, said cut", GW_UPLOAD_KEEP_DW);
+	launch_with_bank(1, 0x300, p, 3, 0x300);
+	run(c);
+	ok(nev == 1 && !evs[0].params, "an upload past the bank's end is not its parameters");
+	launch_with_bank(0, 0x300, p, 3, 0x210);
+	run(c);
+	ok(nev == 1 && !evs[0].cbank0 && !evs[0].params, "a bank not valid: no parameters");
+	launch_with_bank(1, 0, p, 3, 0x210);
+	run(c);
+	ok(nev == 1 && !evs[0].params, "a bank of size 0: no parameters");
 	gw_chan_free(c);
 	gw_qmds_free(m);
 }
@@ -439,6 +506,7 @@ int main(void)
 {
 	real_h200();
 	cluster();
+	parameters();
 	graphs();
 	memory();
 	return tap_done();
