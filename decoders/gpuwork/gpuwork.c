@@ -305,8 +305,12 @@ static void upload_done(struct gw_chan *c, const struct gw_class *k)
 	if (!c->qmds)
 		return;
 	gw_qmd_read(&probe, k, c->cur.dw, c->cur.n, &f);
-	if (f.q)
-		gw_qmds_put(c->qmds, c->cur.dst, c->cur.dw, c->cur.n);
+	if (!f.q || !gw_qmds_put(c->qmds, c->cur.dst, c->cur.dw, c->cur.n))
+		return;
+	/* its parameters with it: a graph's kernels are started from it later */
+	find_params(c, &probe);
+	gw_qmds_set_params(c->qmds, c->cur.dst, probe.params, probe.params ? probe.params_ndw : 0,
+			   probe.params_at, probe.params_cut);
 }
 
 static void compute_method(struct ctx *x, uint32_t subch, const struct gw_class *k,

@@ -279,6 +279,12 @@ static void give(struct walk *w, const struct gw_event *head, uint64_t entry, gw
 	if (s && !(entry & FLAGS)) {
 		gw_qmd_read(&e, w->k, s->dw, s->n, &f);
 		e.kind = empty_grid(&e) ? GW_EMPTY_QMD : GW_LAUNCH;
+		if (s->pn) {   /* uploaded with the QMD, at the graph's first launch */
+			e.params = s->pdw;
+			e.params_ndw = s->pn;
+			e.params_at = s->p_at;
+			e.params_cut = s->p_cut;
+		}
 	} else if (entry & WAITING) {
 		e.name = "a join node waiting for more branches than were seen to end: "
 			 "not started as far as the trace shows";

@@ -93,6 +93,20 @@ bool gw_qmds_put(struct gw_qmds *m, uint64_t addr, const uint32_t *dw, uint32_t 
 	return true;
 }
 
+void gw_qmds_set_params(struct gw_qmds *m, uint64_t addr, const uint32_t *dw, uint32_t n,
+			uint32_t at, bool cut)
+{
+	struct gw_qmd_slot *s = gw_qmds_get(m, addr);
+
+	if (!s)
+		return;
+	s->p_cut = cut || n > GW_QMD_PARAMS_KEEP;
+	s->pn = n < GW_QMD_PARAMS_KEEP ? n : GW_QMD_PARAMS_KEEP;
+	s->p_at = at;
+	if (s->pn)
+		memcpy(s->pdw, dw, s->pn * sizeof(*dw));
+}
+
 struct gw_qmd_slot *gw_qmds_get(struct gw_qmds *m, uint64_t addr)
 {
 	struct gw_qmd_slot *s;

@@ -11,8 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 544 bytes, 8.9 MB, at most) */
+#define GW_QMDS_MAX  8192   /* addresses kept per process (a table of 16384 slots of 816 bytes, 13.4 MB, at most) */
 #define GW_QMD_KEEP  128    /* dwords kept of each: every QMD layout fits */
+#define GW_QMD_PARAMS_KEEP 64   /* dwords kept of its launch's parameters */
 
 struct gw_qmd_slot {
 	uint64_t addr;          /* 0: free */
@@ -22,6 +23,11 @@ struct gw_qmd_slot {
 	uint32_t decs;          /* DECREMENT_DEPENDENCEs it had in that walk */
 	uint32_t launches;      /* times it was sent as a graph's head */
 	uint32_t dw[GW_QMD_KEEP];
+	/* the parameters uploaded with it (gpuwork.h: params*): what a graph's
+	 * kernel, started by the GPU from this QMD, was given */
+	uint32_t pn, p_at;
+	bool p_cut;
+	uint32_t pdw[GW_QMD_PARAMS_KEEP];
 };
 
 struct gw_qmds;
@@ -32,6 +38,10 @@ void gw_qmds_free(struct gw_qmds *m);
  * other bytes to a kept address starts its launches again.  false if the
  * address is new and memory is full (counted) or addr is 0. */
 bool gw_qmds_put(struct gw_qmds *m, uint64_t addr, const uint32_t *dw, uint32_t n);
+/* The parameters uploaded with the QMD kept at addr (n 0: none); cut:
+ * the upload was longer than what is kept.  Nothing if addr is not kept. */
+void gw_qmds_set_params(struct gw_qmds *m, uint64_t addr, const uint32_t *dw, uint32_t n,
+			uint32_t at, bool cut);
 /* The slot kept for addr, NULL if none. */
 struct gw_qmd_slot *gw_qmds_get(struct gw_qmds *m, uint64_t addr);
 /* A new walk's number: slots it reaches get it (gw_qmd_slot.walk). */

@@ -346,6 +346,19 @@ static void parameters(void)
 	run(c);
 	ok(nev == 1 && evs[0].cbank0 == BANK && !evs[0].params,
 	   "the next launch of the same bank wrote none: the older ones are not its");
+	{
+		const struct gw_qmd_slot *k = gw_qmds_get(m, BANK_QMD);
+
+		ok(k && k->pn == 0, "its QMD, kept for graphs, keeps no parameters of the launch before");
+	}
+	launch_with_bank(1, 0x300, p, 5, 0x210);
+	run(c);
+	{
+		const struct gw_qmd_slot *k = gw_qmds_get(m, BANK_QMD);
+
+		ok(k && k->pn == 5 && k->p_at == 0x210 && !k->p_cut && !memcmp(k->pdw, p, 20),
+		   "a QMD kept for graphs keeps the parameters uploaded with it");
+	}
 	launch_with_bank(1, 0x2000, p, 300, 0x210);
 	run(c);
 	ok(nev == 1 && evs[0].params && evs[0].params_ndw == GW_UPLOAD_KEEP_DW &&

@@ -39,15 +39,16 @@ graph = [e for e in launches if "graph_launch" in e]
 t.ok(len(stream) == 20 and all(e.get("params_offset") == "0x210" for e in stream),
      "each of the 20 launches by their own send has its parameters, at 0x210 in bank 0",
      [(e["grid"], e.get("params_offset")) for e in stream])
-t.ok(len(graph) == 12 and not any("params" in e for e in graph),
-     "the graph's 12 kernels (started by the GPU) show none", len(graph))
+t.ok(len(graph) == 12 and all(e.get("params_offset") == "0x210" for e in graph),
+     "the graph's 12 kernels (started by the GPU) show what was uploaded with their QMDs",
+     [(e["grid"], e.get("params_offset")) for e in graph])
 
-user = [e for e in stream if e["smem"] == 1024]
+user = [e for e in stream + graph if e["smem"] == 1024]
 d = le(bytes.fromhex(user[0]["params"])[:8]) if user else 0
-t.ok(len(user) == 11 and all(len(e["params"]) == 24 and
+t.ok(len(user) == 23 and all(len(e["params"]) == 24 and
                              bytes.fromhex(e["params"]) == struct.pack("<QI", d, 4194304)
                              for e in user),
-     "the 11 user kernels were given (d, n = 4194304): 12 bytes", (len(user), hex(d)))
+     "the 11 user launches and 12 graph kernels were given (d, n = 4194304): 12 bytes", (len(user), hex(d)))
 
 sets = [e for e in stream if e["block"]["x"] == 512]
 copies = [e for e in stream if e["block"]["x"] == 256 and e["smem"] == 0]
@@ -111,6 +112,6 @@ for what, module, how, flags in [("the program's own kernels of those names", b"
     other = with_names((set_prog, b"memset32", module, how, flags),
                        (copy_prog, b"memcpy32_post", module, how, flags))
     oev = [e for e in decode_json(other) if e["type"] == "gpu-work" and e["kind"] == "LAUNCH"]
-    t.ok(not any("op" in e for e in oev) and sum("params" in e for e in oev) == 20,
+    t.ok(not any("op" in e for e in oev) and sum("params" in e for e in oev) == 32,
          "%s: parameters shown, no operation read" % what)
 t.done()
