@@ -12,6 +12,7 @@ capture (libcuda's code); this trace has none, so KERNEL_NAME records are
 added to a copy of it, once as libcuda's (their operations are read) and
 once as the program's own, ambiguous or named by size (they are not)."""
 import os
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -104,6 +105,22 @@ t.ok("memcpy32_post grid=(342,1,1) block=(256,1,1) smem=0 (copy 349528 B 0x%x ->
 t.ok(" params@" not in text, "text: the parameters only with -v")
 verbose = subprocess.run([CUDATRACE, "-r", named, "-v"], capture_output=True, text=True).stdout
 t.ok("params@0x210=%s " % sets[1]["params"] in verbose, "-v: the parameters' bytes")
+
+db = os.path.join(scratch_dir("ct-kparams-db-"), "t.db")
+p = subprocess.run([CUDATRACE, "-r", named, "--sqlite", db], capture_output=True, text=True)
+rows = sqlite3.connect(db).execute(
+    "SELECT kernel, op, op_bytes, op_src, op_dst, op_fill FROM launches WHERE op IS NOT NULL "
+    "ORDER BY start_ns, rowid").fetchall() if p.returncode == 0 else []
+t.ok([(k, w, b, d_, s_, f) for k, w, b, s_, d_, f in rows] ==
+     [(k, w, b, ds, sr if w == "copy" else None, fl if w == "set" else None)
+      for k, w, ds, sr, fl, b in want],
+     "--sqlite: the same operations in launches (op, op_bytes, op_src, op_dst, op_fill)",
+     (p.stderr[-300:], rows[:3]))
+blobs = sqlite3.connect(db).execute("SELECT params FROM launches").fetchall() \
+    if p.returncode == 0 else []
+t.ok(len(blobs) == 32 and all(b[0] for b in blobs) and
+     bytes(blobs[1][0]) == struct.pack("<QI", d, 4194304),
+     "--sqlite: every launch's parameters as a BLOB", len(blobs))
 
 for what, module, how, flags in [("the program's own kernels of those names", b"probe",
                                   CT_KN_INLINE, 0),

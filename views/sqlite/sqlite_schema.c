@@ -29,12 +29,14 @@ const char ct_sqlite_schema[] =
 	" gpu INTEGER, path TEXT);"
 	"CREATE TABLE IF NOT EXISTS device_memory(trace_id INTEGER, host TEXT, call_id INTEGER,"
 	" start_ns INTEGER, pid INTEGER, gpu INTEGER, kind TEXT, held INTEGER);"
-	/* --gpu-work: each kernel launch read, with its kernel (docs/KERNELS.md) */
+	/* --gpu-work: each kernel launch read, with its kernel (docs/KERNELS.md),
+	 * its parameters and what CUDA's own kernels did (docs/GPUWORK.md) */
 	"CREATE TABLE IF NOT EXISTS launches(trace_id INTEGER, host TEXT, start_ns INTEGER,"
 	" pid INTEGER, gpu INTEGER, channel INTEGER, grid_x INTEGER, grid_y INTEGER,"
 	" grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, smem INTEGER,"
 	" program INTEGER, kernel TEXT, kernel_mangled TEXT, kernel_module TEXT,"
-	" kernel_found TEXT);"
+	" kernel_found TEXT, params BLOB, op TEXT, op_bytes INTEGER, op_src INTEGER,"
+	" op_dst INTEGER, op_fill INTEGER);"
 	"CREATE INDEX IF NOT EXISTS launches_kernel ON launches(trace_id, kernel);"
 	"CREATE INDEX IF NOT EXISTS calls_pid ON calls(pid);"
 	"CREATE INDEX IF NOT EXISTS calls_name ON calls(name);"
@@ -87,5 +89,5 @@ const char *const ct_sql_text[CT_SQL_COUNT] = {
 	[CT_SQL_MMAP] = "INSERT INTO mmaps VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[CT_SQL_MEM] = "INSERT INTO device_memory VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
 	[CT_SQL_LAUNCH] = "INSERT INTO launches VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			  " ?, ?, ?, ?)",
+			  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };

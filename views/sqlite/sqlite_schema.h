@@ -9,7 +9,7 @@
 #define CT_SQLITE_SCHEMA_H
 
 /* PRAGMA user_version of a database with this schema. */
-#define CT_SQLITE_SCHEMA_VERSION 2
+#define CT_SQLITE_SCHEMA_VERSION 3
 
 extern const char ct_sqlite_schema[];
 

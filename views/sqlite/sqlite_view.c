@@ -10,6 +10,7 @@
 #include "nvfacts.h"
 #include "call_name.h"
 #include "gpuwork.h"
+#include "gpuwork_kop.h"
 #include "kname.h"
 #include "labels.h"
 #include "meta.h"
@@ -491,6 +492,36 @@ static void view_call(void *ctx, const struct ct_call *c)
 
 /* --- GPU work ---------------------------------------------------------------- */
 
+/* The launch's parameters, as uploaded (bytes in memory order). */
+static void bind_params(sqlite3_stmt *st, int i, const struct gw_event *e)
+{
+	uint8_t b[GW_UPLOAD_KEEP_DW * 4];
+	uint32_t n = 0;
+
+	if (!e->params)
+		return;
+	for (; n < e->params_ndw * 4 && n < sizeof(b); n++)
+		b[n] = (uint8_t)(e->params[n / 4] >> (8 * (n % 4)));
+	sqlite3_bind_blob(st, i, b, (int)n, SQLITE_TRANSIENT);
+}
+
+/* What one of CUDA's own copy or memset kernels did: op, op_bytes,
+ * op_src, op_dst, op_fill from column i. */
+static void bind_op(sqlite3_stmt *st, int i, const struct gw_event *e)
+{
+	struct gw_kop op;
+
+	if (!gw_kernel_op(e, e->kernel, &op))
+		return;
+	bind_str(st, i, op.what);
+	bind_u64(st, i + 1, op.bytes);
+	if (!strcmp(op.what, "copy"))
+		bind_u64(st, i + 2, op.src);
+	bind_u64(st, i + 3, op.dst);
+	if (strcmp(op.what, "copy"))
+		bind_u64(st, i + 4, op.fill);
+}
+
 /* A launch read from a channel, with its kernel when it was named. */
 static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
 {
@@ -519,6 +550,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 		bind_str(st, 17, k->module[0] ? k->module : NULL);
 		bind_str(st, 18, ct_kname_how(k->how));
 	}
+	bind_params(st, 19, e);
+	bind_op(st, 20, e);
 	ct_sqlite_step(s, st);
 }
 
