@@ -4,7 +4,9 @@
  * count every launch and copied byte the decoder finds, per process and
  * GPU; then records of work not seen (a ring wrap, entries lost, a segment
  * unreadable, a GPPut outside the ring): each counted by its reason, the
- * channel given up in a series of its own, never as 0 entries lost. */
+ * channel given up in a series of its own, never as 0 entries lost.  Then
+ * the H200 probe trace with its CUDA memset and copy kernels named as
+ * libcuda's: the bytes they set and copied, from their parameters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,69 @@ static void unseen(struct ct_decoder *d, struct ct_metrics *m)
 	u = ct_gw_unseen_of(&s);
 	ok(u.channel && u.n == 1 && strstr(u.row, "NOT FOLLOWED"),
 	   "a GPPut outside the ring: a channel not followed (%s)", u.row);
+}
+
+/* A KERNEL_NAME record: pid's program is libcuda's function name. */
+static void name_kernel(struct ct_decoder *d, uint32_t pid, uint64_t program, const char *name)
+{
+	static const char module[] = "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04";
+	union { struct ct_kernel_name k; uint8_t b[512]; } r = { 0 };
+	size_t n = strlen(name) + 1;
+
+	r.k.h.type = CT_REC_KERNEL_NAME;
+	r.k.h.pid = pid;
+	r.k.program = program;
+	r.k.how = CT_KN_INLINE;
+	r.k.arch = 90;
+	r.k.name_size = (uint32_t)n;
+	r.k.module_size = sizeof(module);
+	memcpy(r.b + sizeof(r.k), name, n);
+	memcpy(r.b + sizeof(r.k) + n, module, sizeof(module));
+	r.k.h.size = (uint32_t)((sizeof(r.k) + n + sizeof(module) + 7) & ~7ul);
+	ct_decoder_feed(d, &r.k.h);
+}
+
+/* probe.cu (tests/gpu/probe): memsets of 16 MiB, 188,696, 2,552,192 and
+ * 708,696 bytes; copies whose last part memcpy32_post does: 816, 349,528
+ * and 3,560 bytes (the rest is the bulk kernel's, not named). */
+static void kernel_ops(void)
+{
+	struct ct_metrics_opts mo = { .proc_root = "/nonexistent", .max_series = 1000 };
+	struct ct_metrics *m = ct_metrics_new(&mo);
+	FILE *devnull = fopen("/dev/null", "w");
+	struct ct_decode_opts o = { .out = devnull, .quiet = true };
+	struct ct_decoder *d = ct_decoder_new(&o);
+	struct ct_view mv = ct_metrics_view(m);
+	char err[256], *text = NULL;
+	struct ct_reader *r = ct_reader_open("traces/kernels/probe.ctrace", err, sizeof(err));
+	const void *rec;
+	size_t len;
+
+	if (ok(m && d && r, "metrics, decoder and the H200 probe trace %s", r ? "" : err)) {
+		ct_decoder_add_view(d, &mv);
+		name_kernel(d, 471, 0x7f2c53799a00ull, "memset32");
+		name_kernel(d, 471, 0x7f2c53783200ull, "memcpy32_post");
+		while (ct_reader_next(r, &rec, &len) == CT_READ_OK)
+			ct_decoder_feed(d, rec);
+		text = ct_metrics_render(m, &len);
+	}
+	ok(text && strstr(text, "cudatrace_gpu_kernel_op_bytes_total{gpu=\"0\",comm=\"probe\","
+			  "container=\"\",pod=\"\",pid=\"471\",op=\"set\"} 20226800\n") &&
+	   strstr(text, "cudatrace_gpu_kernel_op_bytes_total{gpu=\"0\",comm=\"probe\","
+			"container=\"\",pod=\"\",pid=\"471\",op=\"copy\"} 353904\n"),
+	   "cudatrace_gpu_kernel_op_bytes_total: 20,226,800 bytes set, 353,904 copied by "
+	   "memcpy32_post");
+	if (text && getenv("SHOW"))
+		fputs(text, stderr);
+	free(text);
+	if (r)
+		ct_reader_close(r);
+	if (d) {
+		ct_decoder_finish(d);
+		ct_decoder_free(d);
+	}
+	ct_metrics_free(m);
+	fclose(devnull);
 }
 
 int main(void)
@@ -109,5 +174,6 @@ int main(void)
 	ct_decoder_free(d);
 	ct_metrics_free(m);
 	fclose(devnull);
+	kernel_ops();
 	return tap_done();
 }

@@ -7,6 +7,7 @@
  *   cudatrace_device_memory_bytes{gpu,pid,comm,container,pod,kind}
  *   cudatrace_gpu_launches_total{gpu,comm,container,pod,pid}     --gpu-work
  *   cudatrace_gpu_copied_bytes_total{gpu,comm,container,pod,pid} --gpu-work
+ *   cudatrace_gpu_kernel_op_bytes_total{gpu,comm,container,pod,pid,op} --gpu-work
  *   cudatrace_gpu_unseen_entries_total{gpu,comm,container,pod,pid,reason} --gpu-work
  *   cudatrace_gpu_channels_not_followed_total{gpu,comm,container,pod,pid} --gpu-work
  *   cudatrace_gpu_kernel_launches_total{gpu,comm,container,pod,pid,kernel}
@@ -26,6 +27,7 @@
 #include "call_name.h"
 #include "devmem.h"
 #include "gpuwork.h"
+#include "gpuwork_kop.h"
 #include "gpuwork_summary.h"
 #include "idmap.h"
 #include "kname.h"
@@ -34,7 +36,7 @@
 #include "utf8.h"
 #include "grow.h"
 
-enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_UNSEEN,
+enum fam { F_CALLS, F_ERRORS, F_DURATION, F_MEMORY, F_LAUNCHES, F_COPIED, F_KOP, F_UNSEEN,
 	   F_UNFOLLOWED, F_UNSEEN_QMDS, F_KLAUNCHES, F_FAMS };
 
 static const struct {
@@ -58,6 +60,10 @@ static const struct {
 	[F_COPIED] = { "cudatrace_gpu_copied_bytes_total", "counter",
 		       "Bytes of the copy engine transfers (copies and fills) read from the "
 		       "process's channels (--gpu-work)." },
+	[F_KOP] = { "cudatrace_gpu_kernel_op_bytes_total", "counter",
+		    "Bytes CUDA's own kernels copied (op=\"copy\") or set (op=\"set\"), "
+		    "read from their parameters (--gpu-work): on Hopper a device-to-device "
+		    "cudaMemcpy and a cudaMemset run as kernels, not on the copy engine." },
 	[F_UNSEEN] = { "cudatrace_gpu_unseen_entries_total", "counter",
 		       "Ring entries of the process's channels whose work was not read "
 		       "(--gpu-work), by reason: ring_wrap (a lower bound: whole rings more may "
@@ -443,6 +449,20 @@ static void count_kernel(struct ct_metrics *m, const struct ct_gpu_seg *g, const
 		atomic_fetch_add_explicit(&s->value, 1, memory_order_relaxed);
 }
 
+/* What one of CUDA's own copy or memset kernels did (lb: the launch's
+ * labels up to pos). */
+static void count_kernel_op(struct ct_metrics *m, const struct gw_event *e, char *lb, size_t n,
+			    size_t pos)
+{
+	struct gw_kop op;
+	struct series *s;
+
+	if (!gw_kernel_op(e, e->kernel, &op) || !label(lb, n, &pos, "op", op.what) ||
+	    !(s = get_series(m, F_KOP, lb)))
+		return;
+	atomic_fetch_add_explicit(&s->value, op.bytes, memory_order_relaxed);
+}
+
 /* --gpu-work: launches, copied bytes and unseen QMDs, per process and GPU. */
 static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw_event *e)
 {
@@ -474,6 +494,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 					  memory_order_relaxed);
 	if (e && e->kind == GW_LAUNCH && m->o.kernels)
 		count_kernel(m, g, e, lb, sizeof(lb), pos);
+	if (e && e->kind == GW_LAUNCH)
+		count_kernel_op(m, e, lb, sizeof(lb), pos);
 }
 
 struct ct_view ct_metrics_view(struct ct_metrics *m)
