@@ -12,6 +12,7 @@
 
 #include "emit.h"
 #include "gpuwork.h"
+#include "gpuwork_kop.h"
 #include "idmap.h"
 #include "kernel_summary.h"
 #include "kname.h"
@@ -26,6 +27,8 @@ struct krow {
 	char *name;           /* NULL: unnamed */
 	char *mangled;
 	uint64_t launches, blocks, threads, first_ns, last_ns;
+	const char *op;       /* CUDA's own copy or memset kernel: "copy", "set" */
+	uint64_t op_bytes;    /* ... the bytes it moved, from its parameters */
 	struct idmap grids;   /* grid hash -> 1 */
 	uint64_t ngrids;
 	bool grids_capped;
@@ -125,6 +128,7 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 {
 	struct ct_ksum *s = ctx;
 	struct krow *r;
+	struct gw_kop op;
 	uint64_t blocks, grid_key;
 
 	if (!e || e->kind != GW_LAUNCH || !e->have_qmd)
@@ -139,6 +143,10 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	if (e->kernel)
 		name_row(s, r, e->kernel);
 	blocks = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
+	if (gw_kernel_op(e, e->kernel, &op)) {
+		r->op = op.what;
+		r->op_bytes += op.bytes;
+	}
 	r->launches++;
 	r->blocks += blocks;
 	r->threads += blocks * e->block[0] * e->block[1] * e->block[2];
@@ -171,6 +179,8 @@ static void merge(struct ct_ksum *s)
 			a->launches += b->launches;
 			a->blocks += b->blocks;
 			a->threads += b->threads;
+			a->op_bytes += b->op_bytes;
+			a->op = a->op ? a->op : b->op;
 			a->ngrids += b->grids.used;   /* an upper bound across addresses */
 			a->first_ns = b->first_ns < a->first_ns ? b->first_ns : a->first_ns;
 			a->last_ns = b->last_ns > a->last_ns ? b->last_ns : a->last_ns;
@@ -220,6 +230,9 @@ static void print_text(struct ct_ksum *s)
 			   r->last_ns / 1e9);
 		name = label(r, buf, sizeof(buf));
 		em_text(&o, name, strlen(name));
+		if (r->op)
+			out_printf(&o, " (%" PRIu64 " B %s)", r->op_bytes,
+				   strcmp(r->op, "copy") ? "set" : "copied");
 		out_putc(&o, '\n');
 	}
 	if (s->dropped)
@@ -255,6 +268,10 @@ static void print_json(struct ct_ksum *s)
 		em_bool(&e, "grids_at_least", r->grids_capped);
 		em_u64(&e, "blocks", r->blocks);
 		em_u64(&e, "threads", r->threads);
+		if (r->op) {
+			em_str(&e, "op", r->op);
+			em_u64(&e, "op_bytes", r->op_bytes);
+		}
 		em_u64(&e, "first_ns", r->first_ns);
 		em_u64(&e, "last_ns", r->last_ns);
 		em_close(&e);

@@ -106,6 +106,16 @@ t.ok(" params@" not in text, "text: the parameters only with -v")
 verbose = subprocess.run([CUDATRACE, "-r", named, "-v"], capture_output=True, text=True).stdout
 t.ok("params@0x210=%s " % sets[1]["params"] in verbose, "-v: the parameters' bytes")
 
+rows = {r["kernel"]: r for r in decode_json(named, "-c") if r["type"] == "kernel-summary"}
+t.ok(rows.get("memset32", {}).get("op_bytes") == 20226800 and
+     rows["memset32"]["op"] == "set" and rows.get("memcpy32_post", {}).get("op_bytes") ==
+     816 + 349528 + 3560 and rows["memcpy32_post"]["op"] == "copy",
+     "-c: the kernels' rows add up the bytes they set and copied",
+     {k: (v.get("op"), v.get("op_bytes")) for k, v in rows.items()})
+ctext = subprocess.run([CUDATRACE, "-r", named, "-c"], capture_output=True, text=True).stdout
+t.ok(" memset32 (20226800 B set)" in ctext and " memcpy32_post (353904 B copied)" in ctext,
+     "-c text: the same, after the kernel's name")
+
 db = os.path.join(scratch_dir("ct-kparams-db-"), "t.db")
 p = subprocess.run([CUDATRACE, "-r", named, "--sqlite", db], capture_output=True, text=True)
 rows = sqlite3.connect(db).execute(
