@@ -63,6 +63,8 @@ static void gpuwork_sink(void *ctx, const struct ct_rec *r)
 {
 	struct ct_capture *c = ctx;
 
+	if (c->knames)   /* copies' sources read now: their buffers are reused */
+		ct_knames_watch_gpu(c->knames, r);
 	ct_rq_push(c->queue, r);
 }
 

@@ -321,7 +321,7 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uin
 	if (n > CT_KNAMER_READ_MAX)
 		n = CT_KNAMER_READ_MAX;
 	buf = malloc(n);
-	if (buf && k->io.read_mem(k->io.ctx, p->pid, c->src + off, buf, n))
+	if (buf && k->io.read_copy(k->io.ctx, p->pid, c->src, c->dst, off, buf, n))
 		r = lookup(k, p, buf, n, regs);
 	free(buf);
 	if (stale_read(k, p, c, off, regs, &r, &sized)) {
@@ -476,7 +476,7 @@ static void read_code_copy(struct ct_knamer *k, struct kproc *p, uint64_t src, u
 	if (bytes % CUBIN_INSN_BYTES || bytes > CT_KNAMER_UPLOAD_MAX)
 		return;
 	if ((last = joins_last(p, dst, bytes))) {
-		if (!k->io.read_mem(k->io.ctx, p->pid, src, last->bytes + last->size, bytes))
+		if (!k->io.read_copy(k->io.ctx, p->pid, src, dst, 0, last->bytes + last->size, bytes))
 			return;   /* (the room stays unused: the size is not moved on) */
 		last->size += (uint32_t)bytes;
 		p->kept_bytes += bytes;
@@ -484,12 +484,12 @@ static void read_code_copy(struct ct_knamer *k, struct kproc *p, uint64_t src, u
 		idmap_del(&p->named, dst);
 		return;
 	}
-	if (bytes < sizeof(head) || !k->io.read_mem(k->io.ctx, p->pid, src, head, sizeof(head)))
+	if (bytes < sizeof(head) || !k->io.read_copy(k->io.ctx, p->pid, src, dst, 0, head, sizeof(head)))
 		return;
 	index_files(k, p, !p->indexed_ns);
 	if (!ct_kindex_starts_function(&k->x, head, sizeof(head)) || !(u.bytes = malloc(bytes)))
 		return;
-	if (!k->io.read_mem(k->io.ctx, p->pid, src, u.bytes, bytes)) {
+	if (!k->io.read_copy(k->io.ctx, p->pid, src, dst, 0, u.bytes, bytes)) {
 		free(u.bytes);
 		return;
 	}

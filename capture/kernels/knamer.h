@@ -30,8 +30,11 @@ struct ct_knamer_io {
 	/* Adds to x the files pid maps that it lacks; false if they cannot be
 	 * read (the process is gone). */
 	bool (*index_files)(void *ctx, uint32_t pid, struct ct_kindex *x);
-	/* Reads n bytes of pid's memory at addr; false if it cannot. */
-	bool (*read_mem)(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t n);
+	/* Reads n bytes at off into the source of pid's copy engine copy
+	 * src -> dst (the bytes it copied, where they can still be had);
+	 * false if it cannot. */
+	bool (*read_copy)(void *ctx, uint32_t pid, uint64_t src, uint64_t dst, uint64_t off,
+			  void *buf, size_t n);
 	/* Takes each CT_REC_KERNEL_NAME. */
 	void (*emit)(void *ctx, const struct ct_rec *r);
 	void *ctx;

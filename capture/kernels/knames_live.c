@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "codemaps.h"
+#include "copy_snaps.h"
 #include "hostelf.h"
 #include "kcache.h"
 #include "kmaps_keep.h"
@@ -33,6 +34,7 @@ struct ct_knames {
 	void *ctx;
 	struct ct_knamer *k;
 	struct ct_kmaps_keep *keep;   /* mappings read while the processes lived */
+	struct ct_copy_snaps *snaps;  /* copies' sources as the reader thread saw them */
 	char cache_dir[4096];      /* "" when there is none */
 	uint64_t cache_read, cache_written, cache_failed;
 	int cache_errno;           /* the first failure's */
@@ -237,7 +239,8 @@ static bool index_files(void *ctx, uint32_t pid, struct ct_kindex *x)
 	return true;
 }
 
-static bool read_mem(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
+/* pid's memory now. */
+static bool read_live(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct ct_knames *n = ctx;
 	char path[4200];
@@ -253,6 +256,15 @@ static bool read_mem(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t l
 	return got == (ssize_t)len;
 }
 
+/* The namer's reads: copies' sources as the reader thread saw them. */
+static bool read_copy(void *ctx, uint32_t pid, uint64_t src, uint64_t dst, uint64_t off,
+		      void *buf, size_t len)
+{
+	struct ct_knames *n = ctx;
+
+	return ct_copy_snaps_read(n->snaps, pid, src, dst, off, buf, len);
+}
+
 static void emit(void *ctx, const struct ct_rec *r)
 {
 	struct ct_knames *n = ctx;
@@ -263,7 +275,7 @@ static void emit(void *ctx, const struct ct_rec *r)
 struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, void *ctx)
 {
 	struct ct_knames *n = calloc(1, sizeof(*n));
-	struct ct_knamer_io io = { index_files, read_mem, emit, n };
+	struct ct_knamer_io io = { index_files, read_copy, emit, n };
 
 	if (!n)
 		return NULL;
@@ -271,7 +283,9 @@ struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, v
 	n->sink = sink;
 	n->ctx = ctx;
 	cache_dir(n);
-	if (!(n->keep = ct_kmaps_keep_new(proc_root)) || !(n->k = ct_knamer_new(&io))) {
+	if (!(n->keep = ct_kmaps_keep_new(proc_root)) || !(n->k = ct_knamer_new(&io)) ||
+	    !(n->snaps = ct_copy_snaps_new(read_live, n))) {
+		ct_knamer_free(n->k);
 		ct_kmaps_keep_free(n->keep);
 		free(n);
 		return NULL;
@@ -286,6 +300,7 @@ void ct_knames_free(struct ct_knames *n)
 	ct_knames_flush(n);
 	ct_knamer_free(n->k);
 	ct_kmaps_keep_free(n->keep);
+	ct_copy_snaps_free(n->snaps);
 	free(n);
 }
 
@@ -344,17 +359,36 @@ void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r)
 	if (r->type == CT_REC_PROC_EXIT && r->pid == r->tid) {
 		ct_knamer_forget(n->k, r->pid);
 		ct_kmaps_keep_forget(n->keep, r->pid);
+		ct_copy_snaps_forget(n->snaps, r->pid);
 	}
 }
 
 void ct_knames_watch(struct ct_knames *n, const struct ct_rec *r, uint64_t now_ns)
 {
 	ct_kmaps_keep_watch(n->keep, r, now_ns);
+	if (r->type == CT_REC_PROC_EXIT && r->pid == r->tid)
+		ct_copy_snaps_exited(n->snaps, r->pid);
+}
+
+void ct_knames_watch_gpu(struct ct_knames *n, const struct ct_rec *r)
+{
+	ct_copy_snaps_seg(n->snaps, r);
 }
 
 void ct_knames_report(const struct ct_knames *n)
 {
+	struct ct_copy_snaps_stats c = ct_copy_snaps_stats(n->snaps);
+
 	ct_knamer_report(n->k);
+	if (c.copies || c.unreadable)
+		ct_err("kernel names: %llu copies' sources kept as the reader read them (the first "
+			"%u KiB of each), %llu not readable then (device memory); the namer's "
+			"reads: %llu answered from them, %llu past them found unchanged, %llu found "
+			"written since (refused); %llu kept copies pushed out unread\n",
+			(unsigned long long)c.copies, CT_SNAP_BYTES >> 10,
+			(unsigned long long)c.unreadable, (unsigned long long)c.served,
+			(unsigned long long)c.checked, (unsigned long long)c.stale,
+			(unsigned long long)c.evicted);
 	if (n->holds)
 		ct_err("kernel names: %llu times a launch was read before its upload (another "
 			"channel, read later): its segments held until the upload came, %llu "

@@ -33,6 +33,9 @@ void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r);
 /* Reader thread, every record of the kernel: keeps each process's code
  * mappings while it lives (kmaps_keep.h), for naming after it is gone. */
 void ct_knames_watch(struct ct_knames *n, const struct ct_rec *r, uint64_t now_ns);
+/* Reader thread, every GPU-work record as it is read: the sources of
+ * the copies its segments make are kept at once (copy_snaps.h). */
+void ct_knames_watch_gpu(struct ct_knames *n, const struct ct_rec *r);
 /* The closing line. */
 void ct_knames_report(const struct ct_knames *n);
 

@@ -151,6 +151,23 @@ t.ok(fast and fast.get("kernel_mangled") != "k_add" and refused and int(refused.
      "not named k_add (%s), the refusal counted" % fast.get("kernel_mangled"),
      (fast, p.stderr[-700:]))
 
+# 2e. The same with the record loop slowed on purpose (30 ms a record, as
+# stacks or a slow sink make it): the namer comes to each copy long after
+# the buffer was reused; the reader thread kept each copy's bytes when it
+# read the copy (before: staged-b was named k_add, the buffer's last code).
+trw = os.path.join(tmp, "staged-slow.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trw, "--", kfake, "-f", ctl,
+         "kernel-staged", CODE, scale, "8"], env=dict(env, CT_TEST_SLOW_RECORD_US="30000"))
+staged = programs(p.stdout)
+got = launches(decode_json(trw))
+named = {k: (got.get(staged.get(k)) or {}).get("kernel_mangled") for k in want}
+t.ok(named == want, "a record loop 30 ms a record behind: each staged copy named from the "
+     "bytes the reader kept", (named, p.stderr[-900:]))
+kept = re.search(r"(\d+) copies' sources kept as the reader read them .* (\d+) answered from "
+                 r"them, (\d+) past them found unchanged, (\d+) found written since", p.stderr)
+t.ok(kept and int(kept.group(1)) == 5 and int(kept.group(2)) >= 5,
+     "the closing line: 5 copies kept, the namer's reads answered from them", p.stderr[-900:])
+
 # 3. Live, no file: the same stand-in without the fatbin names nothing
 #    from files: inline code in no file is a jit: id; the copy stays unnamed.
 tr2 = os.path.join(tmp, "nofile.ctrace")

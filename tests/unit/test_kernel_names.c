@@ -445,9 +445,10 @@ static bool off_index(void *ctx, uint32_t pid, struct ct_kindex *x)
 	return true;
 }
 
-static bool off_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t n)
+static bool off_read(void *ctx, uint32_t pid, uint64_t src, uint64_t dst, uint64_t off,
+		     void *buf, size_t n)
 {
-	(void)ctx, (void)pid, (void)addr, (void)buf, (void)n;
+	(void)ctx, (void)pid, (void)src, (void)dst, (void)off, (void)buf, (void)n;
 	return false;   /* the process is gone: its staging buffers too */
 }
 
