@@ -104,7 +104,8 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
 	if (c->python && ct_python_take(c->python, r))
 		return;
-	if (c->knames) {   /* kernel names: in the record loop, never the reader's thread */
+	if (c->knames) {   /* kernel names: in the record loop (only copies' sources are
+			    * kept by the reader's thread: copy_snaps.h) */
 		if (r->type != CT_REC_GPU_SEG && r->type != CT_REC_GPU_PUT)
 			ct_knames_flush(c->knames);   /* what waited for an upload goes first */
 		ct_knames_learn(c->knames, r);

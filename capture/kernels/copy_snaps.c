@@ -21,6 +21,7 @@ struct snap {
 struct chan {
 	uint32_t pid;
 	struct gw_chan *dec;
+	uint32_t copy_subch;   /* subchannels bound to a copy class (bit s) */
 };
 
 struct ct_copy_snaps {
@@ -109,6 +110,26 @@ static void on_event(void *ctx, const struct gw_event *e)
 	keep(s, s->seg_pid, e, data, n);
 }
 
+/* Only the segments that bind a class or reach a copy subchannel are
+ * decoded (a launch's segment, a QMD inline, is not: the reader thread
+ * must stay quick). */
+static void decode(struct ct_copy_snaps *s, struct chan *c, const uint32_t *dw, uint32_t n,
+		   bool cut)
+{
+	bool binds;
+	uint32_t mask = gw_seg_subchannels(c->dec, dw, n, &binds);
+
+	if (!binds && !(mask & c->copy_subch))
+		return;
+	gw_decode(c->dec, dw, n, cut, on_event, s);
+	if (!binds)
+		return;
+	c->copy_subch = 0;
+	for (uint32_t i = 0; i < 8; i++)
+		if (gw_engine_of(gw_chan_subch_class(c->dec, i)) == GW_ENG_COPY)
+			c->copy_subch |= 1u << i;
+}
+
 void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
 {
 	const struct ct_gpu_seg *g = (const struct ct_gpu_seg *)r;
@@ -127,8 +148,7 @@ void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
 	if (!c->dec)
 		return;
 	s->seg_pid = g->h.pid;
-	gw_decode(c->dec, (const uint32_t *)(g + 1), g->ndwords, g->flags & CT_GS_TRUNC, on_event,
-		  s);
+	decode(s, c, (const uint32_t *)(g + 1), g->ndwords, g->flags & CT_GS_TRUNC);
 }
 
 struct exited {

@@ -521,6 +521,38 @@ static uint32_t first_bad(const struct gw_chan *c, const uint32_t *dw, uint32_t 
 	return 0;
 }
 
+uint32_t gw_seg_subchannels(const struct gw_chan *c, const uint32_t *dw, uint32_t n,
+			    bool *binds)
+{
+	uint32_t i = 0, mask = 0;
+
+	*binds = false;
+	while (hdr.ok && i < n) {
+		uint32_t h = dw[i], op = gw_get(h, hdr.op), count = gw_get(h, hdr.count);
+		uint32_t m = gw_get(h, hdr.addr) * 4, subch = gw_get(h, hdr.subch);
+
+		i++;
+		if (op == hdr.end)
+			break;
+		if (op == hdr.grp0 && h == 0)
+			continue;
+		mask |= subch < 32 ? 1u << subch : 0;
+		if (op == hdr.immd_op) {
+			*binds |= m == c->host->set_object;
+			continue;
+		}
+		if (op == hdr.grp0 || op == hdr.grp2) {
+			if (gw_get(h, hdr.tert) != 0)
+				continue;
+			m = gw_get(h, hdr.addr_old) * 4;
+			count = gw_get(h, hdr.count_old);
+		}
+		*binds |= m == c->host->set_object && count;
+		i += count < n - i ? count : n - i;
+	}
+	return mask;
+}
+
 void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit_fn,
 	       void *arg)
 {

@@ -156,6 +156,13 @@ uint32_t gw_chan_subch_class(const struct gw_chan *c, uint32_t s);
 void gw_decode(struct gw_chan *c, const uint32_t *dw, uint32_t n, bool cut, gw_emit_fn emit,
 	       void *ctx);
 
+/* Which subchannels the methods of a segment address (bit s: subchannel
+ * s), and whether it binds a class (SET_OBJECT): a reader that cares for
+ * one engine's methods decodes only the segments that reach it.  No
+ * state changes. */
+uint32_t gw_seg_subchannels(const struct gw_chan *c, const uint32_t *dw, uint32_t n,
+			    bool *binds);
+
 /* Each dword of an inline upload (compute LAUNCH_DMA + LOAD_INLINE_DATA)
  * as it is decoded: the upload's destination, its length in dwords, the
  * dword's index in it (kernel names: capture/kernels/). */
