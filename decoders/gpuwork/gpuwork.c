@@ -9,6 +9,7 @@
  * a copy LAUNCH_DMA, a SEM_EXECUTE) are read back from those registers.
  */
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "gpuwork_class.h"
@@ -57,10 +58,9 @@ static struct {
 	bool ok;
 } hdr;
 
+/* Once (pthread_once: the capture's two threads decode). */
 static void load_header_format(void)
 {
-	if (hdr.ok)
-		return;
 	hdr.addr = gw_field_find("dma", "METHOD_ADDRESS");
 	hdr.subch = gw_field_find("dma", "METHOD_SUBCHANNEL");
 	hdr.count = gw_field_find("dma", "METHOD_COUNT");
@@ -83,9 +83,10 @@ static void load_header_format(void)
 
 struct gw_chan *gw_chan_new(uint32_t chan_class)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct gw_chan *c = calloc(1, sizeof(*c));
 
-	load_header_format();
+	pthread_once(&once, load_header_format);
 	if (c)
 		c->host = gw_class_get(chan_class);
 	return c;

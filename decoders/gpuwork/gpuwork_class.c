@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Per-class facts for the --gpu-work decoder, from the tables by name. */
+/* Per-class facts for the --gpu-work decoder, from the tables by name.
+ * Shared by the capture's reader thread and its record loop: the cache
+ * is filled under a lock, and an entry once filled never moves. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,9 @@
 
 static struct gw_class cache[GW_CLASS_CACHE];
 static int ncache;
-static struct gw_class unknown_class;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* past the cache: filled anew at each miss, by and for the calling thread */
+static __thread struct gw_class unknown_class;
 
 static uint32_t method(const struct gw_class *k, const char *name)
 {
@@ -230,15 +235,21 @@ static void fill(struct gw_class *k, uint32_t cls)
 
 const struct gw_class *gw_class_get(uint32_t cls)
 {
+	const struct gw_class *k = NULL;
 	int i;
 
-	for (i = 0; i < ncache; i++)
+	pthread_mutex_lock(&cache_lock);
+	for (i = 0; i < ncache && !k; i++)
 		if (cache[i].cls == cls)
-			return &cache[i];
-	if (ncache == GW_CLASS_CACHE) {   /* garbage SET_OBJECTs: stop caching */
-		fill(&unknown_class, cls);
-		return &unknown_class;
+			k = &cache[i];
+	if (!k && ncache < GW_CLASS_CACHE) {
+		fill(&cache[ncache], cls);
+		k = &cache[ncache++];
 	}
-	fill(&cache[ncache], cls);
-	return &cache[ncache++];
+	pthread_mutex_unlock(&cache_lock);
+	if (!k) {   /* garbage SET_OBJECTs: stop caching */
+		fill(&unknown_class, cls);
+		k = &unknown_class;
+	}
+	return k;
 }
