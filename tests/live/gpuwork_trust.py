@@ -49,9 +49,12 @@ for how, extra in (("exit", []), ("SIGKILL", ["kill"])):
         t.ok(len(sent) == n and got == sent,
              "burst-exit %d, then %s: %d of %d launches, in order" % (n, how, len(got), n),
              (sent[:5], got[:5], err[-400:]))
-        t.ok(num(r"at exit: (\d+) rings had work", err) == 1 and
-             num(r"process exited \((\d+) entries", err) == n,
-             "the closing line says the kernel read them at exit (%d entries)" % n, err[-500:])
+        # (a poll may land inside the burst, on a loaded machine: the
+        # entries it read are not the exit look's, and every launch is seen)
+        at_exit = num(r"process exited \((\d+) entries", err)
+        t.ok(num(r"at exit: (\d+) rings had work", err) == 1 and at_exit and 1 <= at_exit <= n,
+             "the closing line says the kernel read at exit what no poll had (%s of %d "
+             "entries)" % (at_exit, n), err[-500:])
 
 # 2. A record loop slowed on purpose (20 ms a record: the program is long
 # gone when the loop reaches its channel's allocation) reads every segment.
