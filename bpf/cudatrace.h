@@ -419,7 +419,11 @@ struct ct_stack_end {
  * kernel side; docs/GPUWORK.md).  Followed by ndwords u32 of the segment.
  * h.pid: the process; h.tid: 0; h.ts_ns: when it was read.
  */
-#define CT_GPU_SEG_DEFAULT  4096            /* --gpu-work: dwords kept per segment */
+#define CT_GPU_SEG_DEFAULT  4096            /* --gpu-work: dwords kept per segment at exit */
+/* ... by the poller: libcuda uploads its own kernels inline at context
+ * creation in segments of up to 54,784 bytes (H200, 580.159.04); cut at
+ * 4096 dwords, the kernels past the cut went unnamed */
+#define CT_GPU_SEG_POLL     16384
 #define CT_GPU_SEG_MAX      (64 * 1024)     /* ceiling of any capture */
 /* The exit look's records (struct ct_gpu_exit + at most CT_GPU_SEG_DEFAULT
  * dwords) are emitted with their size masked by this, for the verifier: a

@@ -227,7 +227,7 @@ int ct_reader_setup(struct ct_capture *c)
 	struct ct_bpf_fds fds = ct_bpf_fds(c->skel);
 
 	if (o->gpu_work_hz &&
-	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_DEFAULT, gpuwork_sink, c)))
+	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_POLL, gpuwork_sink, c)))
 		return -1;
 	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
 		ct_err("out of memory\n");

@@ -50,6 +50,9 @@
  *          a kernel's code uploaded by copy engine on a second channel
  *          right after its launch on the first: the launch is read first
  *          (the kernel-names hold); prints "kernel-late PROGRAM"
+ *        gpfifo_fake -f PATH big N
+ *          after 300 ms, a segment of N dwords (an inline upload) that a
+ *          poll reads, then a launch: prints "launch 4243 ..." and "big N"
  *        gpfifo_fake -f PATH big-exit
  *          after 300 ms, a segment of 6000 dwords (longer than the bound)
  *          and a launch, then exit at once: prints "launch 4242 ..." and
@@ -632,6 +635,26 @@ static void big_exit(void)
 	_exit(0);
 }
 
+/* A segment of n dwords (LOAD_INLINE_DATA, as libcuda's own kernels are
+ * uploaded at context creation) that a poll reads, then a launch. */
+static void big_segment(uint32_t n)
+{
+	if (n < 2 || n > 60000)
+		die("big: 2 to 60000 dwords");
+	pause_us(300000);
+	pb_used = 0;
+	seg_start = pb;
+	w(hdr(OP_NONINC, n - 1, 1, 0x1b4));         /* LOAD_INLINE_DATA, n - 1 dwords */
+	for (uint32_t i = 1; i < n; i++)
+		w(i);
+	submit();
+	pause_us(300000);
+	launch(4243, 64, 0, 0x204e00000ull);
+	printf("big %u\n", n);
+	fflush(stdout);
+	pause_us(300000);
+}
+
 /* n launches put at once, then gone: exit, or SIGKILL */
 static void burst_exit(int n, int kill_self)
 {
@@ -972,6 +995,9 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel-late")) {
 		setup(argv[2]);
 		kernel_late(argv[4]);
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big")) {
+		setup(argv[2]);
+		big_segment((uint32_t)atoi(argv[4]));
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big-exit")) {
 		setup(argv[2]);
 		big_exit();

@@ -99,6 +99,19 @@ t.ok(any(x.get("dwords") == 6000 for x in decode_json(os.path.join(tmp, "t.ctrac
         if x.get("kind") == "GP-ENTRY"),
      "and its entry says its whole length (6000 dwords)")
 
+# 4c. Long segments read by a poll: libcuda uploads its own kernels inline
+# in segments of up to 54,784 bytes (H200); the poller keeps 16,384 dwords
+# of a segment (CT_GPU_SEG_POLL) and marks the cut past that.
+for n, whole in ((13696, True), (20000, False)):
+    sent, got, err, _ = capture(["--gpu-work"], None, "big", str(n))
+    entries = [x for x in decode_json(os.path.join(tmp, "t.ctrace"), "-v")
+               if x.get("kind") == "GP-ENTRY" and x.get("dwords") == n]
+    cut = num(r"(\d+) cut at the bound", err)
+    t.ok(got == [4243] and len(entries) == 1 and cut == (0 if whole else 1),
+         "a segment of %d dwords read by a poll: %s" % (n, "whole" if whole else
+                                                         "cut at 16,384 dwords, said"),
+         (got, len(entries), cut, err[-400:]))
+
 # 5. A steady burst: 10,000 launches a second on a ring of 64 entries goes
 # round every 6.4 ms, faster than a fixed 200 Hz poll follows; the busy
 # ring is polled faster.  Every entry is read or counted.
