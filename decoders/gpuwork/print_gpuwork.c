@@ -16,10 +16,10 @@
 #include "call_name.h"
 #include "decoder.h"
 #include "gpuwork.h"
-#include "gpuwork_kop.h"
 #include "gpuwork_qmds.h"
 #include "nvtables.h"
 #include "print_kname.h"
+#include "print_params.h"
 
 struct ct_gwstate {
 	struct idmap chans;   /* client << 32 | channel -> struct chan */
@@ -188,58 +188,6 @@ static void print_graph_mark(struct ct_decoder *d, const struct gw_event *ev)
 	}
 }
 
-/* The parameters a launch was given, as uploaded (bytes in memory
- * order, hex): whole in JSON, the first 64 bytes in text with -v. */
-#define PARAMS_TEXT_BYTES 64
-
-static void print_params(struct ct_decoder *d, const struct gw_event *ev)
-{
-	uint8_t b[GW_UPLOAD_KEEP_DW * 4];
-	uint32_t n = ev->params_ndw * 4, i;
-
-	if (!ev->params || (!d->o.json && !d->o.verbose))
-		return;
-	for (i = 0; i < n && i < sizeof(b); i++)
-		b[i] = (uint8_t)(ev->params[i / 4] >> (8 * (i % 4)));
-	if (d->o.json) {
-		em_bytes(&d->em, "params", b, i);
-		em_hex(&d->em, "params_offset", ev->params_at);
-		if (ev->params_cut)
-			em_bool(&d->em, "params_cut", true);
-		return;
-	}
-	out_printf(&d->out, " params@0x%x=", ev->params_at);
-	out_hex_bytes(&d->out, b, i < PARAMS_TEXT_BYTES ? i : PARAMS_TEXT_BYTES);
-	if (i > PARAMS_TEXT_BYTES || ev->params_cut)
-		out_puts(&d->out, "...");
-}
-
-/* What one of CUDA's own kernels did, from its parameters. */
-static void print_kernel_op(struct ct_decoder *d, const struct gw_event *ev)
-{
-	struct gw_kop op;
-
-	if (!gw_kernel_op(ev, ev->kernel, &op))
-		return;
-	if (d->o.json) {
-		em_open(&d->em, "op");
-		em_str(&d->em, "what", op.what);
-		em_u64(&d->em, "bytes", op.bytes);
-		if (!strcmp(op.what, "copy"))
-			em_hex(&d->em, "src", op.src);
-		else
-			em_hex(&d->em, "fill", op.fill);
-		em_hex(&d->em, "dst", op.dst);
-		em_close(&d->em);
-	} else if (!strcmp(op.what, "copy")) {
-		out_printf(&d->out, " (copy %" PRIu64 " B 0x%" PRIx64 " -> 0x%" PRIx64 ")", op.bytes,
-			   op.src, op.dst);
-	} else {
-		out_printf(&d->out, " (set %" PRIu64 " B at 0x%" PRIx64 " to 0x%02x)", op.bytes,
-			   op.dst, op.fill);
-	}
-}
-
 static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 {
 	struct emit *e = &d->em;
@@ -256,8 +204,8 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 			em_hex(e, "program", ev->program);
 			ct_print_kernel_json(d, ev->kernel);
 			em_str(e, "qmd_version", ev->qmd_version);
-			print_params(d, ev);
-			print_kernel_op(d, ev);
+			ct_print_params(d, ev);
+			ct_print_kernel_op(d, ev);
 			if (d->o.verbose || ev->kind != GW_LAUNCH)
 				json_qmd_links(e, ev);
 		}
@@ -275,9 +223,9 @@ static void print_launch(struct ct_decoder *d, const struct gw_event *ev)
 			   ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2], ev->smem);
 	else
 		out_printf(&d->out, " grid=? (QMD not uploaded in a segment read)");
-	print_kernel_op(d, ev);
+	ct_print_kernel_op(d, ev);
 	out_printf(&d->out, " qmd=0x%" PRIx64, ev->qmd);
-	print_params(d, ev);
+	ct_print_params(d, ev);
 	if (ev->have_qmd && (d->o.verbose || ev->kind != GW_LAUNCH))
 		text_qmd_links(d, ev);
 	print_graph_mark(d, ev);
