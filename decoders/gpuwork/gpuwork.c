@@ -522,6 +522,16 @@ static uint32_t first_bad(const struct gw_chan *c, const uint32_t *dw, uint32_t 
 	return 0;
 }
 
+size_t gw_params_bytes(const struct gw_event *e, uint8_t *out, size_t room)
+{
+	size_t n = e->params ? (size_t)e->params_ndw * 4 : 0, i;
+
+	n = n < room ? n : room;
+	for (i = 0; i < n; i++)
+		out[i] = (uint8_t)(e->params[i / 4] >> (8 * (i % 4)));
+	return n;
+}
+
 uint32_t gw_seg_subchannels(const struct gw_chan *c, const uint32_t *dw, uint32_t n,
 			    bool *binds)
 {

@@ -14,6 +14,7 @@
 #define CT_GPUWORK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum gw_kind {
@@ -136,6 +137,10 @@ struct gw_event {
 	 * NULL where the decoder has no window for it */
 	const struct gw_tie *after;
 };
+
+/* A launch's parameters as uploaded, bytes in memory order, into out
+ * (room bytes at most); how many. */
+size_t gw_params_bytes(const struct gw_event *e, uint8_t *out, size_t room);
 
 typedef void (*gw_emit_fn)(void *ctx, const struct gw_event *e);
 

@@ -16,22 +16,21 @@
 void ct_print_params(struct ct_decoder *d, const struct gw_event *ev)
 {
 	uint8_t b[GW_UPLOAD_KEEP_DW * 4];
-	uint32_t n = ev->params_ndw * 4, i;
+	size_t n;
 
 	if (!ev->params || (!d->o.json && !d->o.verbose))
 		return;
-	for (i = 0; i < n && i < sizeof(b); i++)
-		b[i] = (uint8_t)(ev->params[i / 4] >> (8 * (i % 4)));
+	n = gw_params_bytes(ev, b, sizeof(b));
 	if (d->o.json) {
-		em_bytes(&d->em, "params", b, i);
+		em_bytes(&d->em, "params", b, n);
 		em_hex(&d->em, "params_offset", ev->params_at);
 		if (ev->params_cut)
 			em_bool(&d->em, "params_cut", true);
 		return;
 	}
 	out_printf(&d->out, " params@0x%x=", ev->params_at);
-	out_hex_bytes(&d->out, b, i < PARAMS_TEXT_BYTES ? i : PARAMS_TEXT_BYTES);
-	if (i > PARAMS_TEXT_BYTES || ev->params_cut)
+	out_hex_bytes(&d->out, b, n < PARAMS_TEXT_BYTES ? n : PARAMS_TEXT_BYTES);
+	if (n > PARAMS_TEXT_BYTES || ev->params_cut)
 		out_puts(&d->out, "...");
 }
 

@@ -496,13 +496,10 @@ static void view_call(void *ctx, const struct ct_call *c)
 static void bind_params(sqlite3_stmt *st, int i, const struct gw_event *e)
 {
 	uint8_t b[GW_UPLOAD_KEEP_DW * 4];
-	uint32_t n = 0;
+	size_t n = gw_params_bytes(e, b, sizeof(b));
 
-	if (!e->params)
-		return;
-	for (; n < e->params_ndw * 4 && n < sizeof(b); n++)
-		b[n] = (uint8_t)(e->params[n / 4] >> (8 * (n % 4)));
-	sqlite3_bind_blob(st, i, b, (int)n, SQLITE_TRANSIENT);
+	if (n)
+		sqlite3_bind_blob(st, i, b, (int)n, SQLITE_TRANSIENT);
 }
 
 /* What one of CUDA's own copy or memset kernels did: op, op_bytes,
