@@ -28,6 +28,7 @@
 #include "idmap.h"
 #include "labels.h"
 #include "gpuwork.h"
+#include "gpuwork_kop.h"
 #include "kname.h"
 #include "gpuwork_tie.h"
 #include "perfetto.h"
@@ -662,6 +663,20 @@ static void view_record(void *ctx, const struct ct_rec *r)
 	ct_devmem_record(p->mem, r);   /* a process's exit frees: the counter drops */
 }
 
+/* CUDA's own copy and memset kernels: what they did (docs/GPUWORK.md). */
+static void launch_op(struct emit *e, const struct gw_event *ev)
+{
+	struct gw_kop op;
+
+	if (!gw_kernel_op(ev, ev->kernel, &op))
+		return;
+	em_str(e, "op", op.what);
+	em_u64(e, "bytes", op.bytes);
+	if (!strcmp(op.what, "copy"))
+		em_hex(e, "src", op.src);
+	em_hex(e, "dst", op.dst);
+}
+
 /* --gpu-work: a track per channel (its tid the channel's handle), an
  * instant per launch and copy at the time the capture read it (when the
  * GPU ran it is not known). */
@@ -705,6 +720,7 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 		em_hex(e, "qmd", ev->qmd);
 		if (ev->kernel)
 			em_str(e, "kernel_mangled", ev->kernel->mangled);
+		launch_op(e, ev);
 	} else {
 		em_u64(e, "bytes", ev->bytes);
 		em_hex(e, "src", ev->src);

@@ -11,6 +11,7 @@ parameters of their own send.  The names of CUDA's kernels come from the
 capture (libcuda's code); this trace has none, so KERNEL_NAME records are
 added to a copy of it, once as libcuda's (their operations are read) and
 once as the program's own, ambiguous or named by size (they are not)."""
+import json
 import os
 import sqlite3
 import struct
@@ -131,6 +132,15 @@ blobs = sqlite3.connect(db).execute("SELECT params FROM launches").fetchall() \
 t.ok(len(blobs) == 32 and all(b[0] for b in blobs) and
      bytes(blobs[1][0]) == struct.pack("<QI", d, 4194304),
      "--sqlite: every launch's parameters as a BLOB", len(blobs))
+
+pf = os.path.join(scratch_dir("ct-kparams-pf-"), "t.json")
+p = subprocess.run([CUDATRACE, "-r", named, "--perfetto", pf], capture_output=True, text=True)
+trace = json.load(open(pf)) if p.returncode == 0 else {}
+evs = trace.get("traceEvents", trace) if isinstance(trace, (dict, list)) else []
+pops = [(x["name"], x["args"]["op"], x["args"]["bytes"]) for x in evs
+        if isinstance(x, dict) and x.get("cat") == "gpu-work" and "op" in x.get("args", {})]
+t.ok(pops == [(k, w, b) for k, w, _, _, _, b in want],
+     "--perfetto: each of CUDA's kernels' instants says what it did", (p.stderr[-300:], pops[:3]))
 
 for what, module, how, flags in [("the program's own kernels of those names", b"probe",
                                   CT_KN_INLINE, 0),
