@@ -8,8 +8,8 @@
  * writes that start work (a compute SEND_SIGNALING_PCAS2_B that schedules,
  * a copy LAUNCH_DMA, a SEM_EXECUTE) are read back from those registers.
  */
-#include <stdlib.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuwork_class.h"
