@@ -128,7 +128,6 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 {
 	struct ct_ksum *s = ctx;
 	struct krow *r;
-	struct gw_kop op;
 	uint64_t blocks, grid_key;
 
 	if (!e || e->kind != GW_LAUNCH || !e->have_qmd)
@@ -143,9 +142,9 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	if (e->kernel)
 		name_row(s, r, e->kernel);
 	blocks = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
-	if (gw_kernel_op(e, e->kernel, &op)) {
-		r->op = op.what;
-		r->op_bytes += op.bytes;
+	if (e->op) {
+		r->op = e->op->what;
+		r->op_bytes += e->op->bytes;
 	}
 	r->launches++;
 	r->blocks += blocks;

@@ -666,15 +666,15 @@ static void view_record(void *ctx, const struct ct_rec *r)
 /* CUDA's own copy and memset kernels: what they did (docs/GPUWORK.md). */
 static void launch_op(struct emit *e, const struct gw_event *ev)
 {
-	struct gw_kop op;
+	const struct gw_kop *op = ev->op;
 
-	if (!gw_kernel_op(ev, ev->kernel, &op))
+	if (!op)
 		return;
-	em_str(e, "op", op.what);
-	em_u64(e, "bytes", op.bytes);
-	if (!strcmp(op.what, "copy"))
-		em_hex(e, "src", op.src);
-	em_hex(e, "dst", op.dst);
+	em_str(e, "op", op->what);
+	em_u64(e, "bytes", op->bytes);
+	if (!strcmp(op->what, "copy"))
+		em_hex(e, "src", op->src);
+	em_hex(e, "dst", op->dst);
 }
 
 /* --gpu-work: a track per channel (its tid the channel's handle), an

@@ -81,6 +81,7 @@ struct gw_qmds;
 #define GW_EVENT_DEPS 2
 #define GW_UPLOAD_KEEP_DW 256   /* dwords kept of an inline upload: a QMD, parameters */
 struct ct_kname;
+struct gw_kop;
 
 struct gw_event {
 	enum gw_kind kind;
@@ -114,6 +115,8 @@ struct gw_event {
 	uint32_t graph_launch;
 	uint32_t graph_kernels, graph_unseen;   /* GW_GRAPH: what its chain gave */
 	const struct ct_kname *kernel;   /* what the capture named program (kname.h), or NULL */
+	const struct gw_kop *op;  /* CUDA's own copy or memset kernel: what it did
+				   * (gpuwork_kop.h), or NULL; set with kernel */
 	/* GW_LAUNCH sent by its own send: constant bank 0 (0: none valid),
 	 * and the parameters this channel uploaded into it for this launch:
 	 * the bytes written past the bank's start after the bank's own

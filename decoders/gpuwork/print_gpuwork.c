@@ -16,6 +16,7 @@
 #include "call_name.h"
 #include "decoder.h"
 #include "gpuwork.h"
+#include "gpuwork_kop.h"
 #include "gpuwork_qmds.h"
 #include "nvtables.h"
 #include "print_kname.h"
@@ -447,12 +448,15 @@ static void on_event(void *arg, const struct gw_event *ev_in)
 	struct ct_decoder *d = x->d;
 	struct gw_event ev_copy = *ev_in;
 	const struct gw_event *ev = &ev_copy;
+	struct gw_kop op;
 	int i;
 
 	if ((ev->kind == GW_LAUNCH || ev->kind == GW_COPY) && x->chan && x->chan->have_after)
 		ev_copy.after = &x->chan->after;
 	if (ev->kind == GW_LAUNCH && ev->have_qmd)
 		ev_copy.kernel = ct_kname_find(&d->knames, x->s->h.pid, ev->program);
+	if (ev->kernel && gw_kernel_op(ev, ev->kernel, &op))   /* once, for every view */
+		ev_copy.op = &op;
 	for (i = 0; i < d->nviews; i++)
 		if (d->views[i].gpu_filter && !d->views[i].gpu_filter(d->views[i].ctx, x->s, ev))
 			return;

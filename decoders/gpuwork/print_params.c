@@ -37,26 +37,26 @@ void ct_print_params(struct ct_decoder *d, const struct gw_event *ev)
 /* What one of CUDA's own kernels did, from its parameters. */
 void ct_print_kernel_op(struct ct_decoder *d, const struct gw_event *ev)
 {
-	struct gw_kop op;
+	const struct gw_kop *op = ev->op;
 
-	if (!gw_kernel_op(ev, ev->kernel, &op))
+	if (!op)
 		return;
 	if (d->o.json) {
 		em_open(&d->em, "op");
-		em_str(&d->em, "what", op.what);
-		em_u64(&d->em, "bytes", op.bytes);
-		if (!strcmp(op.what, "copy"))
-			em_hex(&d->em, "src", op.src);
+		em_str(&d->em, "what", op->what);
+		em_u64(&d->em, "bytes", op->bytes);
+		if (!strcmp(op->what, "copy"))
+			em_hex(&d->em, "src", op->src);
 		else
-			em_hex(&d->em, "fill", op.fill);
-		em_hex(&d->em, "dst", op.dst);
+			em_hex(&d->em, "fill", op->fill);
+		em_hex(&d->em, "dst", op->dst);
 		em_close(&d->em);
-	} else if (!strcmp(op.what, "copy")) {
-		out_printf(&d->out, " (copy %" PRIu64 " B 0x%" PRIx64 " -> 0x%" PRIx64 ")", op.bytes,
-			   op.src, op.dst);
+	} else if (!strcmp(op->what, "copy")) {
+		out_printf(&d->out, " (copy %" PRIu64 " B 0x%" PRIx64 " -> 0x%" PRIx64 ")", op->bytes,
+			   op->src, op->dst);
 	} else {
-		out_printf(&d->out, " (set %" PRIu64 " B at 0x%" PRIx64 " to 0x%02x)", op.bytes,
-			   op.dst, op.fill);
+		out_printf(&d->out, " (set %" PRIu64 " B at 0x%" PRIx64 " to 0x%02x)", op->bytes,
+			   op->dst, op->fill);
 	}
 }
 

@@ -454,13 +454,11 @@ static void count_kernel(struct ct_metrics *m, const struct ct_gpu_seg *g, const
 static void count_kernel_op(struct ct_metrics *m, const struct gw_event *e, char *lb, size_t n,
 			    size_t pos)
 {
-	struct gw_kop op;
 	struct series *s;
 
-	if (!gw_kernel_op(e, e->kernel, &op) || !label(lb, n, &pos, "op", op.what) ||
-	    !(s = get_series(m, F_KOP, lb)))
+	if (!e->op || !label(lb, n, &pos, "op", e->op->what) || !(s = get_series(m, F_KOP, lb)))
 		return;
-	atomic_fetch_add_explicit(&s->value, op.bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->value, e->op->bytes, memory_order_relaxed);
 }
 
 /* --gpu-work: launches, copied bytes and unseen QMDs, per process and GPU. */

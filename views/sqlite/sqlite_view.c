@@ -506,17 +506,17 @@ static void bind_params(sqlite3_stmt *st, int i, const struct gw_event *e)
  * op_src, op_dst, op_fill from column i. */
 static void bind_op(sqlite3_stmt *st, int i, const struct gw_event *e)
 {
-	struct gw_kop op;
+	const struct gw_kop *op = e->op;
 
-	if (!gw_kernel_op(e, e->kernel, &op))
+	if (!op)
 		return;
-	bind_str(st, i, op.what);
-	bind_u64(st, i + 1, op.bytes);
-	if (!strcmp(op.what, "copy"))
-		bind_u64(st, i + 2, op.src);
-	bind_u64(st, i + 3, op.dst);
-	if (strcmp(op.what, "copy"))
-		bind_u64(st, i + 4, op.fill);
+	bind_str(st, i, op->what);
+	bind_u64(st, i + 1, op->bytes);
+	if (!strcmp(op->what, "copy"))
+		bind_u64(st, i + 2, op->src);
+	bind_u64(st, i + 3, op->dst);
+	if (strcmp(op->what, "copy"))
+		bind_u64(st, i + 4, op->fill);
 }
 
 /* A launch read from a channel, with its kernel when it was named. */
