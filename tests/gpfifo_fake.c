@@ -614,6 +614,18 @@ static void graph_join(int r)
 	printf("waiting 0x%llx\n", (unsigned long long)d);
 }
 
+/* One segment of n dwords from the pushbuffer's start: LOAD_INLINE_DATA
+ * of n - 1 dwords, as an inline upload of code. */
+static void put_long_segment(uint32_t n)
+{
+	pb_used = 0;
+	seg_start = pb;
+	w(hdr(OP_NONINC, n - 1, 1, 0x1b4));         /* LOAD_INLINE_DATA, n - 1 dwords */
+	for (uint32_t i = 1; i < n; i++)
+		w(i);
+	submit();
+}
+
 /* A segment longer than the capture's bound (CT_GPU_SEG_DEFAULT dwords),
  * then a launch, put at once and gone: the last look's records of a
  * segment cut at the bound. */
@@ -623,12 +635,7 @@ static void big_exit(void)
 
 	pause_us(300000);
 	pace_us = 0;
-	pb_used = 0;
-	seg_start = pb;
-	w(hdr(OP_NONINC, n - 1, 1, 0x1b4));         /* LOAD_INLINE_DATA, n - 1 dwords */
-	for (uint32_t i = 1; i < n; i++)
-		w(i);
-	submit();
+	put_long_segment(n);
 	launch(4242, 64, 0, 0x204e00000ull);
 	printf("big %u\n", n);
 	fflush(stdout);
@@ -642,12 +649,7 @@ static void big_segment(uint32_t n)
 	if (n < 2 || n > 60000)
 		die("big: 2 to 60000 dwords");
 	pause_us(300000);
-	pb_used = 0;
-	seg_start = pb;
-	w(hdr(OP_NONINC, n - 1, 1, 0x1b4));         /* LOAD_INLINE_DATA, n - 1 dwords */
-	for (uint32_t i = 1; i < n; i++)
-		w(i);
-	submit();
+	put_long_segment(n);
 	pause_us(300000);
 	launch(4243, 64, 0, 0x204e00000ull);
 	printf("big %u\n", n);
