@@ -188,12 +188,38 @@ static uint32_t *register_counts(Elf *e, size_t shstr)
 	return regs;
 }
 
+/* Section index -> bytes of its function's constant bank 0 (the
+ * .nv.constant0.<name> section whose sh_info is it), 0 where none;
+ * NULL if none at all. */
+static uint32_t *cbank0_sizes(Elf *e, size_t shstr)
+{
+	static const size_t plen = sizeof(CUBIN_CBANK0_PREFIX) - 1;
+	uint32_t *sizes = NULL;
+	Elf_Scn *s = NULL;
+	size_t nsec;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(e, &nsec))
+		return NULL;
+	while ((s = elf_nextscn(e, s))) {
+		const char *name;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_info >= nsec || sh.sh_size > UINT32_MAX ||
+		    !(name = elf_strptr(e, shstr, sh.sh_name)) || strncmp(name, CUBIN_CBANK0_PREFIX, plen))
+			continue;
+		if (!sizes && !(sizes = calloc(nsec, sizeof(*sizes))))
+			return NULL;
+		sizes[sh.sh_info] = (uint32_t)sh.sh_size;
+	}
+	return sizes;
+}
+
 static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, void *ctx)
 {
 	static const size_t plen = sizeof(CUBIN_TEXT_PREFIX) - 1;
 	uint32_t *masks = malloc(CT_CUBIN_MASKS_MAX * sizeof(*masks));
 	struct rel_sec *rels = NULL;
-	uint32_t *regs;
+	uint32_t *regs, *cbank0;
 	size_t nrels = 0;
 	GElf_Ehdr eh;
 	size_t shstr;
@@ -207,6 +233,7 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 	}
 	rels = rel_sections(e, &nrels);
 	regs = register_counts(e, shstr);
+	cbank0 = cbank0_sizes(e, shstr);
 	while ((s = elf_nextscn(e, s))) {
 		struct ct_cubin_func f = { 0 };
 		GElf_Shdr sh;
@@ -223,11 +250,13 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		f.addr = sh.sh_addr;
 		f.arch = ct_cubin_arch((uint32_t)eh.e_flags, eh.e_ident[EI_ABIVERSION]);
 		f.regs = regs ? regs[elf_ndxscn(s)] : 0;
+		f.cbank0 = cbank0 ? cbank0[elf_ndxscn(s)] : 0;
 		f.masks = masks;
 		f.nmasks = relocations(e, rels, nrels, elf_ndxscn(s), f.size, masks, &f.masks_lost);
 		fn(ctx, &f);
 		count++;
 	}
+	free(cbank0);
 	free(regs);
 	free(rels);
 	free(masks);

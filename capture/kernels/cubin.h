@@ -20,6 +20,8 @@ struct ct_cubin_func {
 	uint64_t addr;             /* sh_addr: its place in the module's code */
 	uint32_t arch;             /* sm number from e_flags, 0 if not said */
 	uint32_t regs;             /* registers a thread (.nv.info's REGCOUNT), 0 if not said */
+	uint32_t cbank0;           /* bytes of .nv.constant0.<name> (the driver's part, then its
+				    * parameters), 0 if none */
 	const uint32_t *masks;     /* byte offsets of patched instructions, ascending */
 	uint32_t nmasks;
 	uint32_t masks_lost;       /* patched instructions past CT_CUBIN_MASKS_MAX */

@@ -49,6 +49,9 @@ struct fatbin_entry {              /* 64 bytes; header_size may be more */
 #define CUBIN_ABI_V1            7      /* e_ident[EI_ABIVERSION]: sm in e_flags bits 0-7 */
 #define CUBIN_ABI_V2            8      /* ... sm in e_flags bits 8-15 */
 #define CUBIN_TEXT_PREFIX       ".text."
+/* a function's constant bank 0: the driver's words, then its parameters;
+ * sh_info is the function's .text section (tests/kernels/k.cubin) */
+#define CUBIN_CBANK0_PREFIX     ".nv.constant0."
 #define CUBIN_INSN_BYTES        16     /* sm_70 and later: one instruction */
 
 /* .nv.info: attribute entries (format u8, attribute u8, u16 value or

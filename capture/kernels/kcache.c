@@ -9,7 +9,7 @@
 
 #include "kcache.h"
 
-#define KCACHE_MAGIC   "CTKIDX\0\2"   /* the last byte: the layout's version */
+#define KCACHE_MAGIC   "CTKIDX\0\3"   /* the last byte: the layout's version */
 
 struct kcache_head {
 	char magic[8];

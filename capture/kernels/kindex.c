@@ -120,6 +120,7 @@ static void add_func(void *arg, const struct ct_cubin_func *cf)
 	f->addr = cf->addr;
 	f->arch = cf->arch;
 	f->regs = cf->regs;
+	f->cbank0 = cf->cbank0;
 	f->file = a->file;
 	f->mask_at = (uint32_t)x->nmasks;
 	f->nmasks = cf->nmasks;
@@ -266,17 +267,52 @@ const char *ct_kindex_path(const struct ct_kindex *x, const struct ct_kfunc *f)
 	return x->files[f->file].path;
 }
 
-/* Adds f to the found set: names differ -> ambiguous. */
+/* Whether a function of f's name is among the candidates kept. */
+static bool name_kept(const struct ct_kindex *x, const struct ct_kfound *r,
+		      const struct ct_kfunc *f)
+{
+	for (uint32_t i = 0; i < r->ncand; i++)
+		if (!strcmp(ct_kindex_name(x, r->cand[i]), ct_kindex_name(x, f)))
+			return true;
+	return false;
+}
+
+/* Adds f to the found set: a second name -> ambiguous.  Names past
+ * CT_KINDEX_CANDS are compared with the kept ones only, so a name seen
+ * twice out there counts twice: candidates is then at least what it says. */
 static void found(const struct ct_kindex *x, struct ct_kfound *r, const struct ct_kfunc *f)
 {
-	if (!r->f) {
+	if (name_kept(x, r, f))
+		return;
+	if (r->ncand < CT_KINDEX_CANDS)
+		r->cand[r->ncand++] = f;
+	if (!r->f)
 		r->f = f;
-		r->how = CT_KM_ONE;
-		r->candidates = 1;
-	} else if (strcmp(ct_kindex_name(x, r->f), ct_kindex_name(x, f))) {
-		r->how = CT_KM_AMBIGUOUS;
-		r->candidates++;
+	r->candidates++;
+	r->how = r->candidates > 1 ? CT_KM_AMBIGUOUS : CT_KM_ONE;
+}
+
+bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end)
+{
+	const struct ct_kfunc *one = NULL;
+
+	if (r->how != CT_KM_AMBIGUOUS || !params_end || r->ncand < r->candidates)
+		return false;
+	for (uint32_t i = 0; i < r->ncand; i++) {
+		const struct ct_kfunc *f = r->cand[i];
+
+		if (!f->cbank0 || ((f->cbank0 + 3u) & ~3u) != params_end)
+			continue;
+		if (one)
+			return false;
+		one = f;
 	}
+	if (!one)
+		return false;
+	r->f = one;
+	r->how = CT_KM_ONE;
+	r->candidates = 1;
+	return true;
 }
 
 /* Whether f can be the code of a launch giving regs registers a thread

@@ -20,6 +20,7 @@
 
 #define CT_KINDEX_KEY      128   /* bytes of a function's start the key hashes */
 #define CT_KINDEX_VERIFY   4096  /* candidates checked whole per lookup, at most */
+#define CT_KINDEX_CANDS    8     /* functions of different names kept per lookup */
 
 struct ct_kfunc {
 	uint64_t hash;          /* the whole function, patched instructions zeroed */
@@ -31,6 +32,7 @@ struct ct_kfunc {
 	uint32_t mask_at, nmasks;
 	uint32_t arch;
 	uint32_t regs;          /* registers a thread it needs, 0 if its cubin does not say */
+	uint32_t cbank0;        /* bytes of its constant bank 0 (to its parameters' end), 0: none */
 	uint32_t next;          /* next function of the same key bucket + 1, 0 none */
 };
 
@@ -68,6 +70,8 @@ struct ct_kfound {
 	enum ct_kmatch how;
 	const struct ct_kfunc *f;   /* CT_KM_ONE, or the first of several */
 	uint32_t candidates;        /* functions of different names that matched */
+	const struct ct_kfunc *cand[CT_KINDEX_CANDS];   /* the first of each name */
+	uint32_t ncand;             /* ... kept: min(candidates, CT_KINDEX_CANDS) */
 	bool capped;                /* more candidates than CT_KINDEX_VERIFY: some not checked */
 	uint32_t too_few_regs;      /* functions that matched but need more registers than the
 				     * launch gives: not its code */
@@ -111,6 +115,12 @@ bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, s
  * registers (0: any): the one name they share, or how many names they have. */
 struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
 				   uint32_t regs);
+
+/* Of an ambiguous r, the one name whose constant bank 0 ends at
+ * params_end (rounded up to 4 bytes: a launch uploads whole dwords), when
+ * every name was kept and only one does: r becomes that one; false if
+ * none does, several do, or params_end is 0. */
+bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end);
 
 const char *ct_kindex_name(const struct ct_kindex *x, const struct ct_kfunc *f);
 const char *ct_kindex_path(const struct ct_kindex *x, const struct ct_kfunc *f);

@@ -36,6 +36,14 @@ struct copy {
 	uint64_t src, dst, bytes;
 };
 
+/* What a launch's QMD says of its code: it cannot need more registers
+ * than the launch gives, and its constant bank 0 ends where the
+ * parameters the launch uploaded end (0: either not known). */
+struct kwant {
+	uint32_t regs;
+	uint32_t params_end;
+};
+
 struct kproc;
 
 struct kchan {
@@ -60,7 +68,7 @@ struct kproc {
 	/* launched before its upload was read: a copy channel read after the
 	 * compute channel in the same poll */
 	uint64_t pending[PENDING];
-	uint32_t pending_regs[PENDING];   /* the registers each launch gives (its QMD) */
+	struct kwant pending_want[PENDING];   /* what each launch's QMD says of its code */
 	bool fresh[PENDING];  /* since ct_knamer_stop_waiting: the capture holds its segments */
 	unsigned npending;
 	uint64_t indexed_ns; /* last look at its files, 0 never */
@@ -74,6 +82,7 @@ struct ct_knamer {
 	struct ct_kindex x;
 	struct idmap procs;  /* pid -> struct kproc */
 	struct ct_knamer_stats st;
+	bool print_candidates;   /* CT_KN_CANDIDATES set */
 };
 
 struct ct_knamer *ct_knamer_new(const struct ct_knamer_io *io)
@@ -84,6 +93,7 @@ struct ct_knamer *ct_knamer_new(const struct ct_knamer_io *io)
 		return NULL;
 	k->io = *io;
 	ct_kindex_init(&k->x);
+	k->print_candidates = getenv("CT_KN_CANDIDATES") != NULL;
 	return k;
 }
 
@@ -213,21 +223,52 @@ static void index_files(struct ct_knamer *k, struct kproc *p, bool force)
 	k->st.index_ns += ct_now_ns(CLOCK_MONOTONIC) - now;
 }
 
+static void print_candidates(const struct ct_knamer *k, uint32_t pid, const struct ct_kfound *r,
+			     const struct kwant *w)
+{
+	fprintf(stderr, "kernel names: pid %u: %u names match (launch: %u registers, parameters "
+		"end at %u):\n", pid, r->candidates, w->regs, w->params_end);
+	for (uint32_t i = 0; i < r->ncand; i++) {
+		const struct ct_kfunc *f = r->cand[i];
+
+		fprintf(stderr, "  %s (%s, sm_%u, %u bytes, %u registers, bank 0 %u bytes)\n",
+			ct_kindex_name(&k->x, f), ct_kindex_path(&k->x, f), f->arch, f->size, f->regs,
+			f->cbank0);
+	}
+}
+
+/* Functions of several names have this code: the one whose parameters
+ * end where the launch's do, if only one does.  CT_KN_CANDIDATES=1 in the
+ * environment prints each lookup left ambiguous (docs/KERNELS.md). */
+static struct ct_kfound narrowed(struct ct_knamer *k, const struct kproc *p, struct ct_kfound r,
+				 const struct kwant *w)
+{
+	if (r.how != CT_KM_AMBIGUOUS)
+		return r;
+	if (ct_kindex_narrow_params(&r, w->params_end)) {
+		k->st.by_params++;
+		return r;
+	}
+	if (k->print_candidates)
+		print_candidates(k, p->pid, &r, w);
+	return r;
+}
+
 /* Looks the code up; on a miss, once the files the process maps now are
  * in the index, again. */
 static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8_t *code,
-			       size_t avail, uint32_t regs)
+			       size_t avail, const struct kwant *w)
 {
 	struct ct_kfound r;
 
 	index_files(k, p, !p->indexed_ns);
-	r = ct_kindex_lookup_for(&k->x, code, avail, regs);
+	r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	if (r.how == CT_KM_NONE) {
 		index_files(k, p, false);
-		r = ct_kindex_lookup_for(&k->x, code, avail, regs);
+		r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	}
 	k->st.refused_regs += r.how == CT_KM_NONE && r.too_few_regs;
-	return r;
+	return narrowed(k, p, r, w);
 }
 
 static const struct upload *find_upload(const struct kproc *p, uint64_t addr)
@@ -257,11 +298,11 @@ static const struct copy *find_copy(const struct kproc *p, uint64_t addr)
 	return NULL;
 }
 
-static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct kwant *w,
 			const struct upload *u)
 {
 	uint64_t off = prog - u->dst;
-	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, regs);
+	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, w);
 	char jit[32];
 
 	if (r.how != CT_KM_NONE) {
@@ -288,10 +329,11 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, uin
 /* The one function a copy of `bytes` is, by its size alone (a copy of a
  * single function and up to COPY_PAD after it). */
 static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint64_t bytes,
-				     uint32_t regs)
+				     const struct kwant *w)
 {
 	index_files(k, p, !p->indexed_ns);
-	return ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes, regs);
+	return narrowed(k, p, ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes,
+						  w->regs), w);
 }
 
 /*
@@ -303,15 +345,15 @@ static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint6
  * the size wins.
  */
 static bool stale_read(struct ct_knamer *k, struct kproc *p, const struct copy *c, uint64_t off,
-		       uint32_t regs, const struct ct_kfound *r, struct ct_kfound *by_size)
+		       const struct kwant *w, const struct ct_kfound *r, struct ct_kfound *by_size)
 {
 	if (off || r->how == CT_KM_NONE || !r->f || (uint64_t)r->f->size + COPY_PAD >= c->bytes)
 		return false;
-	*by_size = copy_by_size(k, p, c->bytes, regs);
+	*by_size = copy_by_size(k, p, c->bytes, w);
 	return by_size->how == CT_KM_ONE;
 }
 
-static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct kwant *w,
 			const struct copy *c)
 {
 	uint64_t off = prog - c->dst, n = c->bytes - off;
@@ -322,9 +364,9 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uin
 		n = CT_KNAMER_READ_MAX;
 	buf = malloc(n);
 	if (buf && k->io.read_copy(k->io.ctx, p->pid, c->src, c->dst, off, buf, n))
-		r = lookup(k, p, buf, n, regs);
+		r = lookup(k, p, buf, n, w);
 	free(buf);
-	if (stale_read(k, p, c, off, regs, &r, &sized)) {
+	if (stale_read(k, p, c, off, w, &r, &sized)) {
 		k->st.stale_reads++;
 		r = sized;
 		send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
@@ -335,7 +377,7 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uin
 		return;
 	}
 	if (!off) {   /* the staging buffer holds other bytes by now: by size */
-		r = copy_by_size(k, p, c->bytes, regs);
+		r = copy_by_size(k, p, c->bytes, w);
 		if (r.how != CT_KM_NONE) {
 			send_name(k, p->pid, prog, CT_KN_COPY_SIZE, &r, ct_kindex_name(&k->x, r.f), 0);
 			return;
@@ -346,49 +388,56 @@ static void name_copied(struct ct_knamer *k, struct kproc *p, uint64_t prog, uin
 
 /* A copy whose source was read when it was seen: named from those bytes,
  * else as a copy read back now. */
-static void name_snapshot(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs,
+static void name_snapshot(struct ct_knamer *k, struct kproc *p, uint64_t prog, const struct kwant *w,
 			  const struct upload *u)
 {
 	uint64_t off = prog - u->dst;
-	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, regs);
+	struct ct_kfound r = lookup(k, p, u->bytes + off, u->size - off, w);
 	const struct copy *c;
 
 	if (r.how != CT_KM_NONE)
 		send_name(k, p->pid, prog, CT_KN_COPY_READ, &r, ct_kindex_name(&k->x, r.f), 0);
 	else if ((c = find_copy(p, prog)))
-		name_copied(k, p, prog, regs, c);
+		name_copied(k, p, prog, w, c);
 	else
 		k->st.copy_unmatched++;
 }
 
 /* Names prog from what was uploaded; false if nothing seen covers it. */
-static bool name_program(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs)
+static bool name_program(struct ct_knamer *k, struct kproc *p, uint64_t prog,
+			 const struct kwant *w)
 {
 	const struct upload *u;
 	const struct copy *c;
 
 	if ((u = find_upload(p, prog)) && u->by_copy)
-		name_snapshot(k, p, prog, regs, u);
+		name_snapshot(k, p, prog, w, u);
 	else if (u)
-		name_inline(k, p, prog, regs, u);
+		name_inline(k, p, prog, w, u);
 	else if ((c = find_copy(p, prog)))
-		name_copied(k, p, prog, regs, c);
+		name_copied(k, p, prog, w, c);
 	else
 		return false;
 	return true;
 }
 
-static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog, uint32_t regs)
+static uint32_t launch_params_end(const struct gw_event *e)
+{
+	return e->params && !e->params_cut ? e->params_at + e->params_ndw * 4 : 0;
+}
+
+static void launched(struct ct_knamer *k, struct kproc *p, uint64_t prog,
+		     const struct kwant *w)
 {
 	if (idmap_get(&p->named, prog))
 		return;
 	idmap_put(&p->named, prog, (void *)1);
 	k->st.programs++;
-	if (name_program(k, p, prog, regs))
+	if (name_program(k, p, prog, w))
 		return;
 	if (p->npending < PENDING) {
 		p->fresh[p->npending] = true;
-		p->pending_regs[p->npending] = regs;
+		p->pending_want[p->npending] = *w;
 		p->pending[p->npending++] = prog;
 		k->waiting++;
 	} else {
@@ -404,11 +453,11 @@ static void uploaded(struct ct_knamer *k, struct kproc *p, uint64_t dst, uint64_
 	while (i < p->npending) {
 		uint64_t prog = p->pending[i];
 
-		if (prog >= dst && prog - dst < size && name_program(k, p, prog, p->pending_regs[i])) {
+		if (prog >= dst && prog - dst < size && name_program(k, p, prog, &p->pending_want[i])) {
 			k->waiting -= p->fresh[i];
 			p->npending--;
 			p->pending[i] = p->pending[p->npending];
-			p->pending_regs[i] = p->pending_regs[p->npending];
+			p->pending_want[i] = p->pending_want[p->npending];
 			p->fresh[i] = p->fresh[p->npending];
 		} else {
 			i++;
@@ -533,7 +582,9 @@ static void on_event(void *ctx, const struct gw_event *e)
 	struct kproc *p = ch->p;
 
 	if (e->kind == GW_LAUNCH && e->have_qmd && e->program) {
-		launched(ch->k, p, e->program, e->regs);
+		struct kwant w = { e->regs, launch_params_end(e) };
+
+		launched(ch->k, p, e->program, &w);
 	} else if (e->kind == GW_COPY && !e->fill && e->bytes) {
 		struct copy *c = &p->copies[p->next_copy];
 
@@ -609,13 +660,14 @@ void ct_knamer_report(const struct ct_knamer *k)
 		named += st->named[i];
 	ct_err(
 		"kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
-		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous); %" PRIu64
+		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous, %" PRIu64
+		" told from same-code functions by their parameters); %" PRIu64
 		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
 		" inline uploads cut (their start kept); %" PRIu64 " code copies read when seen, %" PRIu64
 		" read back stale (named by size); %" PRIu64 " matches refused (the code needs more "
 		"registers than the launch gives); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
-		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
+		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous, st->by_params,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
 		st->copies_read, st->stale_reads, st->refused_regs,
 		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,

@@ -141,6 +141,41 @@ static void test_registers(void)
 	ct_kindex_free(&x);
 }
 
+/* Constant bank 0 from .nv.constant0.<name>: 0x210 bytes of the driver's,
+ * then the parameters (k_add(float *, const float *, int): 20 bytes,
+ * k_scale<float>(float *, float, int): 16, k_scale<double>: 20); a launch
+ * whose parameters end at one name's end tells same-size code apart. */
+static void test_params_narrow(void)
+{
+	struct ct_kindex x = index_of("tests/kernels/k_plain.fatbin");
+	const struct ct_kfunc *add = by_name(&x, "k_add", 90);
+	const struct ct_kfunc *sf = by_name(&x, "_Z7k_scaleIfEvPT_S0_i", 90);
+	const struct ct_kfunc *sd = by_name(&x, "_Z7k_scaleIdEvPT_S0_i", 90);
+	struct ct_kfound r;
+
+	ok(add && sf && sd && add->cbank0 == 0x210 + 20 && sf->cbank0 == 0x210 + 16 &&
+	   sd->cbank0 == 0x210 + 20, "bank 0: k_add %u, k_scale<float> %u, k_scale<double> %u",
+	   add ? add->cbank0 : 0, sf ? sf->cbank0 : 0, sd ? sd->cbank0 : 0);
+	r = ct_kindex_by_size(&x, 512, 512, 8);
+	ok(r.ncand == 2 && ct_kindex_narrow_params(&r, 0x210 + 16) && r.how == CT_KM_ONE &&
+	   r.f == sf, "parameters ending at 0x220: k_scale<float>");
+	r = ct_kindex_by_size(&x, 512, 512, 8);
+	ok(ct_kindex_narrow_params(&r, 0x210 + 20) && r.f == sd,
+	   "... at 0x224: k_scale<double>");
+	r = ct_kindex_by_size(&x, 512, 512, 8);
+	ok(!ct_kindex_narrow_params(&r, 0x210 + 24) && r.how == CT_KM_AMBIGUOUS &&
+	   !ct_kindex_narrow_params(&r, 0) && r.candidates == 2,
+	   "... at 0x228, or not known: still ambiguous, both names");
+	r = ct_kindex_by_size(&x, 512, 512, 0);   /* k_add (20 bytes) too */
+	ok(r.candidates == 3 && !ct_kindex_narrow_params(&r, 0x210 + 20) &&
+	   ct_kindex_narrow_params(&r, 0x210 + 16) && r.f == sf,
+	   "with k_add: 0x224 fits two names (still ambiguous), 0x220 one");
+	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r.candidates++;   /* a name past the kept ones: not all seen */
+	ok(!ct_kindex_narrow_params(&r, 0x210 + 16), "a name not kept: never narrowed");
+	ct_kindex_free(&x);
+}
+
 struct masks_seen {
 	uint32_t funcs, masked, lost;
 };
@@ -764,6 +799,7 @@ int main(void)
 {
 	test_fatbins();
 	test_registers();
+	test_params_narrow();
 	test_relocations();
 	test_hostile();
 	test_cache();
