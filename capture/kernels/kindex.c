@@ -316,12 +316,21 @@ bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end)
 }
 
 /* Whether f can be the code of a launch giving regs registers a thread
- * (0: not known): code that needs more than it gets cannot run. */
+ * (0: not known).  The driver gives a launch its function's REGCOUNT, at
+ * least 16 (H200, driver 580.159.04: functions of 8, 10 and 14 registers
+ * launched with 16; 18, 56, 72 and 160 with as many; docs/KERNELS.md): code
+ * that needs more than the launch gives cannot be its code, nor can code
+ * that needs so few that even the hardware's steps of 8 would not make it
+ * up (a reused staging buffer's other function). */
 static bool fits(const struct ct_kfunc *f, uint32_t regs, struct ct_kfound *r)
 {
-	if (!regs || !f->regs || f->regs <= regs)
+	uint32_t given_at_most = f->regs < CT_KINDEX_MIN_REGS ? CT_KINDEX_MIN_REGS :
+					(f->regs + 7u) & ~7u;
+
+	if (!regs || !f->regs || (f->regs <= regs && regs <= given_at_most))
 		return true;
-	r->too_few_regs++;
+	r->too_few_regs += f->regs > regs;
+	r->too_many_regs += regs > given_at_most;
 	return false;
 }
 

@@ -267,7 +267,7 @@ static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8
 		index_files(k, p, false);
 		r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	}
-	k->st.refused_regs += r.how == CT_KM_NONE && r.too_few_regs;
+	k->st.refused_regs += r.how == CT_KM_NONE && (r.too_few_regs || r.too_many_regs);
 	return narrowed(k, p, r, w);
 }
 
@@ -318,7 +318,7 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		k->st.capped++;
 		return;
 	}
-	if (r.too_few_regs)   /* a file's code, but not what this launch runs: counted */
+	if (r.too_few_regs || r.too_many_regs)   /* a file's code, not what this launch runs */
 		return;
 	/* In no file: the rest of the upload is its code (lazy loading
 	 * uploads one function at its address). */
@@ -666,7 +666,7 @@ void ct_knamer_report(const struct ct_knamer *k)
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
 		" inline uploads cut (their start kept); %" PRIu64 " code copies read when seen, %" PRIu64
 		" read back stale (named by size); %" PRIu64 " matches refused (the code needs more "
-		"registers than the launch gives); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
+		"registers than the launch gives, or far fewer); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
 		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous, st->by_params,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
 		st->copies_read, st->stale_reads, st->refused_regs,

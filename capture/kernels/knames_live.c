@@ -380,14 +380,19 @@ void ct_knames_report(const struct ct_knames *n)
 	struct ct_copy_snaps_stats c = ct_copy_snaps_stats(n->snaps);
 
 	ct_knamer_report(n->k);
-	if (c.copies || c.unreadable)
-		ct_err("kernel names: %llu copies' sources kept as the reader read them (the first "
-			"%u KiB of each), %llu not readable then (device memory); the namer's "
-			"reads: %llu answered from them, %llu past them found unchanged, %llu found "
-			"written since (refused); %llu kept copies pushed out unread\n",
-			(unsigned long long)c.copies, CT_SNAP_BYTES >> 10,
-			(unsigned long long)c.unreadable, (unsigned long long)c.served,
+	if (c.copies || c.unreadable || c.dropped)
+		ct_err("kernel names: %llu copies' sources kept as they were read after the reader "
+			"saw them (the first %u KiB of each: %.1f MiB in %.1f ms, the longest read "
+			"%.2f ms), %llu not readable then (device memory), %llu not kept (the "
+			"queue full); the namer's reads: %llu answered from them, %llu past them "
+			"found unchanged, %llu found written since (refused), %llu of sources a later "
+			"copy may have overwritten first (refused; %llu such); %llu kept copies "
+			"pushed out unread\n",
+			(unsigned long long)c.copies, CT_SNAP_BYTES >> 10, c.read_bytes / 1048576.0,
+			c.read_ns / 1e6, c.read_max_ns / 1e6, (unsigned long long)c.unreadable,
+			(unsigned long long)c.dropped, (unsigned long long)c.served,
 			(unsigned long long)c.checked, (unsigned long long)c.stale,
+			(unsigned long long)c.refused_overtaken, (unsigned long long)c.overtaken,
 			(unsigned long long)c.evicted);
 	if (n->holds)
 		ct_err("kernel names: %llu times a launch was read before its upload (another "

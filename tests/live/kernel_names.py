@@ -163,8 +163,8 @@ got = launches(decode_json(trw))
 named = {k: (got.get(staged.get(k)) or {}).get("kernel_mangled") for k in want}
 t.ok(named == want, "a record loop 30 ms a record behind: each staged copy named from the "
      "bytes the reader kept", (named, p.stderr[-900:]))
-kept = re.search(r"(\d+) copies' sources kept as the reader read them .* (\d+) answered from "
-                 r"them, (\d+) past them found unchanged, (\d+) found written since", p.stderr)
+kept = re.search(r"(\d+) copies' sources kept as they were read after the reader saw "
+                 r"them .* (\d+) answered from them, (\d+) past them found unchanged, (\d+) found written since", p.stderr)
 t.ok(kept and int(kept.group(1)) == 5 and int(kept.group(2)) >= 5,
      "the closing line: 5 copies kept, the namer's reads answered from them", p.stderr[-900:])
 

@@ -10,7 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "clock.h"
 #include "copy_snaps.h"
 #include "tap.h"
 
@@ -52,6 +54,16 @@ static void seg(struct ct_copy_snaps *s, const uint32_t *dw, uint32_t n, uint32_
 	r.g.ndwords = n;
 	memcpy(r.b + sizeof(r.g), dw, n * 4);
 	ct_copy_snaps_seg(s, &r.g.h);
+	ct_copy_snaps_drain(s);   /* its thread has read what it queued */
+}
+
+/* The channel's GPPut moved: what follows was put after since_ns. */
+static void put(struct ct_copy_snaps *s, uint64_t since_ns)
+{
+	struct ct_gpu_put p = { .h = { .type = CT_REC_GPU_PUT, .size = sizeof(p), .pid = PID },
+				.client = 0xc1d00001, .channel = 0x5c00001c, .since_ns = since_ns };
+
+	ct_copy_snaps_seg(s, &p.h);
 }
 
 /* HOPPER_DMA_COPY_A on subchannel 4 (as CUDA binds it). */
@@ -73,15 +85,21 @@ static void copy(struct ct_copy_snaps *s, uint64_t src, uint64_t dst, uint32_t b
 	seg(s, dw, sizeof(dw) / 4, PID);
 }
 
-static bool got(struct ct_copy_snaps *s, uint64_t dst, uint64_t off, size_t n, uint8_t want)
+static bool got_from(struct ct_copy_snaps *s, uint64_t src, uint64_t dst, uint64_t off, size_t n,
+		     uint8_t want)
 {
 	uint8_t *b = malloc(n);
-	bool ok = b && ct_copy_snaps_read(s, PID, STAGING, dst, off, b, n);
+	bool ok = b && ct_copy_snaps_read(s, PID, src, dst, off, b, n);
 
 	for (size_t i = 0; ok && i < n; i++)
 		ok = b[i] == want;
 	free(b);
 	return ok;
+}
+
+static bool got(struct ct_copy_snaps *s, uint64_t dst, uint64_t off, size_t n, uint8_t want)
+{
+	return got_from(s, STAGING, dst, off, n, want);
 }
 
 int main(void)
@@ -136,6 +154,32 @@ int main(void)
 	ct_copy_snaps_forget(s, PID);
 	memset(mem, 0xdd, 512);
 	ok(got(s, 0x7f2c53b00000ull, 0, 512, 0xdd), "once the namer forgets the process: read live");
+
+	/* A later copy from the same buffer put before the reader's read of
+	 * the first (the same look at the ring: its GPU_PUT's since is older
+	 * than the read): the first's kept bytes may be the later one's. */
+	bind(s, PID);
+	put(s, 1);
+	memset(mem, 0x21, 512);
+	copy(s, STAGING, 0x7f2c55000000ull, 512, false);
+	memset(mem, 0x22, 1024);
+	copy(s, STAGING + 256, 0x7f2c55010000ull, 512, false);   /* overlapping */
+	before = live_reads;
+	ok(!got(s, 0x7f2c55000000ull, 0, 512, 0x21) && !got(s, 0x7f2c55000000ull, 0, 512, 0x22) &&
+	   live_reads == before, "a source a later copy of the same look overlaps: refused, "
+	   "not read live either");
+	ok(got_from(s, STAGING + 256, 0x7f2c55010000ull, 0, 512, 0x22) && live_reads == before,
+	   "the later copy's own bytes: served from what was kept");
+	put(s, ct_now_ns(CLOCK_MONOTONIC));   /* the next look: put after both reads */
+	memset(mem, 0x23, 1024);
+	copy(s, STAGING, 0x7f2c55020000ull, 512, false);
+	ok(got_from(s, STAGING + 256, 0x7f2c55010000ull, 0, 512, 0x22) &&
+	   got(s, 0x7f2c55020000ull, 0, 512, 0x23),
+	   "a copy put after the earlier one was read does not overtake it");
+	st = ct_copy_snaps_stats(s);
+	ok(st.overtaken == 1 && st.refused_overtaken == 2 && st.read_bytes > 0,
+	   "counted: 1 overtaken, 2 reads refused (%llu %llu)",
+	   (unsigned long long)st.overtaken, (unsigned long long)st.refused_overtaken);
 
 	/* more than CT_SNAPS_MAX: the oldest go, counted unread */
 	bind(s, PID);

@@ -133,6 +133,12 @@ static void test_registers(void)
 	r = code ? ct_kindex_lookup_for(&x, code, n, 9) : (struct ct_kfound){ 0 };
 	ok(r.how == CT_KM_NONE && r.too_few_regs == 1,
 	   "a launch of 9 registers cannot run k_add (10): refused, counted (%u)", r.too_few_regs);
+	r = code ? ct_kindex_lookup_for(&x, code, n, 160) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_NONE && r.too_many_regs == 1,
+	   "a launch of 160 registers is not k_add's (10: the driver gives 16): refused (%u)",
+	   r.too_many_regs);
+	r = code ? ct_kindex_lookup_for(&x, code, n, 17) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_NONE, "... nor one of 17 (more than 16, and 10 rounds up to 16)");
 	r = ct_kindex_by_size(&x, 512, 512, 8);
 	ok(r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.too_few_regs == 1,
 	   "by size with 8 registers: the two k_scale, not k_add (%u names, %u refused)",
