@@ -553,6 +553,9 @@ enum ct_kname_how {
 };
 
 #define CT_KN_AMBIGUOUS (1u << 0)   /* functions of other names matched too: candidates */
+#define CT_KN_NAMES     (1u << 1)   /* with it: the name field holds each name that matched
+				     * (at most 8), each NUL-terminated; a reader that knows
+				     * not this flag sees the first */
 
 struct ct_kernel_name {
 	struct ct_rec h;

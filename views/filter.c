@@ -563,6 +563,18 @@ static bool munmap_comm(struct ct_filter *f, const struct ct_call *c)
 	       comm_in(f, f->tidcomm[t].comm);
 }
 
+/* A launch's kernel against a pattern: its name or mangled name; code
+ * several functions have, by its label only (a pattern for one of them
+ * must not take the launch for that one). */
+static bool kernel_matches(const char *glob, const struct ct_kname *k)
+{
+	const char *label = ct_kname_label(k);
+
+	if (k->flags & CT_KN_AMBIGUOUS)
+		return label && pat_matches(glob, label, NULL);
+	return pat_matches(glob, k->name, NULL) || pat_matches(glob, k->mangled, NULL);
+}
+
 static bool comm_passes(struct ct_filter *f, const struct ct_call *c)
 {
 	size_t t = c->tid % TID_CACHE;
@@ -624,8 +636,7 @@ bool ct_filter_gpu_match(const struct ct_filter *f, const struct gw_event *e)
 		if (e->kind != GW_LAUNCH || !e->kernel)
 			return false;
 		for (j = 0; j < x->npats && !hit; j++)
-			hit = pat_matches(x->pats[j].glob, e->kernel->name, NULL) ||
-			      pat_matches(x->pats[j].glob, e->kernel->mangled, NULL);
+			hit = kernel_matches(x->pats[j].glob, e->kernel);
 		if (!hit)
 			return false;
 	}

@@ -101,7 +101,9 @@ static struct krow *row_of(struct ct_ksum *s, uint32_t pid, uint64_t program)
 
 static const char *shown_name(const struct ct_kname *k)
 {
-	return (k->flags & CT_KN_AMBIGUOUS) ? "? (ambiguous)" : k->name;
+	const char *label = ct_kname_label(k);
+
+	return label ? label : "? (ambiguous)";
 }
 
 /* The address named anew (code loaded again there): the launches it had

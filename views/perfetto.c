@@ -701,7 +701,8 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	}
 	e = begin_event(p);
 	/* a named launch goes by its kernel (docs/KERNELS.md) */
-	em_str(e, "name", ev->kind != GW_LAUNCH ? "COPY" : ev->kernel ? ev->kernel->name : "LAUNCH");
+	em_str(e, "name", ev->kind != GW_LAUNCH ? "COPY" : !ev->kernel ? "LAUNCH" :
+			  ct_kname_label(ev->kernel) ? ct_kname_label(ev->kernel) : "? (ambiguous)");
 	em_str(e, "cat", "gpu-work");
 	em_str(e, "ph", "i");
 	em_str(e, "s", "t");

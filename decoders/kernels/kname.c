@@ -5,6 +5,7 @@
 
 #include "demangle.h"
 #include "kname.h"
+#include "kname_merge.h"
 
 static const char *const hows[CT_KN_HOWS] = {
 	[CT_KN_INLINE] = "inline", [CT_KN_MODULE] = "module", [CT_KN_COPY_READ] = "copy",
@@ -16,10 +17,25 @@ const char *ct_kname_how(uint32_t how)
 	return how < CT_KN_HOWS && hows[how] ? hows[how] : "?";
 }
 
+static char *demangled(char *mangled)
+{
+	char *d = !strncmp(mangled, "_Z", 2) ? ct_demangle(mangled) : NULL;   /* bounded */
+
+	return d ? d : mangled;
+}
+
 static void kname_free(struct ct_kname *k)
 {
 	if (!k)
 		return;
+	for (uint32_t i = 1; i < k->nalt; i++) {
+		if (k->alt[i] != k->alt_mangled[i])
+			free(k->alt[i]);
+		free(k->alt_mangled[i]);
+	}
+	free(k->alt);
+	free(k->alt_mangled);
+	free(k->shown);
 	if (k->name != k->mangled)
 		free(k->name);
 	free(k->mangled);
@@ -56,6 +72,39 @@ static uint64_t proc_key(uint32_t pid)
 	return (uint64_t)pid + 1;
 }
 
+/* The names after the first in the record's name field (CT_KN_NAMES),
+ * and their label; on failure k keeps only the first. */
+static void learn_alternatives(struct ct_kname *k, const char *field, uint32_t size)
+{
+	const char *const *names;
+	uint32_t n = 0, at;
+
+	for (at = 0; at < size && n < CT_KNAME_MERGE_MAX; n++)
+		at += (uint32_t)strnlen(field + at, size - at) + 1;
+	if (n < 2 || !(k->alt = calloc(n, sizeof(*k->alt))) ||
+	    !(k->alt_mangled = calloc(n, sizeof(*k->alt_mangled))))
+		return;
+	k->alt[0] = k->name;
+	k->alt_mangled[0] = k->mangled;
+	k->nalt = 1;
+	for (at = (uint32_t)strlen(field) + 1; k->nalt < n; k->nalt++) {
+		char *m = strdup(field + at);
+
+		if (!m)
+			break;
+		at += (uint32_t)strlen(m) + 1;
+		k->alt_mangled[k->nalt] = m;
+		k->alt[k->nalt] = demangled(m);
+	}
+	names = (const char *const *)k->alt;
+	k->shown = ct_kname_merge(names, k->nalt, k->candidates);
+}
+
+const char *ct_kname_label(const struct ct_kname *k)
+{
+	return !(k->flags & CT_KN_AMBIGUOUS) ? k->name : k->shown;
+}
+
 /* The record passed ct_record_check: both strings NUL-terminated. */
 void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 {
@@ -79,10 +128,9 @@ void ct_kname_learn(struct ct_knames_table *t, const struct ct_kernel_name *r)
 		kname_free(k);
 		return;
 	}
-	if (!strncmp(mangled, "_Z", 2))
-		k->name = ct_demangle(mangled);   /* bounded: names come from traces */
-	if (!k->name)
-		k->name = k->mangled;
+	k->name = demangled(k->mangled);
+	if ((r->flags & (CT_KN_AMBIGUOUS | CT_KN_NAMES)) == (CT_KN_AMBIGUOUS | CT_KN_NAMES))
+		learn_alternatives(k, mangled, r->name_size);
 	kname_free(idmap_put(m, r->program, k));
 	t->records++;
 }

@@ -2,8 +2,9 @@
 /*
  * A launch's kernel as printed (kname.h): " <name>" before its grid, with
  * what makes it less than certain said; in JSON "kernel", "kernel_mangled",
- * "kernel_module", "kernel_found" (how), and "kernel_candidates" when
- * functions of other names matched too.
+ * "kernel_module", "kernel_found" (how), and for code several functions
+ * have, "kernel_candidates" with "kernel_names" and "kernel_mangled_names"
+ * where the trace holds them.
  */
 #include <string.h>
 
@@ -13,30 +14,51 @@
 /* The name comes from the trace: escaped, so that it cannot forge lines. */
 void ct_print_kernel(struct ct_decoder *d, const struct ct_kname *k)
 {
+	const char *label;
+
 	if (!k)
 		return;
-	if (k->flags & CT_KN_AMBIGUOUS)
-		out_printf(&d->out, " ? (%u functions match, one is ", k->candidates);
-	else
-		out_putc(&d->out, ' ');
-	em_text(&d->out, k->name, strlen(k->name));
-	if (k->flags & CT_KN_AMBIGUOUS)
+	out_putc(&d->out, ' ');
+	if (!(k->flags & CT_KN_AMBIGUOUS)) {
+		em_text(&d->out, k->name, strlen(k->name));
+		if (k->how == CT_KN_COPY_SIZE)
+			out_puts(&d->out, " (by its size)");
+	} else if ((label = ct_kname_label(k))) {
+		em_text(&d->out, label, strlen(label));
+		out_printf(&d->out, " (%u functions have this code)", k->candidates);
+	} else {   /* an older trace: one name of them */
+		out_printf(&d->out, "? (%u functions match, one is ", k->candidates);
+		em_text(&d->out, k->name, strlen(k->name));
 		out_putc(&d->out, ')');
-	else if (k->how == CT_KN_COPY_SIZE)
-		out_puts(&d->out, " (by its size)");
+	}
+}
+
+static void names_json(struct emit *e, const char *key, char *const *names, uint32_t n)
+{
+	em_str_list_begin(e, key);
+	for (uint32_t i = 0; i < n; i++)
+		em_str_list_item(e, names[i], strlen(names[i]));
+	em_str_list_end(e);
 }
 
 void ct_print_kernel_json(struct ct_decoder *d, const struct ct_kname *k)
 {
 	struct emit *e = &d->em;
+	const char *label;
 
 	if (!k)
 		return;
-	em_str(e, "kernel", (k->flags & CT_KN_AMBIGUOUS) ? "?" : k->name);
+	label = ct_kname_label(k);
+	em_str(e, "kernel", label ? label : "?");
 	em_str(e, "kernel_mangled", k->mangled);
 	if (k->module[0])
 		em_str(e, "kernel_module", k->module);
 	em_str(e, "kernel_found", ct_kname_how(k->how));
-	if (k->flags & CT_KN_AMBIGUOUS)
-		em_u64(e, "kernel_candidates", k->candidates);
+	if (!(k->flags & CT_KN_AMBIGUOUS))
+		return;
+	em_u64(e, "kernel_candidates", k->candidates);
+	if (k->nalt) {
+		names_json(e, "kernel_names", k->alt, k->nalt);
+		names_json(e, "kernel_mangled_names", k->alt_mangled, k->nalt);
+	}
 }

@@ -29,7 +29,7 @@ from hostile import pad8, rec  # noqa: E402
 KNAME, GPU_SEG = 21, 19
 CT_KNAME_MAX, CT_KMODULE_MAX = 16384, 4096
 CT_KN_INLINE, CT_KN_COPY_SIZE, CT_KN_JIT, CT_KN_HOWS = 1, 4, 5, 6
-CT_KN_AMBIGUOUS = 1
+CT_KN_AMBIGUOUS, CT_KN_NAMES = 1, 2
 GW_QMDS_MAX = 8192
 PID = 100
 
@@ -275,6 +275,19 @@ def body(tap, runs):
          kname(P(1), evil, b"/tmp/\n\x1b]0;x\x07\xc0\0") + segs([launch(1)])),
         ("ambiguous, 0xffffffff candidates, every flag",
          kname(P(1), b"k_amb\0", flags=0xffffffff, candidates=0xffffffff) + segs([launch(1)])),
+        ("ambiguous with its names: 8 of the longest a record holds",
+         kname(P(1), b"".join((b"k%d" % i) * 1 + b"x" * (CT_KNAME_MAX // 8 - 4) + b"\0"
+                              for i in range(8)), flags=CT_KN_AMBIGUOUS | CT_KN_NAMES,
+               candidates=9) + segs([launch(1)]), rb"\{k0x+\|k1x+"),
+        ("ambiguous with 4000 names, empty ones and the same one twice",
+         kname(P(1), b"\0" * 2000 + b"k_a\0k_a\0" * 1000, flags=CT_KN_AMBIGUOUS | CT_KN_NAMES,
+               candidates=4000) + segs([launch(1)])),
+        ("ambiguous with names that demangle to exponential output",
+         kname(P(1), b"_Z1f1x1aIS_S_E" + b"S0_IS1_S1_E" * 60 + b"\0_Z1fPPPPi\0",
+               flags=CT_KN_AMBIGUOUS | CT_KN_NAMES, candidates=2) + segs([launch(1)])),
+        ("names listed without the ambiguous flag: the first alone",
+         kname(P(1), b"k_one\0k_two\0", flags=CT_KN_NAMES) + segs([launch(1)]),
+         rb"LAUNCH k_one grid"),
         ("by size, code_size and arch 0xffffffff",
          kname(P(1), b"k_size\0", how=CT_KN_COPY_SIZE, code_size=0xffffffff, arch=0xffffffff)
          + segs([launch(1)])),

@@ -11,3 +11,7 @@ $NVCC -fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 	-o k_two.fatbin k.cu
 $NVCC -cubin -arch=sm_90 -o k.cubin k.cu
 ./section.py k.cubin .text.k_add k_add.code
+# the same code under three names (k_twins.cu)
+$NVCC -fatbin -arch=sm_90 --compress-mode=none -o k_twins.fatbin k_twins.cu
+$NVCC -cubin -arch=sm_90 -o k_twins.cubin k_twins.cu
+./section.py k_twins.cubin .text.k_twin_a k_twin.code

@@ -417,11 +417,11 @@ static void view_record(void *ctx, const struct ct_rec *r)
 static const char *kernel_label(struct ct_metrics *m, uint32_t pid, const struct gw_event *e)
 {
 	struct klabels *k = idmap_get(&m->klabels, pid);
-	const char *name = !e->kernel ? "(unnamed)" :
-			   (e->kernel->flags & CT_KN_AMBIGUOUS) ? "(ambiguous)" : e->kernel->name;
+	const char *label = e->kernel ? ct_kname_label(e->kernel) : NULL;
+	const char *name = !e->kernel ? "(unnamed)" : label ? label : "(ambiguous)";
 	uint32_t i;
 
-	if (!e->kernel || (e->kernel->flags & CT_KN_AMBIGUOUS))
+	if (!label)
 		return name;
 	if (!k) {
 		if (!(k = calloc(1, sizeof(*k) + m->o.kernels * sizeof(char *))))

@@ -542,7 +542,7 @@ static void view_gpu_work(void *ctx, const struct ct_gpu_seg *g, const struct gw
 	bind_u64(st, 13, e->smem);
 	bind_u64(st, 14, e->program);
 	if ((k = e->kernel)) {
-		bind_str(st, 15, (k->flags & CT_KN_AMBIGUOUS) ? "?" : k->name);
+		bind_str(st, 15, ct_kname_label(k) ? ct_kname_label(k) : "?");
 		bind_str(st, 16, k->mangled);
 		bind_str(st, 17, k->module[0] ? k->module : NULL);
 		bind_str(st, 18, ct_kname_how(k->how));
