@@ -30,8 +30,10 @@ struct snap {
 	uint32_t kept;         /* bytes of its source kept, from src */
 	uint64_t taken_ns;     /* when its read ended */
 	bool used;             /* a read was answered from it */
-	bool overtaken;        /* a later copy from the same bytes may have been put before
-				* the read: what was kept may be that one's */
+	/* [over_from, over_to) from src: where a later copy from the same
+	 * bytes may have been put before the read (what was read there, kept
+	 * or live, may be that one's) */
+	uint64_t over_from, over_to;
 	uint8_t *data;         /* NULL: a free slot */
 };
 
@@ -115,21 +117,28 @@ void ct_copy_snaps_free(struct ct_copy_snaps *s)
 	free(s);
 }
 
-static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
-{
-	return a < b + bn && b < a + an;
-}
-
-/* Copy w, from the same bytes as v and seen after it, may have been put
- * before v's source was read: the driver fills a staging buffer before it
- * puts the copy, so v may hold w's bytes (lock held). */
+/* Copy w, seen after v, may have been put before v's source was read: the
+ * driver fills a staging buffer before it puts the copy, so where their
+ * sources overlap v's bytes may be w's (lock held). */
 static void overtake(struct ct_copy_snaps *s, struct snap *v, const struct want *w)
 {
-	if (!v->data || v->overtaken || v->pid != w->pid || !w->since_ns ||
-	    w->since_ns > v->taken_ns || !overlap(v->src, v->kept, w->src, w->bytes))
+	uint64_t from, to;
+
+	if (!v->data || v->pid != w->pid || !w->since_ns || w->since_ns > v->taken_ns ||
+	    w->src >= v->src + v->bytes || v->src >= w->src + w->bytes)
 		return;
-	v->overtaken = true;
-	s->st.overtaken++;
+	from = w->src > v->src ? w->src - v->src : 0;
+	to = (w->src + w->bytes < v->src + v->bytes ? w->src + w->bytes : v->src + v->bytes) - v->src;
+	s->st.overtaken += v->over_to == v->over_from;
+	if (v->over_to == v->over_from || from < v->over_from)
+		v->over_from = from;
+	v->over_to = to > v->over_to ? to : v->over_to;
+}
+
+/* Whether [off, off + n) of v's source may be a later copy's. */
+static bool overtaken(const struct snap *v, uint64_t off, size_t n)
+{
+	return v->over_to > v->over_from && off < v->over_to && off + n > v->over_from;
 }
 
 /* Keeps w's source, read at taken_ns (the slot's old one goes: counted
@@ -144,7 +153,7 @@ static void keep(struct ct_copy_snaps *s, const struct want *w, uint8_t *data, u
 	s->next = (s->next + 1) % CT_SNAPS_MAX;
 	s->st.evicted += v->data && !v->used;
 	free(v->data);
-	*v = (struct snap){ w->pid, w->src, w->dst, w->bytes, kept, taken_ns, false, false, data };
+	*v = (struct snap){ w->pid, w->src, w->dst, w->bytes, kept, taken_ns, false, 0, 0, data };
 	s->st.copies++;
 	for (unsigned i = 0; i < s->qlen; i++)
 		overtake(s, v, &s->queue[(s->qhead + i) % CT_SNAPS_MAX]);
@@ -348,7 +357,7 @@ bool ct_copy_snaps_read(struct ct_copy_snaps *s, uint32_t pid, uint64_t src, uin
 	while (pending(s, pid, src, dst))   /* the thread is at most one queue behind */
 		pthread_cond_wait(&s->done, &s->lock);
 	v = find(s, pid, src, dst);
-	if (v && v->overtaken) {   /* neither it nor the live bytes are this copy's */
+	if (v && overtaken(v, off, n)) {   /* neither it nor the live bytes are this copy's */
 		v->used = true;
 		s->st.refused_overtaken++;
 		pthread_mutex_unlock(&s->lock);

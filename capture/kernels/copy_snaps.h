@@ -14,7 +14,8 @@
  * written since is refused (counted), never named from.  A source read
  * after a later copy from the same bytes may have been put (its ring's
  * look before it came earlier than the read ended: the driver fills a
- * staging buffer before it puts the copy) is refused too.
+ * staging buffer before it puts the copy) is refused too, where the two
+ * overlap.
  *
  * The channels' decoders are the reader thread's alone; the queue and the
  * kept bytes are shared with the snapshot thread and the record loop
@@ -42,8 +43,8 @@ struct ct_copy_snaps_stats {
 	uint64_t stale;        /* ... found written since: refused */
 	uint64_t evicted;      /* kept copies pushed out, never read (CT_SNAPS_MAX) */
 	uint64_t dropped;      /* copies not kept: CT_SNAPS_MAX queued for the thread */
-	uint64_t overtaken;    /* kept, but a later copy from the same bytes may have been
-				* put before they were read */
+	uint64_t overtaken;    /* kept, but a later copy from some of the same bytes may
+				* have been put before they were read */
 	uint64_t refused_overtaken;   /* namer's reads of those: refused */
 	uint64_t read_ns, read_max_ns, read_bytes;   /* the thread's reads of sources */
 };

@@ -294,43 +294,33 @@ static void found(const struct ct_kindex *x, struct ct_kfound *r, const struct c
 
 bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end)
 {
-	const struct ct_kfunc *one = NULL;
+	uint32_t left = 0;
 
 	if (r->how != CT_KM_AMBIGUOUS || !params_end || r->ncand < r->candidates)
 		return false;
 	for (uint32_t i = 0; i < r->ncand; i++) {
 		const struct ct_kfunc *f = r->cand[i];
 
-		if (!f->cbank0 || ((f->cbank0 + 3u) & ~3u) != params_end)
-			continue;
-		if (one)
-			return false;
-		one = f;
+		if (!f->cbank0 || ((f->cbank0 + 3u) & ~3u) == params_end)
+			r->cand[left++] = f;   /* fits, or not known: kept */
 	}
-	if (!one)
-		return false;
-	r->f = one;
-	r->how = CT_KM_ONE;
-	r->candidates = 1;
+	if (!left || left == r->ncand)
+		return false;   /* none fits (not what this rule knows): leave it */
+	r->ncand = r->candidates = left;
+	r->f = r->cand[0];
+	r->how = left == 1 ? CT_KM_ONE : CT_KM_AMBIGUOUS;
 	return true;
 }
 
 /* Whether f can be the code of a launch giving regs registers a thread
- * (0: not known).  The driver gives a launch its function's REGCOUNT, at
- * least 16 (H200, driver 580.159.04: functions of 8, 10 and 14 registers
- * launched with 16; 18, 56, 72 and 160 with as many; docs/KERNELS.md): code
- * that needs more than the launch gives cannot be its code, nor can code
- * that needs so few that even the hardware's steps of 8 would not make it
- * up (a reused staging buffer's other function). */
+ * (0: not known): code that needs more than it gets cannot run.  (Not the
+ * other way: PyTorch's nll_loss_backward_reduce_cuda_kernel_2d ran with 32
+ * on an H200, more than its REGCOUNT rounded up to the hardware's steps.) */
 static bool fits(const struct ct_kfunc *f, uint32_t regs, struct ct_kfound *r)
 {
-	uint32_t given_at_most = f->regs < CT_KINDEX_MIN_REGS ? CT_KINDEX_MIN_REGS :
-					(f->regs + 7u) & ~7u;
-
-	if (!regs || !f->regs || (f->regs <= regs && regs <= given_at_most))
+	if (!regs || !f->regs || f->regs <= regs)
 		return true;
-	r->too_few_regs += f->regs > regs;
-	r->too_many_regs += regs > given_at_most;
+	r->too_few_regs++;
 	return false;
 }
 

@@ -21,7 +21,6 @@
 #define CT_KINDEX_KEY      128   /* bytes of a function's start the key hashes */
 #define CT_KINDEX_VERIFY   4096  /* candidates checked whole per lookup, at most */
 #define CT_KINDEX_CANDS    8     /* functions of different names kept per lookup */
-#define CT_KINDEX_MIN_REGS 16    /* registers a launch is given at least (fits() in kindex.c) */
 
 struct ct_kfunc {
 	uint64_t hash;          /* the whole function, patched instructions zeroed */
@@ -76,8 +75,6 @@ struct ct_kfound {
 	bool capped;                /* more candidates than CT_KINDEX_VERIFY: some not checked */
 	uint32_t too_few_regs;      /* functions that matched but need more registers than the
 				     * launch gives: not its code */
-	uint32_t too_many_regs;     /* ... or so many fewer that the driver would have given
-				     * fewer: not its code either */
 	uint64_t hash;              /* the code's own hash (f->size bytes, or all given) */
 };
 
@@ -119,10 +116,10 @@ bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, s
 struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
 				   uint32_t regs);
 
-/* Of an ambiguous r, the one name whose constant bank 0 ends at
- * params_end (rounded up to 4 bytes: a launch uploads whole dwords), when
- * every name was kept and only one does: r becomes that one; false if
- * none does, several do, or params_end is 0. */
+/* Of an ambiguous r, the names whose constant bank 0 ends at params_end
+ * (rounded up to 4 bytes: a launch uploads whole dwords) or does not say,
+ * when every name was kept and some but not all do: r keeps those (one:
+ * CT_KM_ONE).  false if nothing was dropped, or params_end is 0. */
 bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end);
 
 const char *ct_kindex_name(const struct ct_kindex *x, const struct ct_kfunc *f);

@@ -274,8 +274,10 @@ static struct ct_kfound narrowed(struct ct_knamer *k, const struct kproc *p, str
 	if (r.how != CT_KM_AMBIGUOUS)
 		return r;
 	if (ct_kindex_narrow_params(&r, w->params_end)) {
-		k->st.by_params++;
-		return r;
+		k->st.by_params += r.how == CT_KM_ONE;
+		k->st.fewer_by_params += r.how == CT_KM_AMBIGUOUS;
+		if (r.how == CT_KM_ONE)
+			return r;
 	}
 	if (k->print_candidates)
 		print_candidates(k, p->pid, &r, w);
@@ -295,7 +297,7 @@ static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8
 		index_files(k, p, false);
 		r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	}
-	k->st.refused_regs += r.how == CT_KM_NONE && (r.too_few_regs || r.too_many_regs);
+	k->st.refused_regs += r.how == CT_KM_NONE && r.too_few_regs;
 	return narrowed(k, p, r, w);
 }
 
@@ -346,7 +348,7 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		k->st.capped++;
 		return;
 	}
-	if (r.too_few_regs || r.too_many_regs)   /* a file's code, not what this launch runs */
+	if (r.too_few_regs)   /* a file's code, not what this launch runs */
 		return;
 	/* In no file: the rest of the upload is its code (lazy loading
 	 * uploads one function at its address). */
@@ -688,14 +690,15 @@ void ct_knamer_report(const struct ct_knamer *k)
 		named += st->named[i];
 	ct_err(
 		"kernel names: %" PRIu64 " of %" PRIu64 " program addresses named "
-		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous, %" PRIu64
-		" told from same-code functions by their parameters); %" PRIu64
-		" uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
+		"(%" PRIu64 " from files, %" PRIu64 " jit, %" PRIu64 " ambiguous; %" PRIu64
+		" told from same-code functions by their parameters, %" PRIu64
+		" left fewer names by them); %" PRIu64 " uploads not seen, %" PRIu64 " copies unmatched, %" PRIu64
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
 		" inline uploads cut (their start kept); %" PRIu64 " code copies read when seen, %" PRIu64
 		" read back stale (named by size); %" PRIu64 " matches refused (the code needs more "
-		"registers than the launch gives, or far fewer); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
-		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous, st->by_params,
+		"registers than the launch gives); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
+		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
+		st->by_params, st->fewer_by_params,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,
 		st->copies_read, st->stale_reads, st->refused_regs,
 		k->x.nf, k->x.nfiles, ct_kindex_bytes(&k->x) / 1024,

@@ -2,9 +2,10 @@
 /*
  * One label for the names of functions of the same code (kname_merge.h).
  * Names are cut into words (runs of letters and digits) and single other
- * bytes.  Names of as many words differ word by word: each run of words
- * that differs becomes {a|b}.  Otherwise what they share at the start and
- * the end stays, and the middle of each is an alternative.
+ * bytes, and aligned on the words they all have (a longest common
+ * subsequence): each place between those where they differ becomes {a|b}.
+ * Names too long for that, or that differ in too many places, keep what
+ * they share at the start and the end, the middle of each an alternative.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 
 #include "kname_merge.h"
 
-#define RUNS_MAX 4   /* runs of differing words written out word by word */
+#define RUNS_MAX      6     /* places names differ, written out word by word */
+#define LCS_MAX_WORDS 1024  /* words a name may have to be aligned word by word (4 MiB) */
 
 struct word {
 	const char *s;
@@ -107,48 +109,130 @@ static void alternatives(struct buf *b, const struct name *nm, uint32_t n, const
 	put(b, "}", 1);
 }
 
-/* Names of as many words: runs of differing words; false if too many. */
+/* The longest common subsequence of words a[0..na) and b[0..nb): for
+ * each of its words, its index in a and in b; its length.  0 where the
+ * table would be too large (then the caller does without). */
+static size_t lcs(const struct word *const *a, size_t na, const struct word *b, size_t nb,
+		  size_t *ia, size_t *ib)
+{
+	uint32_t *t;
+	size_t i, j, k, n;
+
+	if (na > LCS_MAX_WORDS || nb > LCS_MAX_WORDS ||
+	    !(t = calloc((na + 1) * (nb + 1), sizeof(*t))))
+		return 0;
+#define T(i, j) t[(i) * (nb + 1) + (j)]
+	for (i = na; i-- > 0;)
+		for (j = nb; j-- > 0;)
+			T(i, j) = same(a[i], &b[j]) ? T(i + 1, j + 1) + 1 :
+				  T(i + 1, j) > T(i, j + 1) ? T(i + 1, j) : T(i, j + 1);
+	n = T(0, 0);
+	for (i = j = k = 0; k < n;) {
+		if (same(a[i], &b[j])) {
+			ia[k] = i++;
+			ib[k++] = j++;
+		} else if (T(i + 1, j) >= T(i, j + 1)) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+#undef T
+	free(t);
+	return n;
+}
+
+/* The words every name has, in order (a subsequence of each: of name 0
+ * and each other in turn), and where each name has them: pos[i][k]. */
+static size_t common_words(const struct name *nm, uint32_t n, size_t **pos)
+{
+	const struct word **c = malloc((nm[0].nw + 1) * sizeof(*c));
+	size_t *ia = malloc((nm[0].nw + 1) * sizeof(*ia)), nc = nm[0].nw;
+
+	for (size_t k = 0; c && k < nc; k++)
+		c[k] = &nm[0].w[k];
+	for (uint32_t i = 1; c && ia && i < n && nc; i++) {
+		nc = lcs(c, nc, nm[i].w, nm[i].nw, ia, pos[i]);
+		for (size_t k = 0; k < nc; k++)
+			c[k] = c[ia[k]];
+	}
+	for (uint32_t i = 0; c && ia && i < n && nc; i++)
+		if (lcs(c, nc, nm[i].w, nm[i].nw, ia, pos[i]) != nc)
+			nc = 0;   /* cannot be: a subsequence of each */
+	if (!c || !ia)
+		nc = 0;
+	free(ia);
+	free(c);
+	return nc;
+}
+
+/* Gap k of name i (the words between its common words k - 1 and k). */
+static void gap(const struct name *nm, size_t *const *pos, size_t nc, uint32_t i, size_t k,
+		size_t *from, size_t *to)
+{
+	*from = k ? pos[i][k - 1] + 1 : 0;
+	*to = k < nc ? pos[i][k] : nm[i].nw;
+}
+
+static bool gap_differs(const struct name *nm, size_t *const *pos, size_t nc, uint32_t n,
+			size_t k, bool *empty)
+{
+	size_t f0, t0, f, t;
+	bool differ = false;
+
+	gap(nm, pos, nc, 0, k, &f0, &t0);
+	*empty = f0 == t0;
+	for (uint32_t i = 1; i < n; i++) {
+		gap(nm, pos, nc, i, k, &f, &t);
+		*empty |= f == t;
+		differ |= t - f != t0 - f0;
+		for (size_t w = 0; !differ && w < t - f; w++)
+			differ = !same(&nm[i].w[f + w], &nm[0].w[f0 + w]);
+	}
+	return differ;
+}
+
+/* Word by word, around the words every name has: each place they differ
+ * as {a|b}, a place where one has nothing taken with the next common word
+ * (no empty alternative).  false if there is no such alignment or too
+ * many places. */
 static bool word_by_word(struct buf *b, const struct name *nm, uint32_t n, bool more)
 {
-	size_t nw = nm[0].nw, runs = 0, from[CT_KNAME_MERGE_MAX], to[CT_KNAME_MERGE_MAX];
+	size_t *pos[CT_KNAME_MERGE_MAX] = { 0 }, from[CT_KNAME_MERGE_MAX], to[CT_KNAME_MERGE_MAX];
+	size_t nc = 0, places = 0, k;
+	bool ok = true, empty;
 
-	for (uint32_t i = 1; i < n; i++)
-		if (nm[i].nw != nw)
-			return false;
-	for (size_t j = 0; j < nw; j++) {
-		bool differ = false, next = false;
+	for (uint32_t i = 0; i < n && ok; i++)
+		ok = (pos[i] = malloc((nm[0].nw + 1) * sizeof(size_t))) != NULL;
+	if (ok)
+		nc = common_words(nm, n, pos);
+	for (k = 0; nc && k <= nc; k++)
+		places += gap_differs(nm, pos, nc, n, k, &empty);
+	ok = nc && places && places <= RUNS_MAX;
+	for (k = 0; ok && k <= nc; k++) {
+		bool differs = gap_differs(nm, pos, nc, n, k, &empty);
+		size_t end = differs && empty ? k + 1 : k;   /* with the next common word */
 
-		for (uint32_t i = 1; i < n; i++) {
-			differ |= !same(&nm[i].w[j], &nm[0].w[j]);
-			next |= j + 1 < nw && !same(&nm[i].w[j + 1], &nm[0].w[j + 1]);
-		}
-		runs += differ && !next;
-	}
-	if (!runs || runs > RUNS_MAX)
-		return false;
-	for (size_t j = 0; j < nw;) {
-		size_t k = j;
-		bool differ = true;
-
-		while (k < nw && differ) {
-			differ = false;
-			for (uint32_t i = 1; i < n; i++)
-				differ |= !same(&nm[i].w[k], &nm[0].w[k]);
-			k += differ;
-		}
-		if (k == j) {
-			span(b, &nm[0], j, j + 1);
-			j++;
-			continue;
+		if (end > nc) {   /* nothing after it to take in: the ends do better */
+			ok = false;
+			break;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			from[i] = j;
-			to[i] = k;
+			gap(nm, pos, nc, i, k, &from[i], &to[i]);
+			to[i] = end < nc ? pos[i][end] : nm[i].nw;
 		}
-		alternatives(b, nm, n, from, to, more);
-		j = k;
+		if (differs) {
+			alternatives(b, nm, n, from, to, more);
+			k = end;
+		} else {
+			span(b, &nm[0], from[0], to[0]);
+		}
+		if (k < nc)
+			span(b, &nm[0], pos[0][k], pos[0][k] + 1);
 	}
-	return true;
+	for (uint32_t i = 0; i < n; i++)
+		free(pos[i]);
+	return ok;
 }
 
 /* What all share at the start and at the end (whole words, every middle

@@ -28,15 +28,17 @@ launches = [e for e in ev if e.get("type") == "gpu-work" and e.get("kind") == "L
 kinds = collections.Counter()
 for e in launches:
     k = e.get("kernel")
-    kinds["unnamed" if k is None else "ambiguous" if k == "?" else
+    kinds["unnamed" if k is None else "ambiguous" if k == "?" or "kernel_candidates" in e else
           "jit" if k.startswith("jit:") else "file"] += 1
 n = len(launches)
 named = kinds["file"] + kinds["jit"]
 share = named / n if n else 0.0
 found = collections.Counter(e["kernel_found"] for e in launches if "kernel_found" in e)
-print("%s: %d launches: %d named from files, %d jit: ids, %d ambiguous, %d unnamed: %.1f%% named "
-      "(found: %s)" % (a.label, n, kinds["file"], kinds["jit"], kinds["ambiguous"], kinds["unnamed"],
-                      100 * share, ", ".join("%s %d" % kv for kv in sorted(found.items()))))
+print("%s: %d launches: %d named from files, %d jit: ids, %d ambiguous (code several functions "
+      "have: labelled), %d unnamed: %.1f%% named, %.1f%% named or labelled (found: %s)"
+      % (a.label, n, kinds["file"], kinds["jit"], kinds["ambiguous"], kinds["unnamed"],
+         100 * share, 100 * (named + kinds["ambiguous"]) / n if n else 0.0,
+         ", ".join("%s %d" % kv for kv in sorted(found.items()))))
 top = collections.Counter(e.get("kernel", "(unnamed %s)" % e.get("program")) for e in launches)
 for name, c in top.most_common(8):
     print("  %6d  %s" % (c, name[:150]))

@@ -168,6 +168,32 @@ kept = re.search(r"(\d+) copies' sources kept as they were read after the reader
 t.ok(kept and int(kept.group(1)) == 5 and int(kept.group(2)) >= 5,
      "the closing line: 5 copies kept, the namer's reads answered from them", p.stderr[-900:])
 
+# 2f. The same code under three names (tests/kernels/k_twins.fatbin: k_twin_a,
+# k_twin_b and k_twin_c have one code): never one of them; the label of
+# the three, their names in JSON, the same in -c and text.
+twins = os.path.join(tmp, "twinfake")
+shutil.copy(FAKE, twins)
+subprocess.run(["objcopy", "--add-section",
+                ".nv_fatbin=" + os.path.join(KDIR, "k_twins.fatbin"),
+                "--set-section-flags", ".nv_fatbin=alloc,readonly", twins], check=True,
+               capture_output=True)
+trt = os.path.join(tmp, "twins.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trt, "--", twins, "-f", ctl, "kernel",
+         os.path.join(KDIR, "k_twin.code")], env=env)
+sent = programs(p.stdout)
+lt = launches(decode_json(trt)).get(sent.get("kernel-inline")) or {}
+t.ok(lt.get("kernel") == "k_twin_{a|b|c}" or
+     (lt.get("kernel", "").startswith("k_twin_{") and lt.get("kernel_candidates") == 3 and
+      sorted(lt.get("kernel_names", [])) == ["k_twin_a", "k_twin_b", "k_twin_c"]),
+     "one code under three names: labelled k_twin_{...} with the three names, none taken "
+     "for the launch's", (lt, p.stderr[-600:]))
+t.ok(sorted(lt.get("kernel_names", [])) == ["k_twin_a", "k_twin_b", "k_twin_c"] and
+     lt.get("kernel_candidates") == 3, "JSON: kernel_candidates 3, kernel_names the three", lt)
+r = run([CUDATRACE, "-r", trt])
+t.ok(any("COMPUTE LAUNCH k_twin_{" in l and "(3 functions have this code) grid=(" in l
+         for l in r.stdout.splitlines()), "text: the label, then how many have this code",
+     r.stdout[-600:])
+
 # 3. Live, no file: the same stand-in without the fatbin names nothing
 #    from files: inline code in no file is a jit: id; the copy stays unnamed.
 tr2 = os.path.join(tmp, "nofile.ctrace")

@@ -133,12 +133,6 @@ static void test_registers(void)
 	r = code ? ct_kindex_lookup_for(&x, code, n, 9) : (struct ct_kfound){ 0 };
 	ok(r.how == CT_KM_NONE && r.too_few_regs == 1,
 	   "a launch of 9 registers cannot run k_add (10): refused, counted (%u)", r.too_few_regs);
-	r = code ? ct_kindex_lookup_for(&x, code, n, 160) : (struct ct_kfound){ 0 };
-	ok(r.how == CT_KM_NONE && r.too_many_regs == 1,
-	   "a launch of 160 registers is not k_add's (10: the driver gives 16): refused (%u)",
-	   r.too_many_regs);
-	r = code ? ct_kindex_lookup_for(&x, code, n, 17) : (struct ct_kfound){ 0 };
-	ok(r.how == CT_KM_NONE, "... nor one of 17 (more than 16, and 10 rounds up to 16)");
 	r = ct_kindex_by_size(&x, 512, 512, 8);
 	ok(r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.too_few_regs == 1,
 	   "by size with 8 registers: the two k_scale, not k_add (%u names, %u refused)",
@@ -173,12 +167,41 @@ static void test_params_narrow(void)
 	   !ct_kindex_narrow_params(&r, 0) && r.candidates == 2,
 	   "... at 0x228, or not known: still ambiguous, both names");
 	r = ct_kindex_by_size(&x, 512, 512, 0);   /* k_add (20 bytes) too */
-	ok(r.candidates == 3 && !ct_kindex_narrow_params(&r, 0x210 + 20) &&
-	   ct_kindex_narrow_params(&r, 0x210 + 16) && r.f == sf,
-	   "with k_add: 0x224 fits two names (still ambiguous), 0x220 one");
+	ok(r.candidates == 3 && ct_kindex_narrow_params(&r, 0x210 + 20) &&
+	   r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.ncand == 2 &&
+	   ct_kindex_narrow_params(&r, 0x210 + 16) == false,
+	   "with k_add: 0x224 leaves two names (k_add, k_scale<double>), still ambiguous");
+	r = ct_kindex_by_size(&x, 512, 512, 0);
+	ok(ct_kindex_narrow_params(&r, 0x210 + 16) && r.how == CT_KM_ONE && r.f == sf,
+	   "... 0x220 one: k_scale<float>");
 	r = ct_kindex_by_size(&x, 512, 512, 8);
 	r.candidates++;   /* a name past the kept ones: not all seen */
 	ok(!ct_kindex_narrow_params(&r, 0x210 + 16), "a name not kept: never narrowed");
+	ct_kindex_free(&x);
+}
+
+/* The same code under three names (tests/kernels/k_twins.cu, nvcc 13.0
+ * sm_90 on the H200 machine: cuobjdump -res-usage gives each 8 registers,
+ * CONSTANT[0] 540, 540 and 544): one lookup finds all three; parameters
+ * ending at 540 leave k_twin_a and k_twin_b, at 544 k_twin_c alone. */
+static void test_twins(void)
+{
+	struct ct_kindex x = index_of("tests/kernels/k_twins.fatbin");
+	size_t n = 0;
+	uint8_t *code = slurp("tests/kernels/k_twin.code", &n);
+	struct ct_kfound r = code ? ct_kindex_lookup_for(&x, code, n, 16) : (struct ct_kfound){ 0 };
+	const struct ct_kfunc *c = by_name(&x, "k_twin_c", 90);
+
+	ok(x.nf == 3 && r.how == CT_KM_AMBIGUOUS && r.candidates == 3 && r.ncand == 3,
+	   "one code, three names: ambiguous, all three kept (%u)", r.candidates);
+	ok(ct_kindex_narrow_params(&r, 540) && r.how == CT_KM_AMBIGUOUS && r.candidates == 2 &&
+	   strcmp(ct_kindex_name(&x, r.cand[0]), "k_twin_c") &&
+	   strcmp(ct_kindex_name(&x, r.cand[1]), "k_twin_c"),
+	   "parameters ending at 540: k_twin_a or k_twin_b");
+	r = code ? ct_kindex_lookup_for(&x, code, n, 16) : (struct ct_kfound){ 0 };
+	ok(ct_kindex_narrow_params(&r, 544) && r.how == CT_KM_ONE && r.f == c,
+	   "... at 544: k_twin_c");
+	free(code);
 	ct_kindex_free(&x);
 }
 
@@ -806,6 +829,7 @@ int main(void)
 	test_fatbins();
 	test_registers();
 	test_params_narrow();
+	test_twins();
 	test_relocations();
 	test_hostile();
 	test_cache();

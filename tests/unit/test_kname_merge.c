@@ -39,6 +39,15 @@ int main(void)
 		"sm90_xmma_trmm_out_place_l_l_n_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_execute_split_k_kernel__5x_cublas",
 	};
 	static const char *const word[] = { "k_add", "k_add2" };
+	static const char *const scal[] = {
+		"void scal_kernel<double, float, 1, true, 6, 5, 5, 3>(cudnnTransposeParams<double>, "
+		"double const*, float*, double const*)",
+		"void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>, "
+		"float const*, float*, float const*)",
+	};
+	static const char *const fill3[] = { "FillFunctor<int>", "FillFunctor<float>",
+					     "FillFunctor<unsigned int>" };
+	static const char *const tail[] = { "a_b", "a_b_c" };
 	static const char *const suffix_word[] = { "FillFunctor<int>", "FillFunctor<unsigned int>" };
 	static const char *const same[] = { "k_add", "k_add" };
 	static const char *const empty[] = { "", "k" };
@@ -52,11 +61,17 @@ int main(void)
 	   "sm80_xmma_gemm_f32f32_f32f32_f32_{nt|nn|tn|tt}_n_tilesize64x64x8_stage3_execute_split_k_"
 	   "kernel__5x_cublas", "cuBLAS's four transposes: one word apart");
 	is(gemm, 5, 24,
-	   "{sm80_xmma_gemm_f32f32_f32f32_f32_nt|sm80_xmma_gemm_f32f32_f32f32_f32_nn|"
-	   "sm80_xmma_gemm_f32f32_f32f32_f32_tn|sm80_xmma_gemm_f32f32_f32f32_f32_tt|"
-	   "sm90_xmma_trmm_out_place_l_l_n_f32f32_f32f32_f32_nn|...}_n_tilesize64x64x8_stage3_"
-	   "execute_split_k_kernel__5x_cublas",
-	   "names of other lengths: what they share at both ends; 24 matched, 5 kept: \"|...\"");
+	   "{sm80|sm90|...}_xmma_{gemm|trmm|...}_{f32f32|out_place_l_l_n_f32f32|...}_f32f32_f32_"
+	   "{nt|nn|tn|tt|...}_n_tilesize64x64x8_stage3_execute_split_k_kernel__5x_cublas",
+	   "names of other lengths: aligned on the words all have; 24 matched, 5 kept: \"|...\"");
+	is(scal, 2, 2,
+	   "void scal_kernel<{double|float}, float, 1, true, 6, 5, 5, 3>({cudnnTransposeParams|"
+	   "cublasTransposeParams}<{double|float}>, {double|float} const*, float*, "
+	   "{double|float} const*)",
+	   "cuDNN's and cuBLAS's scal_kernel: each place they differ");
+	is(fill3, 3, 3, "FillFunctor<{int|float|unsigned int}>",
+	   "int, float and unsigned int: none empty");
+	is(tail, 2, 2, "a_{b|b_c}", "one name the other and more at the end");
 	is(word, 2, 2, "k_{add|add2}", "one name the start of another: cut between words");
 	is(suffix_word, 2, 2, "FillFunctor<{int|unsigned int}>",
 	   "a common end inside an alternative (int): no empty alternative");
