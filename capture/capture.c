@@ -85,6 +85,12 @@ static void name_new_device(struct ct_capture *c, uint32_t pid, int fd, uint32_t
 	ct_sink_record(c, &rec.f.h);
 }
 
+/* What kernel names held goes out (knames_live.h): as it would have. */
+static void held_sink(void *ctx, const struct ct_rec *r)
+{
+	ct_sink_write(ctx, r);
+}
+
 /* The records that the unwinder and the Python frames make (record loop):
  * -k's summary counts them, then they go to the sink. */
 static void unwind_sink(void *ctx, const struct ct_rec *r)
@@ -104,12 +110,9 @@ static void take_record(struct ct_capture *c, const struct ct_rec *r)
 		c->events_taken++;   /* the kernel's, not the GPU-work reader's */
 	if (c->python && ct_python_take(c->python, r))
 		return;
-	if (c->knames) {   /* kernel names: in the record loop (only copies' sources are
-			    * kept by the reader's thread: copy_snaps.h) */
-		if (r->type != CT_REC_GPU_SEG && r->type != CT_REC_GPU_PUT)
-			ct_knames_flush(c->knames);   /* what waited for an upload goes first */
+	if (c->knames)   /* kernel names: in the record loop (only copies' sources are
+			  * kept by the reader's thread: copy_snaps.h) */
 		ct_knames_learn(c->knames, r);
-	}
 	if (c->unwinder && ct_unwinder_take(c->unwinder, r))
 		return;
 	switch (r->type) {
@@ -259,7 +262,7 @@ static int start_readers(struct ct_capture *c)
 	if (o->py_stack && !(c->python = ct_python_new(o->proc_root, fds.py_procs, fds.py_rb,
 						       unwind_sink, c)))
 		return -1;
-	if (o->gpu_work_hz && !(c->knames = ct_knames_new(o->proc_root, unwind_sink, c)))
+	if (o->gpu_work_hz && !(c->knames = ct_knames_new(o->proc_root, held_sink, c)))
 		return -1;
 	return ct_reader_setup(c);
 }

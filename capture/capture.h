@@ -62,6 +62,12 @@ struct ct_capture {
 	const char *reader_priority; /* "real time", "nice -10", "ordinary" */
 	uint64_t slow_record_us;     /* CT_TEST_SLOW_RECORD_US: test hooks (docs/GPUWORK.md) */
 	uint64_t slow_poll_us;       /* CT_TEST_SLOW_GPU_POLL_US */
+	struct ct_reader_times {     /* CUDATRACE_GPUWORK_COSTS: where the reader's
+				      * lateness comes from (reader thread only) */
+		bool on;
+		uint64_t oversleep_max_ns, oversleeps;   /* woke later than asked, 1 ms+ */
+		uint64_t consume_max_ns, poll_max_ns;    /* the longest drain, poll */
+	} rt;
 	int gw_exit_fd;              /* --gpu-work: the BPF map of rings read at exit */
 	int sink_error;              /* -errno from the writer or the output: stop */
 	bool output_closed;          /* ... the output was a pipe, closed (| head) */

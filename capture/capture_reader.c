@@ -128,6 +128,19 @@ static void reader_priority(struct ct_capture *c)
 	sem_post(&c->reader_started);
 }
 
+/* Where a late poll's time went: a wake-up later than asked (the
+ * scheduler), or the reader's own drain or poll. */
+static void reader_times(struct ct_reader_times *rt, uint64_t ask, uint64_t t0, uint64_t t1,
+			 uint64_t t2, uint64_t t3)
+{
+	uint64_t over = t1 - t0 > ask ? t1 - t0 - ask : 0;
+
+	rt->oversleeps += over >= 1000000ull;
+	rt->oversleep_max_ns = over > rt->oversleep_max_ns ? over : rt->oversleep_max_ns;
+	rt->consume_max_ns = t2 - t1 > rt->consume_max_ns ? t2 - t1 : rt->consume_max_ns;
+	rt->poll_max_ns = t3 - t2 > rt->poll_max_ns ? t3 - t2 : rt->poll_max_ns;
+}
+
 static void *reader_main(void *arg)
 {
 	struct ct_capture *c = arg;
@@ -135,14 +148,22 @@ static void *reader_main(void *arg)
 
 	reader_priority(c);
 
-	while (reader_wait(c, reader_sleep_ns(c))) {
+	for (;;) {
+		uint64_t ask = reader_sleep_ns(c), t0 = ct_now_ns(CLOCK_MONOTONIC), t1, t2;
+
+		if (!reader_wait(c, ask))
+			break;
+		t1 = ct_now_ns(CLOCK_MONOTONIC);
 		err = ring_buffer__consume(c->rb);
 		if (err < 0 && err != -EINTR) {
 			__atomic_store_n(&c->reader_error, err, __ATOMIC_RELAXED);
 			break;
 		}
+		t2 = ct_now_ns(CLOCK_MONOTONIC);
 		if (c->gpuwork)
-			ct_gpuwork_poll_due(c->gpuwork, ct_now_ns(CLOCK_MONOTONIC));
+			ct_gpuwork_poll_due(c->gpuwork, t2);
+		if (c->rt.on)
+			reader_times(&c->rt, ask, t0, t1, t2, ct_now_ns(CLOCK_MONOTONIC));
 		if (c->slow_poll_us)   /* CT_TEST_SLOW_GPU_POLL_US: a reader busy on purpose */
 			usleep((useconds_t)c->slow_poll_us);
 	}
@@ -229,6 +250,7 @@ int ct_reader_setup(struct ct_capture *c)
 	if (o->gpu_work_hz &&
 	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_POLL, gpuwork_sink, c)))
 		return -1;
+	c->rt.on = getenv("CUDATRACE_GPUWORK_COSTS") != NULL;
 	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
 		ct_err("out of memory\n");
 		return -1;
@@ -275,6 +297,12 @@ void ct_reader_report(struct ct_capture *c)
 	if (q.dropped)
 		ct_err("%llu records read after the capture stopped writing "
 				"were not written\n", (unsigned long long)q.dropped);
+	if (c->gpuwork && c->rt.on)
+		ct_err("gpu-work costs: the reader woke 1 ms or more later than it asked %llu "
+			"times, the latest by %.1f ms; its longest drain of the kernel's records "
+			"%.1f ms, its longest poll of the rings %.1f ms\n",
+			(unsigned long long)c->rt.oversleeps, c->rt.oversleep_max_ns / 1e6,
+			c->rt.consume_max_ns / 1e6, c->rt.poll_max_ns / 1e6);
 	if (c->gpuwork && c->reader_priority && strcmp(c->reader_priority, "real time"))
 		ct_err("gpu-work: the reader thread ran at %s priority (real time "
 				"was refused): on a loaded machine its polls may come late\n",

@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "capture_bpf.h"
 #include "capture_sink.h"
+#include "knames_live.h"
 #include "meta_build.h"
 #include "metrics.h"
 #include "outputs.h"
@@ -41,6 +42,13 @@ static void check_output(struct ct_capture *c, const char *then)
 }
 
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r)
+{
+	if (c->knames && ct_knames_hold_other(c->knames, r))
+		return;   /* behind a launch that waits for its name: in order */
+	ct_sink_write(c, r);
+}
+
+void ct_sink_write(struct ct_capture *c, const struct ct_rec *r)
 {
 	int err;
 

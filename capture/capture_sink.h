@@ -24,6 +24,9 @@ int ct_sink_serve(struct ct_capture *c);
  * to the decoded output, is said once and stops the capture
  * (c->sink_error; a closed pipe says nothing: c->output_closed). */
 void ct_sink_record(struct ct_capture *c, const struct ct_rec *r);
+/* The same, never held behind a launch waiting for its kernel's name
+ * (knames_live.h): what is held goes out through it. */
+void ct_sink_write(struct ct_capture *c, const struct ct_rec *r);
 /* --max-size: the file being written has reached it. */
 bool ct_sink_file_at_max(const struct ct_capture *c);
 /* Then, with --rotate, close it (trailer and all) and go on in the next

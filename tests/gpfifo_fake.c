@@ -47,6 +47,7 @@
  *          kernels as "graph" does; then a head with one branch only:
  *          "waiting ADDR", the join that never starts
  *        gpfifo_fake -f PATH kernel-late CODE
+ *        gpfifo_fake -f PATH kernel-later CODE
  *          a kernel's code uploaded by copy engine on a second channel
  *          right after its launch on the first: the launch is read first
  *          (the kernel-names hold); prints "kernel-late PROGRAM"
@@ -99,6 +100,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -873,9 +875,12 @@ static void switch_channel(struct chan_state *save, const struct chan_state *to)
  * the copy engine upload of its code on a second channel allocated after
  * it, both put at once (the reader polls the rings in the order they were
  * made, so it reads the launch first), as CUDA's eager loading does on
- * Hopper.  Launched once.  Prints "kernel-late PROGRAM".
+ * Hopper.  Launched once.  Prints "kernel-late PROGRAM".  later: a driver
+ * call 20 ms after the launch and the copy 20 ms after that, so that the
+ * reader reads the launch, the call and the copy in that order, in
+ * different polls (a ring not due when the launch's was: JAX on an H200).
  */
-static void kernel_late(const char *path)
+static void kernel_late(const char *path, bool later)
 {
 	static uint32_t code[4096];
 	const uint64_t at = 0x7f2c53a00000ull;
@@ -902,6 +907,11 @@ static void kernel_late(const char *path)
 	pause_us(300000);   /* a poller has read both set-ups */
 	pace_us = 0;
 	launch_program(13, 0x204e0e000ull, at);
+	if (later) {   /* the launch read first, then the call, then the copy */
+		pause_us(20000);
+		call(0xdead0001);
+		pause_us(20000);
+	}
 	switch_channel(&compute, &copy_chan);
 	copy((uint32_t)n, (uint64_t)(uintptr_t)staging, at);
 	switch_channel(&copy_chan, &compute);
@@ -994,9 +1004,10 @@ int main(int argc, char **argv)
 	} else if (argc == 4 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "cluster")) {
 		setup(argv[2]);
 		cluster_launch();
-	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel-late")) {
+	} else if (argc == 5 && !strcmp(argv[1], "-f") && (!strcmp(argv[3], "kernel-late") ||
+							   !strcmp(argv[3], "kernel-later"))) {
 		setup(argv[2]);
-		kernel_late(argv[4]);
+		kernel_late(argv[4], !strcmp(argv[3], "kernel-later"));
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big")) {
 		setup(argv[2]);
 		big_segment((uint32_t)atoi(argv[4]));
@@ -1027,7 +1038,7 @@ int main(int argc, char **argv)
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late CODE | "
+				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late[r] CODE | "
 				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
 				"-f PATH kernel-staged CODE_A CODE_B REGS_B | "
 				"-f PATH hostile\n");

@@ -265,8 +265,8 @@ static void print_candidates(const struct ct_knamer *k, uint32_t pid, const stru
 	}
 }
 
-/* Functions of several names have this code: the one whose parameters
- * end where the launch's do, if only one does.  CT_KN_CANDIDATES=1 in the
+/* Functions of several names have this code: those whose parameters end
+ * where the launch's do (one: its name).  CT_KN_CANDIDATES=1 in the
  * environment prints each lookup left ambiguous (docs/KERNELS.md). */
 static struct ct_kfound narrowed(struct ct_knamer *k, const struct kproc *p, struct ct_kfound r,
 				 const struct kwant *w)

@@ -20,14 +20,17 @@
 #include "knames_live.h"
 #include "msg.h"
 
-/* GPU-work records held while a launch waits for its upload: at most this
- * many, or bytes, then they go as they are (the launch named later). */
+/* Records held while a launch waits for its upload: at most this many, or
+ * bytes, or this long in the records' own time (two polls of an idle ring
+ * at 50 Hz), then they go as they are (the launch named later). */
 #define HOLD_RECORDS 4096
 #define HOLD_BYTES   (16u << 20)
+#define HOLD_NS      (50 * 1000 * 1000ull)
 
 struct ct_knames {
 	struct ct_rec **held;      /* copies, in the order they came */
 	size_t nheld, held_bytes;
+	uint64_t held_since_ns;    /* the first held record's time */
 	uint64_t holds, held_out_unnamed;   /* holds; ... that ended with a launch still waiting */
 	const char *proc_root;
 	ct_knames_sink_fn sink;
@@ -332,14 +335,34 @@ static bool hold(struct ct_knames *n, const struct ct_rec *r)
 	}
 	memcpy(copy, r, r->size);
 	n->held = v;
+	if (!n->nheld)
+		n->held_since_ns = r->ts_ns;
 	n->held[n->nheld++] = copy;
 	n->held_bytes += r->size;
 	n->holds += n->nheld == 1;
 	return true;
 }
 
+/* Held long enough: the upload r's time is past is not coming soon. */
+static bool expired(const struct ct_knames *n, const struct ct_rec *r)
+{
+	return r->ts_ns > n->held_since_ns && r->ts_ns - n->held_since_ns > HOLD_NS;
+}
+
+bool ct_knames_hold_other(struct ct_knames *n, const struct ct_rec *r)
+{
+	if (!n->nheld)
+		return false;
+	if (ct_knamer_waiting(n->k) && !expired(n, r) && hold(n, r))
+		return true;
+	ct_knames_flush(n);
+	return false;
+}
+
 void ct_knames_gpu(struct ct_knames *n, const struct ct_rec *r)
 {
+	if (n->nheld && expired(n, r))
+		ct_knames_flush(n);
 	if (r->type == CT_REC_GPU_SEG)   /* its launches' names go out first */
 		ct_knamer_seg(n->k, (const struct ct_gpu_seg *)r);
 	if (!n->nheld && !ct_knamer_waiting(n->k)) {

@@ -8,6 +8,7 @@
 #ifndef CT_KNAMES_LIVE_H
 #define CT_KNAMES_LIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cudatrace.h"
@@ -20,13 +21,18 @@ void ct_knames_free(struct ct_knames *n);
 /* Every record the GPU-work reader makes (segments, windows), in place of
  * the sink: a segment's launches may make CT_REC_KERNEL_NAME records, sent
  * first.  A launch whose upload was not seen yet (a copy engine upload,
- * read from another channel later in the same poll) has its segment, and
- * the GPU-work records after it, held until the upload names it, so the
- * name goes before the launch's line; at most HOLD_RECORDS or HOLD_BYTES,
- * and never past a record of another kind (ct_knames_flush first). */
+ * read from another channel later: in the same poll, or in a later one
+ * where that ring was not due) has its segment, and every record after
+ * it, held until the upload names it, so the name goes before the
+ * launch's line and nothing changes order; at most HOLD_RECORDS,
+ * HOLD_BYTES or HOLD_NS of the records' time. */
 void ct_knames_gpu(struct ct_knames *n, const struct ct_rec *r);
-/* Sends what is held, in order (before any other record, when the record
- * loop is idle, and at the end). */
+/* Any other record on its way to the sink: true if it was held behind a
+ * waiting launch (it goes with the rest, in order), false if it goes now
+ * (what was held went first). */
+bool ct_knames_hold_other(struct ct_knames *n, const struct ct_rec *r);
+/* Sends what is held, in order (when the record loop is idle, and at the
+ * end). */
 void ct_knames_flush(struct ct_knames *n);
 /* Every record of the capture: a process's exit drops what it kept. */
 void ct_knames_learn(struct ct_knames *n, const struct ct_rec *r);

@@ -122,6 +122,23 @@ t.ok(held is None or (held.group(1) == "1" and held.group(2) == "0"),
      "the closing line says it was held (%s), none given up" % (held.group(1) if held else 0),
      p.stderr[-500:])
 
+# 2c'. The same with a driver call between the launch and its upload,
+# read in another poll (JAX on an H200: the copy's ring was not due when
+# the launch's was): the call waits with the held segments, in order.
+trl2 = os.path.join(tmp, "later.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trl2, "--", kfake, "-f", ctl,
+         "kernel-later", CODE], env=env)
+later = programs(p.stdout).get("kernel-late")
+ev2 = decode_json(trl2)
+got = launches(ev2)
+t.ok(later in got and got[later].get("kernel") == "k_add",
+     "a driver call between the launch and its later upload: the launch line is still named",
+     (got.get(later), p.stderr[-500:]))
+order = [e.get("cmd") == "0xdead0001" and "call" or e.get("kind") for e in ev2
+         if e.get("cmd") == "0xdead0001" or e.get("kind") in ("LAUNCH", "COPY")]
+t.ok(order.index("call") < order.index("COPY") if "call" in order and "COPY" in order else False,
+     "... and the call stays where it was, before the copy it came before", order)
+
 # 2d. Code copied through one staging buffer that the next upload reuses
 # (eager loading's chunks): at the launches the buffer holds other code, so
 # each copy that looks like code is read when it is seen, a module's
