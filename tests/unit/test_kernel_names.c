@@ -26,6 +26,8 @@
 #include "kcache.h"
 #include "metrics.h"
 #include "kindex.h"
+#include "kname.h"
+#include "kname_record.h"
 #include "knamer.h"
 #include "record.h"
 #include "embedded.h"
@@ -201,6 +203,28 @@ static void test_twins(void)
 	r = code ? ct_kindex_lookup_for(&x, code, n, 16) : (struct ct_kfound){ 0 };
 	ok(ct_kindex_narrow_params(&r, 544) && r.how == CT_KM_ONE && r.f == c,
 	   "... at 544: k_twin_c");
+	r = code ? ct_kindex_lookup_for(&x, code, n, 16) : (struct ct_kfound){ 0 };
+	if (r.f) {   /* the record of the three, as the decoder reads it */
+		struct ct_kernel_name *rec = ct_kname_record(&x, 7, 0x7f00001000ull, CT_KN_INLINE, &r,
+							     ct_kindex_name(&x, r.f), 0);
+		struct ct_knames_table t = { 0 };
+		const struct ct_kname *k;
+		const char *label;
+
+		ok(rec && !ct_record_check(&rec->h, rec->h.size) &&
+		   rec->flags == (CT_KN_AMBIGUOUS | CT_KN_NAMES) && rec->candidates == 3,
+		   "the record: ambiguous, its three names, and it passes its check");
+		if (rec)
+			ct_kname_learn(&t, rec);
+		k = ct_kname_find(&t, 7, 0x7f00001000ull);
+		label = k ? ct_kname_label(k) : NULL;
+		ok(k && k->nalt == 3 && label && strlen(label) == 14 && !strncmp(label, "k_twin_{", 8) &&
+		   strchr(label + 8, 'a') && strchr(label + 8, 'b') && strchr(label + 8, 'c'),
+		   "decoded: the label k_twin_{a|b|c}, in the index's order (%s)",
+		   label ? label : "(none)");
+		ct_knames_table_free(&t);
+		free(rec);
+	}
 	free(code);
 	ct_kindex_free(&x);
 }
