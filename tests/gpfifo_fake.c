@@ -48,6 +48,7 @@
  *          "waiting ADDR", the join that never starts
  *        gpfifo_fake -f PATH kernel-late CODE
  *        gpfifo_fake -f PATH kernel-later CODE
+ *        gpfifo_fake -f PATH kernel-churn CODE N
  *          a kernel's code uploaded by copy engine on a second channel
  *          right after its launch on the first: the launch is read first
  *          (the kernel-names hold); prints "kernel-late PROGRAM"
@@ -858,6 +859,33 @@ static void kernel(const char *path)
 	free(staging);
 }
 
+/*
+ * Code uploaded once, then N launches of other code, each writing its QMD
+ * to one of four places (as CUDA reuses its QMD slots), then the first
+ * code launched: past the namer's 512 kept uploads unless rewrites of a
+ * place take its slot.  Prints "kernel-churn PROGRAM".
+ */
+static void kernel_churn(const char *path, int n)
+{
+	static uint32_t code[4096];
+	const uint64_t first = 0x7f2c537a0000ull, other = 0x7f2c53a00000ull;
+	FILE *f = fopen(path, "rb");
+	size_t len = f ? fread(code, 1, sizeof(code), f) : 0;
+
+	if (!f || !len || len % 16 || n < 1)
+		die(path);
+	fclose(f);
+	pace_us = 500;
+	upload_inline(code, (uint32_t)len, first);
+	upload_inline(code, (uint32_t)len, other);
+	for (int i = 0; i < n; i++)
+		launch_program(1, 0x204e0c000ull + 0x800ull * (uint64_t)(i % 4), other);
+	launch_program(5, 0x204e0e000ull, first);
+	printf("kernel-churn 0x%" PRIx64 "\n", first);
+	fflush(stdout);
+	pause_us(300000);
+}
+
 /* A channel's ring as the producer sees it: the current one is in the
  * globals ring, userd and put. */
 struct chan_state { uint64_t *ring; volatile uint32_t *userd; uint32_t put; };
@@ -1008,6 +1036,9 @@ int main(int argc, char **argv)
 							   !strcmp(argv[3], "kernel-later"))) {
 		setup(argv[2]);
 		kernel_late(argv[4], !strcmp(argv[3], "kernel-later"));
+	} else if (argc == 6 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "kernel-churn")) {
+		setup(argv[2]);
+		kernel_churn(argv[4], atoi(argv[5]));
 	} else if (argc == 5 && !strcmp(argv[1], "-f") && !strcmp(argv[3], "big")) {
 		setup(argv[2]);
 		big_segment((uint32_t)atoi(argv[4]));
@@ -1038,7 +1069,7 @@ int main(int argc, char **argv)
 		hostile();
 	} else {
 		fprintf(stderr, "usage: gpfifo_fake -f PATH work N M [SEED] | -f PATH burst N | -f PATH tie N | "
-				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late[r] CODE | "
+				"-f PATH late N | -f PATH cluster | -f PATH graph K R | -f PATH graph-join R | -f PATH big-exit | -f PATH kernel-late[r] CODE | -f PATH kernel-churn CODE N | "
 				"-f PATH burst-exit N [kill] | -f PATH rate R N | -f PATH kernel CODE | "
 				"-f PATH kernel-staged CODE_A CODE_B REGS_B | "
 				"-f PATH hostile\n");

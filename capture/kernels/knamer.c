@@ -66,6 +66,7 @@ struct kproc {
 	struct copy copies[CT_KNAMER_COPIES];
 	unsigned next_copy;
 	struct idmap named;  /* program address -> 1 */
+	struct idmap kept_at; /* an upload's destination -> its slot in keep + 1 */
 	/* launched before its upload was read: a copy channel read after the
 	 * compute channel in the same poll */
 	uint64_t pending[PENDING];
@@ -114,6 +115,7 @@ static void proc_free(uint64_t key, void *val, void *ctx)
 		free(p->keep[i].bytes);
 	free(p->chans);
 	idmap_free(&p->named);
+	idmap_free(&p->kept_at);
 	gw_qmds_free(p->qmds);
 	free(p);
 }
@@ -447,25 +449,62 @@ static void uploaded(struct ct_knamer *k, struct kproc *p, uint64_t dst, uint64_
 
 /* --- what the channel's decoder says --------------------------------------- */
 
-static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
+/* The kept upload to dst, NULL none. */
+static struct upload *kept_at(struct kproc *p, uint64_t dst)
 {
-	unsigned i;
+	size_t slot = (size_t)(uintptr_t)idmap_get(&p->kept_at, dst);
+	struct upload *u = slot ? &p->keep[slot - 1] : NULL;
 
-	for (i = 0; i < CT_KNAMER_KEEP && (p->keep[p->next].bytes ||
-					   p->kept_bytes + u->size > CT_KNAMER_KEEP_BYTES); i++) {
-		struct upload *old = &p->keep[p->next];   /* the oldest goes */
+	return u && u->bytes && u->dst == dst ? u : NULL;
+}
+
+/* The oldest kept uploads go until u fits at p->next. */
+static void make_room(struct kproc *p, const struct upload *u)
+{
+	for (unsigned i = 0; i < CT_KNAMER_KEEP && (p->keep[p->next].bytes ||
+						    p->kept_bytes + u->size > CT_KNAMER_KEEP_BYTES); i++) {
+		struct upload *old = &p->keep[p->next];
 
 		if (old->bytes) {
+			if (kept_at(p, old->dst) == old)
+				idmap_del(&p->kept_at, old->dst);
 			p->kept_bytes -= old->size;
 			free(old->bytes);
 			old->bytes = NULL;
 		}
-		if (!p->keep[p->next].bytes && p->kept_bytes + u->size <= CT_KNAMER_KEEP_BYTES)
+		if (p->kept_bytes + u->size <= CT_KNAMER_KEEP_BYTES)
 			break;
 		p->next = (p->next + 1) % CT_KNAMER_KEEP;
 	}
-	p->keep[p->next] = *u;
-	p->next = (p->next + 1) % CT_KNAMER_KEEP;
+}
+
+/*
+ * Keeps u.  An upload to where one was kept takes its slot: CUDA writes
+ * each launch's QMD, constant bank and parameters to the same few places
+ * over and over, and those must not push out code uploaded once, long
+ * before its first launch (libcuda's own kernels, at context creation:
+ * the K=300 program's copy kernel went unnamed after 3,406 uploads).
+ */
+static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
+{
+	struct upload *same = kept_at(p, u->dst);
+
+	if (same && p->kept_bytes - same->size + u->size <= CT_KNAMER_KEEP_BYTES) {
+		p->kept_bytes -= same->size;
+		free(same->bytes);
+		*same = *u;
+	} else {
+		if (same) {   /* larger than the room: the slot goes, u goes last */
+			idmap_del(&p->kept_at, same->dst);
+			p->kept_bytes -= same->size;
+			free(same->bytes);
+			same->bytes = NULL;
+		}
+		make_room(p, u);
+		p->keep[p->next] = *u;
+		idmap_put(&p->kept_at, u->dst, (void *)(uintptr_t)(p->next + 1));
+		p->next = (p->next + 1) % CT_KNAMER_KEEP;
+	}
 	p->kept_bytes += u->size;
 	idmap_del(&p->named, u->dst);   /* new code there: named again at its next launch */
 	k->st.uploads += !u->by_copy;

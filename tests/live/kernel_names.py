@@ -139,6 +139,19 @@ order = [e.get("cmd") == "0xdead0001" and "call" or e.get("kind") for e in ev2
 t.ok(order.index("call") < order.index("COPY") if "call" in order and "COPY" in order else False,
      "... and the call stays where it was, before the copy it came before", order)
 
+# 2c''. Code uploaded once and first launched after 700 launches of other
+# code, each writing its QMD to one of four places (CUDA reuses its QMD
+# slots, constant banks and parameters' places): the rewrites take their
+# slots, the code stays kept (before: pushed out of the 512 kept, no name).
+trc = os.path.join(tmp, "churn.ctrace")
+p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-w", trc, "--", kfake, "-f", ctl,
+         "kernel-churn", CODE, "700"], env=env)
+first = programs(p.stdout).get("kernel-churn")
+got = launches(decode_json(trc))
+t.ok(first in got and got[first].get("kernel") == "k_add",
+     "code uploaded once, first launched after 700 QMD rewrites: still named",
+     (got.get(first), p.stderr[-500:]))
+
 # 2d. Code copied through one staging buffer that the next upload reuses
 # (eager loading's chunks): at the launches the buffer holds other code, so
 # each copy that looks like code is read when it is seen, a module's
