@@ -313,14 +313,23 @@ bool ct_kindex_narrow_params(struct ct_kfound *r, uint32_t params_end)
 }
 
 /* Whether f can be the code of a launch giving regs registers a thread
- * (0: not known): code that needs more than it gets cannot run.  (Not the
- * other way: PyTorch's nll_loss_backward_reduce_cuda_kernel_2d ran with 32
- * on an H200, more than its REGCOUNT rounded up to the hardware's steps.) */
+ * (0: not known).  Code that needs more than it gets cannot run.  Nor is
+ * code the launch's when it needs far fewer: the driver gives a launch its
+ * function's REGCOUNT (H200, driver 580.159.04: 8, 10 and 14 launched with
+ * 16; 18, 56, 72 and 160 with as many), and once more than that rounded up
+ * (PyTorch's nll_loss_backward_reduce_cuda_kernel_2d, 32), so the bound
+ * is twice it, at least 32: a reused staging buffer's 16-register
+ * function under a 158-register launch is refused. */
 static bool fits(const struct ct_kfunc *f, uint32_t regs, struct ct_kfound *r)
 {
-	if (!regs || !f->regs || f->regs <= regs)
+	uint32_t most = 2 * ((f->regs + 7u) & ~7u);
+
+	if (most < CT_KINDEX_REGS_FLOOR)
+		most = CT_KINDEX_REGS_FLOOR;
+	if (!regs || !f->regs || (f->regs <= regs && regs <= most))
 		return true;
-	r->too_few_regs++;
+	r->too_few_regs += f->regs > regs;
+	r->too_many_regs += regs > most;
 	return false;
 }
 

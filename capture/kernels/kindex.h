@@ -21,6 +21,7 @@
 #define CT_KINDEX_KEY      128   /* bytes of a function's start the key hashes */
 #define CT_KINDEX_VERIFY   4096  /* candidates checked whole per lookup, at most */
 #define CT_KINDEX_CANDS    8     /* functions of different names kept per lookup */
+#define CT_KINDEX_REGS_FLOOR 32  /* a launch may give any function up to this (fits()) */
 
 struct ct_kfunc {
 	uint64_t hash;          /* the whole function, patched instructions zeroed */
@@ -75,6 +76,8 @@ struct ct_kfound {
 	bool capped;                /* more candidates than CT_KINDEX_VERIFY: some not checked */
 	uint32_t too_few_regs;      /* functions that matched but need more registers than the
 				     * launch gives: not its code */
+	uint32_t too_many_regs;     /* ... or need far fewer than it gives (fits()): not its
+				     * code either */
 	uint64_t hash;              /* the code's own hash (f->size bytes, or all given) */
 };
 

@@ -249,7 +249,7 @@ static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8
 		index_files(k, p, false);
 		r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	}
-	k->st.refused_regs += r.how == CT_KM_NONE && r.too_few_regs;
+	k->st.refused_regs += r.how == CT_KM_NONE && (r.too_few_regs || r.too_many_regs);
 	return narrowed(k, p, r, w);
 }
 
@@ -300,7 +300,7 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 		k->st.capped++;
 		return;
 	}
-	if (r.too_few_regs)   /* a file's code, not what this launch runs */
+	if (r.too_few_regs || r.too_many_regs)   /* a file's code, not what this launch runs */
 		return;
 	/* In no file: the rest of the upload is its code (lazy loading
 	 * uploads one function at its address). */
@@ -479,16 +479,20 @@ static void make_room(struct kproc *p, const struct upload *u)
 }
 
 /*
- * Keeps u.  An upload to where one was kept takes its slot: CUDA writes
- * each launch's QMD, constant bank and parameters to the same few places
- * over and over, and those must not push out code uploaded once, long
- * before its first launch (libcuda's own kernels, at context creation:
- * the K=300 program's copy kernel went unnamed after 3,406 uploads).
+ * Keeps u.  An inline upload to where one was kept inline takes its slot:
+ * CUDA writes each launch's QMD, constant bank and parameters to the same
+ * few places over and over, and those must not push out code uploaded
+ * once, long before its first launch (libcuda's own kernels, at context
+ * creation: the K=300 program's memcpy128 went unnamed after 3,406
+ * uploads).
  */
 static void keep_upload(struct ct_knamer *k, struct kproc *p, struct upload *u)
 {
 	struct upload *same = kept_at(p, u->dst);
 
+	if (same && (same->by_copy || u->by_copy))
+		same = NULL;   /* code copies keep their own slots, as before (an H200 run of
+				* PyTorch named 93 copied launches only by size when they did not) */
 	if (same && p->kept_bytes - same->size + u->size <= CT_KNAMER_KEEP_BYTES) {
 		p->kept_bytes -= same->size;
 		free(same->bytes);
@@ -685,7 +689,7 @@ void ct_knamer_report(const struct ct_knamer *k)
 		" whose files could not be read, %" PRIu64 " with too many candidates; %" PRIu64
 		" inline uploads cut (their start kept); %" PRIu64 " code copies read when seen, %" PRIu64
 		" read back stale (named by size); %" PRIu64 " matches refused (the code needs more "
-		"registers than the launch gives); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
+		"registers than the launch gives, or far fewer); index: %zu functions of %zu files, %zu KiB, %.2f s\n",
 		named, st->programs, named - st->named[CT_KN_JIT], st->named[CT_KN_JIT], st->ambiguous,
 		st->by_params, st->fewer_by_params,
 		st->not_seen + pending, st->copy_unmatched, st->no_files, st->capped, st->uploads_cut,

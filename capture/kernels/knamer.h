@@ -47,8 +47,8 @@ struct ct_knamer_stats {
 	uint64_t not_seen;        /* ... whose code upload was not seen */
 	uint64_t copy_unmatched;  /* ... uploaded by copy, neither read nor sized to a function */
 	uint64_t refused_regs;    /* lookups whose code matched only functions needing more
-				   * registers than the launch's QMD gives (not its code: a
-				   * reused staging buffer) */
+				   * registers than the launch's QMD gives, or far fewer (not
+				   * its code: a reused staging buffer) */
 	uint64_t by_params;       /* ... of which one name's parameters end where the
 				   * launch's do: named by it */
 	uint64_t fewer_by_params; /* ambiguous, but fewer names by them */

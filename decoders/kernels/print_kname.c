@@ -25,7 +25,10 @@ void ct_print_kernel(struct ct_decoder *d, const struct ct_kname *k)
 			out_puts(&d->out, " (by its size)");
 	} else if ((label = ct_kname_label(k))) {
 		em_text(&d->out, label, strlen(label));
-		out_printf(&d->out, " (%u functions have this code)", k->candidates);
+		if (k->how == CT_KN_COPY_SIZE)   /* named by a copy's size, not its code */
+			out_printf(&d->out, " (by its size: %u functions of it)", k->candidates);
+		else
+			out_printf(&d->out, " (%u functions have this code)", k->candidates);
 	} else {   /* an older trace: one name of them */
 		out_printf(&d->out, "? (%u functions match, one is ", k->candidates);
 		em_text(&d->out, k->name, strlen(k->name));

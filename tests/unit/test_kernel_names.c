@@ -135,6 +135,12 @@ static void test_registers(void)
 	r = code ? ct_kindex_lookup_for(&x, code, n, 9) : (struct ct_kfound){ 0 };
 	ok(r.how == CT_KM_NONE && r.too_few_regs == 1,
 	   "a launch of 9 registers cannot run k_add (10): refused, counted (%u)", r.too_few_regs);
+	r = code ? ct_kindex_lookup_for(&x, code, n, 32) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_ONE && r.f == add, "k_add (10) under a launch of 32: at most 32 for any");
+	r = code ? ct_kindex_lookup_for(&x, code, n, 158) : (struct ct_kfound){ 0 };
+	ok(r.how == CT_KM_NONE && r.too_many_regs == 1,
+	   "k_add (10) under a launch of 158: not its code (the eager program's big kernel read "
+	   "from a reused buffer), refused");
 	r = ct_kindex_by_size(&x, 512, 512, 8);
 	ok(r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.too_few_regs == 1,
 	   "by size with 8 registers: the two k_scale, not k_add (%u names, %u refused)",
