@@ -36,6 +36,27 @@ static bool from_libcuda(const char *module)
 	return !strncmp(base ? base + 1 : module, "libcuda.so", 10);
 }
 
+/* A kernel whose size is its grid's (kvalues.tsv: BYTES_PER_THREAD):
+ * the bytes, false if the table has none or they overflow. */
+static bool grid_bytes(const struct gw_event *e, const char *scope, uint64_t *bytes)
+{
+	uint32_t per;
+	uint64_t n = 1;
+
+	if (!gw_value_find(scope, "BYTES_PER_THREAD", &per) || !per)
+		return false;
+	for (int i = 0; i < 3; i++) {
+		if (!e->grid[i] || !e->block[i] ||
+		    n > UINT64_MAX / e->grid[i] / e->block[i])
+			return false;
+		n *= (uint64_t)e->grid[i] * e->block[i];
+	}
+	if (n > UINT64_MAX / per)
+		return false;
+	*bytes = n * per;
+	return true;
+}
+
 bool gw_kernel_op(const struct gw_event *e, const struct ct_kname *k, struct gw_kop *op)
 {
 	char scope[64];
@@ -52,9 +73,15 @@ bool gw_kernel_op(const struct gw_event *e, const struct ct_kname *k, struct gw_
 	src = gw_field_find(scope, "SRC_ADDRESS");
 	fill = gw_field_find(scope, "FILL_BYTE");
 	memset(op, 0, sizeof(*op));
-	if (!param(e, dst, &op->dst) || !param(e, count, &words) || words > UINT64_MAX / 4)
+	if (!param(e, dst, &op->dst))
 		return false;
-	op->bytes = words * 4;
+	if (count) {
+		if (!param(e, count, &words) || words > UINT64_MAX / 4)
+			return false;
+		op->bytes = words * 4;
+	} else if (!grid_bytes(e, scope, &op->bytes)) {
+		return false;
+	}
 	if (src && param(e, src, &op->src)) {
 		op->what = "copy";
 		return true;

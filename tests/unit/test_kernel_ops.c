@@ -22,6 +22,10 @@
  * kernel's 806 x 256 x 16 bytes. */
 static const uint32_t memset_params[8] = { 0x30000000, 0x7f2c, 0x99999999, 0, 0xb846, 0, 0, 0 };
 static const uint32_t copy_params[6] = { 0x30326000, 0x7f2c, 0x50b26000, 0x7f2c, 0x37a, 0 };
+/* An H200 run of tests/gpu/gen_kernels.py --seed 11 --kernels 300 --d2d 3
+ * (2026-11-27): cudaMemcpyAsync(e, d, 1527416) ran as memcpy128, grid 372
+ * of 256, with these parameters, then memcpy32_post of 3,704 bytes. */
+static const uint32_t bulk_params[4] = { 0x54000000, 0x7f5d, 0x74800000, 0x7f5d };
 
 static struct gw_event launch(const uint32_t *p, uint32_t ndw, uint32_t at)
 {
@@ -41,6 +45,7 @@ int main(void)
 	struct ct_kname k = kernel("memset32", LIBCUDA, CT_KN_INLINE, 0);
 	struct gw_kop op = { 0 };
 	uint32_t big[6];
+	bool got;
 
 	ok(gw_kernel_op(&e, &k, &op) && !strcmp(op.what, "set") && op.bytes == 188696 &&
 	   op.dst == 0x7f2c30000000ull && op.fill == 0x99,
@@ -75,5 +80,21 @@ int main(void)
 	big[5] = 0x3fffffffu;
 	ok(gw_kernel_op(&e, &k, &op) && op.bytes == 0xfffffffffffffffcull,
 	   "the largest count that fits: read as it is");
+
+	/* memcpy128: the size is its grid's, 16 bytes a thread (kvalues.tsv) */
+	e = launch(bulk_params, 4, 0x210);
+	e.grid[0] = 372, e.grid[1] = e.grid[2] = 1;
+	e.block[0] = 256, e.block[1] = e.block[2] = 1;
+	k = kernel("memcpy128", LIBCUDA, CT_KN_MODULE, 0);
+	got = gw_kernel_op(&e, &k, &op);
+	ok(got && !strcmp(op.what, "copy") && op.bytes == 1523712 &&
+	   op.src == 0x7f5d74800000ull && op.dst == 0x7f5d54000000ull,
+	   "memcpy128, grid 372 of 256: 1,523,712 bytes d -> e, with memcpy32_post's 3,704 the "
+	   "1,527,416 asked for (%llu)", (unsigned long long)op.bytes);
+	e.grid[0] = 0;
+	ok(!gw_kernel_op(&e, &k, &op), "memcpy128 with an empty grid: nothing");
+	e.grid[0] = e.grid[1] = e.grid[2] = 0xffffffffu;
+	e.block[0] = e.block[1] = 1024;
+	ok(!gw_kernel_op(&e, &k, &op), "memcpy128 whose threads' bytes do not fit 64 bits: nothing");
 	return tap_done();
 }
