@@ -66,6 +66,15 @@ void ct_sink_write(struct ct_capture *c, const struct ct_rec *r)
 	}
 }
 
+/* A file's first or last record: what kernel names hold goes before it
+ * (it came first), and nothing is held behind it. */
+static void sink_boundary(struct ct_capture *c, const struct ct_rec *r)
+{
+	if (c->knames)
+		ct_knames_flush(c->knames);
+	ct_sink_write(c, r);
+}
+
 /* The header record every capture and every rotated file starts with. */
 static int sink_meta(struct ct_capture *c)
 {
@@ -80,7 +89,7 @@ static int sink_meta(struct ct_capture *c)
 
 	if (!meta)
 		return -1;
-	ct_sink_record(c, meta);
+	sink_boundary(c, meta);
 	free(meta);
 	return 0;
 }
@@ -188,7 +197,7 @@ void ct_sink_trailer(struct ct_capture *c, uint64_t *lost, uint64_t *lost_inflig
 	t->lost = *lost;
 	t->lost_inflight = *lost_inflight;
 	t->ncpu = (uint32_t)ncpu;
-	ct_sink_record(c, &t->h);
+	sink_boundary(c, &t->h);
 	free(t);
 	free(scratch);
 }
