@@ -133,9 +133,17 @@ static uint32_t u32_at(const uint8_t *p)
 	return v;
 }
 
-/* Section index -> registers, from the REGCOUNT entries of .nv.info
- * (by the function's symbol, whose st_shndx is its .text section). */
-static void nvinfo_regs(const Elf_Data *info, const Elf_Data *syms, uint32_t *regs, size_t nsec)
+/* What a function's .text section has said of it elsewhere in the cubin,
+ * by section index; 0 where not said. */
+struct sec_facts {
+	uint32_t regs;     /* .nv.info's REGCOUNT */
+	uint32_t cbank0;   /* bytes of .nv.constant0.<name> */
+};
+
+/* Registers by section index, from the REGCOUNT entries of .nv.info (by
+ * the function's symbol, whose st_shndx is its .text section). */
+static void nvinfo_regs(const Elf_Data *info, const Elf_Data *syms, struct sec_facts *facts,
+			size_t nsec)
 {
 	const uint8_t *d = info->d_buf;
 	size_t i = 0, n = info->d_size;
@@ -156,21 +164,25 @@ static void nvinfo_regs(const Elf_Data *info, const Elf_Data *syms, uint32_t *re
 		if (attr == CUBIN_EIATTR_REGCOUNT && size >= 8 &&
 		    gelf_getsym((Elf_Data *)syms, (int)u32_at(d + i + 4), &sym) &&
 		    sym.st_shndx < nsec)
-			regs[sym.st_shndx] = u32_at(d + i + 8);
+			facts[sym.st_shndx].regs = u32_at(d + i + 8);
 		i += 4 + (size_t)size;
 	}
 }
 
-/* Registers of each section's function, 0 where not said; NULL if none. */
-static uint32_t *register_counts(Elf *e, size_t shstr)
+/* Each section's facts (its function's, for a .text section), in one
+ * pass over the sections: .nv.info and the symbols give the registers,
+ * each .nv.constant0.<name> (its sh_info the function's section) the
+ * bank's size.  NULL if the sections cannot be counted. */
+static struct sec_facts *section_facts(Elf *e, size_t shstr)
 {
+	static const size_t plen = sizeof(CUBIN_CBANK0_PREFIX) - 1;
 	Elf_Data *info = NULL, *syms = NULL;
+	struct sec_facts *facts;
 	Elf_Scn *s = NULL;
-	uint32_t *regs;
 	size_t nsec;
 	GElf_Shdr sh;
 
-	if (elf_getshdrnum(e, &nsec))
+	if (elf_getshdrnum(e, &nsec) || !(facts = calloc(nsec ? nsec : 1, sizeof(*facts))))
 		return NULL;
 	while ((s = elf_nextscn(e, s))) {
 		const char *name;
@@ -179,39 +191,17 @@ static uint32_t *register_counts(Elf *e, size_t shstr)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
 			syms = elf_getdata(s, NULL);
-		else if ((name = elf_strptr(e, shstr, sh.sh_name)) && !strcmp(name, CUBIN_NV_INFO))
-			info = elf_getdata(s, NULL);
-	}
-	if (!info || !syms || !(regs = calloc(nsec, sizeof(*regs))))
-		return NULL;
-	nvinfo_regs(info, syms, regs, nsec);
-	return regs;
-}
-
-/* Section index -> bytes of its function's constant bank 0 (the
- * .nv.constant0.<name> section whose sh_info is it), 0 where none;
- * NULL if none at all. */
-static uint32_t *cbank0_sizes(Elf *e, size_t shstr)
-{
-	static const size_t plen = sizeof(CUBIN_CBANK0_PREFIX) - 1;
-	uint32_t *sizes = NULL;
-	Elf_Scn *s = NULL;
-	size_t nsec;
-	GElf_Shdr sh;
-
-	if (elf_getshdrnum(e, &nsec))
-		return NULL;
-	while ((s = elf_nextscn(e, s))) {
-		const char *name;
-
-		if (!gelf_getshdr(s, &sh) || sh.sh_info >= nsec || sh.sh_size > UINT32_MAX ||
-		    !(name = elf_strptr(e, shstr, sh.sh_name)) || strncmp(name, CUBIN_CBANK0_PREFIX, plen))
+		else if (!(name = elf_strptr(e, shstr, sh.sh_name)))
 			continue;
-		if (!sizes && !(sizes = calloc(nsec, sizeof(*sizes))))
-			return NULL;
-		sizes[sh.sh_info] = (uint32_t)sh.sh_size;
+		else if (!strcmp(name, CUBIN_NV_INFO))
+			info = elf_getdata(s, NULL);
+		else if (!strncmp(name, CUBIN_CBANK0_PREFIX, plen) && sh.sh_info < nsec &&
+			 sh.sh_size <= UINT32_MAX)
+			facts[sh.sh_info].cbank0 = (uint32_t)sh.sh_size;
 	}
-	return sizes;
+	if (info && syms)
+		nvinfo_regs(info, syms, facts, nsec);
+	return facts;
 }
 
 static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, void *ctx)
@@ -219,7 +209,7 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 	static const size_t plen = sizeof(CUBIN_TEXT_PREFIX) - 1;
 	uint32_t *masks = malloc(CT_CUBIN_MASKS_MAX * sizeof(*masks));
 	struct rel_sec *rels = NULL;
-	uint32_t *regs, *cbank0;
+	struct sec_facts *facts;
 	size_t nrels = 0;
 	GElf_Ehdr eh;
 	size_t shstr;
@@ -232,8 +222,7 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		return -1;
 	}
 	rels = rel_sections(e, &nrels);
-	regs = register_counts(e, shstr);
-	cbank0 = cbank0_sizes(e, shstr);
+	facts = section_facts(e, shstr);
 	while ((s = elf_nextscn(e, s))) {
 		struct ct_cubin_func f = { 0 };
 		GElf_Shdr sh;
@@ -249,15 +238,14 @@ static int functions(Elf *e, const uint8_t *p, size_t n, ct_cubin_func_fn fn, vo
 		f.size = (uint32_t)sh.sh_size;
 		f.addr = sh.sh_addr;
 		f.arch = ct_cubin_arch((uint32_t)eh.e_flags, eh.e_ident[EI_ABIVERSION]);
-		f.regs = regs ? regs[elf_ndxscn(s)] : 0;
-		f.cbank0 = cbank0 ? cbank0[elf_ndxscn(s)] : 0;
+		f.regs = facts ? facts[elf_ndxscn(s)].regs : 0;
+		f.cbank0 = facts ? facts[elf_ndxscn(s)].cbank0 : 0;
 		f.masks = masks;
 		f.nmasks = relocations(e, rels, nrels, elf_ndxscn(s), f.size, masks, &f.masks_lost);
 		fn(ctx, &f);
 		count++;
 	}
-	free(cbank0);
-	free(regs);
+	free(facts);
 	free(rels);
 	free(masks);
 	return count;
