@@ -250,7 +250,7 @@ int ct_reader_setup(struct ct_capture *c)
 	if (o->gpu_work_hz &&
 	    !(c->gpuwork = ct_gpuwork_new(o->proc_root, CT_GPU_SEG_POLL, gpuwork_sink, c)))
 		return -1;
-	c->rt.on = getenv("CUDATRACE_GPUWORK_COSTS") != NULL;
+	c->rt.on = c->gpuwork && ct_gpuwork_costs(c->gpuwork);
 	if (!(c->queue = ct_rq_new(queue_limit(o)))) {
 		ct_err("out of memory\n");
 		return -1;
@@ -297,7 +297,7 @@ void ct_reader_report(struct ct_capture *c)
 	if (q.dropped)
 		ct_err("%llu records read after the capture stopped writing "
 				"were not written\n", (unsigned long long)q.dropped);
-	if (c->gpuwork && c->rt.on)
+	if (c->rt.on)
 		ct_err("gpu-work costs: the reader woke 1 ms or more later than it asked %llu "
 			"times, the latest by %.1f ms; its longest drain of the kernel's records "
 			"%.1f ms, its longest poll of the rings %.1f ms\n",

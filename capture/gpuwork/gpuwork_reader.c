@@ -297,6 +297,11 @@ void ct_gpuwork_poll_due(struct ct_gpuwork *g, uint64_t now)
 	poll_rings(g, now, false);
 }
 
+bool ct_gpuwork_costs(const struct ct_gpuwork *g)
+{
+	return g->costs;
+}
+
 uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g)
 {
 	/* at least HZ times a second: the kernel's records (new channels) are

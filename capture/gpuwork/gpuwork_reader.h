@@ -15,6 +15,7 @@
 #ifndef CT_GPUWORK_READER_H
 #define CT_GPUWORK_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "cudatrace.h"
 
@@ -85,6 +86,8 @@ void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now_ns);
 void ct_gpuwork_poll_due(struct ct_gpuwork *g, uint64_t now_ns);
 /* When the next ring is due (CLOCK_MONOTONIC ns). */
 uint64_t ct_gpuwork_next_due(const struct ct_gpuwork *g);
+/* Whether CUDATRACE_GPUWORK_COSTS asked where the reader's time goes. */
+bool ct_gpuwork_costs(const struct ct_gpuwork *g);
 /* --gpu-work=HZ: the idle rings' rate (default 200). */
 void ct_gpuwork_set_rate(struct ct_gpuwork *g, uint32_t hz);
 /* Where rings are published for the kernel's last look before exit (the
