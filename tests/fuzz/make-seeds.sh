@@ -262,6 +262,15 @@ put("edge-kname-launches", PRE + pad(meta) + b"".join(pad(r) for r in (
     gseg(up(A(1), qmd(5, program=Pr(1))) + snd(A(1)) + up(A(2), qmd(6, program=Pr(2)))
          + snd(A(2)) + up(A(3), qmd(7, program=Pr(3))) + snd(A(3))),
     kname(Pr(1), b"k_again\0"), gseg(snd(A(1)) + snd(A(2)), ), trailer)))
+# CT_KN_NAMES: code several functions have, its names listed (a label made)
+put("rec-edge-kname-names", kname(Pr(1), b"_Z5k_addIiEvPT_\0_Z5k_addIfEvPT_\0k_add_u\0",
+                                  b"/a.out\0", flags=3, candidates=3))
+put("edge-kname-names", PRE + pad(meta) + b"".join(pad(r) for r in (
+    kname(Pr(1), b"FillFunctor<int>\0FillFunctor<float>\0FillFunctor<unsigned int>\0",
+          b"/lib/libtorch_cuda.so\0", flags=3, candidates=9),
+    kname(Pr(2), b"\0\0k\0", how=4, flags=3, candidates=3),
+    gseg(up(A(1), qmd(5, program=Pr(1))) + snd(A(1)) + up(A(2), qmd(6, program=Pr(2)))
+         + snd(A(2))), trailer)))
 put("edge-kname-graph", PRE + pad(meta) + b"".join(pad(r) for r in (
     names,
     gseg(up(A(1), qmd(5, [A(2), (A(9), DECREMENT)], 1, program=Pr(1)))
