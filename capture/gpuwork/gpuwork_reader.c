@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -252,13 +253,71 @@ static void note_lateness(struct ct_gpuwork *g, const struct gw_ring *r, uint64_
 	g->st.late_polls += late > 1000000ull;
 }
 
+/* CUDATRACE_GPUWORK_COSTS: a poll's start, to weigh it at its end. */
+struct poll_mark { uint64_t wall, cpu, reads; long nvcsw, nivcsw; };
+
+static uint64_t reads_so_far(const struct ct_gpuwork *g)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < GW_READ_KINDS; k++)
+		n += g->st.read[k].reads;
+	return n;
+}
+
+static void poll_mark(const struct ct_gpuwork *g, struct poll_mark *m, uint64_t cpu)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	*m = (struct poll_mark){ ct_now_ns(CLOCK_MONOTONIC), cpu, reads_so_far(g),
+				 ru.ru_nvcsw, ru.ru_nivcsw };
+}
+
+/* Processes among the rings this poll read: a poll's reads wait on each
+ * process's own mmap lock. */
+static uint64_t polled_procs(const struct ct_gpuwork *g)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < g->chans.nrings; i++) {
+		size_t j;
+
+		if (!g->chans.rings[i].snap)
+			continue;
+		for (j = 0; j < i; j++)
+			if (g->chans.rings[j].snap && g->chans.rings[j].pid == g->chans.rings[i].pid)
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+static void poll_weigh(struct ct_gpuwork *g, const struct poll_mark *m, uint64_t rings,
+		       uint64_t procs)
+{
+	struct poll_mark e;
+
+	poll_mark(g, &e, ct_now_ns(CLOCK_THREAD_CPUTIME_ID));
+	if (e.wall - m->wall <= g->st.worst.wall_ns)
+		return;
+	g->st.worst = (struct gw_poll_cost){ e.wall - m->wall, e.cpu - m->cpu, rings,
+					     e.reads - m->reads, procs,
+					     (uint64_t)(e.nvcsw - m->nvcsw),
+					     (uint64_t)(e.nivcsw - m->nivcsw) };
+}
+
 /* Every due GPPut first, then the kernel's records, then the entries: what
  * a driver call that ended before GPPut moved says reaches the sink first.
  * The drain may learn channels (rings[] may move) or end them. */
 static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 {
-	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID), procs = 0;
 	size_t i, nsnap = 0;
+	struct poll_mark mark = { 0 };
+
+	if (g->costs)
+		poll_mark(g, &mark, t0);
 
 	for (i = 0; i < g->chans.nrings; i++) {
 		struct gw_ring *r = &g->chans.rings[i];
@@ -278,6 +337,8 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 		d = ct_now_ns(CLOCK_MONOTONIC) - d0;
 		g->st.drain_max_ns = d > g->st.drain_max_ns ? d : g->st.drain_max_ns;
 	}
+	if (g->costs)
+		procs = polled_procs(g);
 	for (i = 0; i < g->chans.nrings; i++)
 		if (g->chans.rings[i].snap)
 			poll_one(g, &g->chans.rings[i]);
@@ -285,6 +346,8 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 	if (nsnap)
 		g->st.polls++;
 	g->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	if (g->costs)
+		poll_weigh(g, &mark, nsnap, procs);
 }
 
 void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
@@ -358,6 +421,13 @@ static void report_reads(const struct ct_gpuwork_stats *s)
 	       "the longest hand-over of the kernel's records: %.1f ms\n",
 	       (unsigned long long)s->late_polls, (double)s->late_max_ns / 1e6,
 	       (double)s->drain_max_ns / 1e6);
+	ct_err("gpu-work costs: the longest poll: %.1f ms, %.1f ms of it on the CPU; %llu rings "
+	       "of %llu processes, %llu reads; the reader blocked %llu times (a lock, such as "
+	       "a process's mmap lock) and was preempted %llu times in it\n",
+	       (double)s->worst.wall_ns / 1e6, (double)s->worst.cpu_ns / 1e6,
+	       (unsigned long long)s->worst.rings, (unsigned long long)s->worst.procs,
+	       (unsigned long long)s->worst.reads, (unsigned long long)s->worst.waits,
+	       (unsigned long long)s->worst.preempts);
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)

@@ -10,10 +10,14 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 C=$(pwd)/.devcarry
 O=${OUT:-/tmp/out}
 mkdir -p "$O"
+# CPU throttling of this machine's cgroup, if any: a throttled reader stalls whole polls
+throttled() { grep -h 'nr_throttled\|throttled_usec' /sys/fs/cgroup/cpu.stat 2>/dev/null | tr '\n' ' '; }
 for i in 1 2 3; do
+	echo "cgroup before $i: $(throttled)"
 	CUDATRACE_GPUWORK_COSTS=1 ALLREDUCE_ITERS=20 "$C/cudatrace-static" --gpu-work -z \
 		-w "/tmp/n$i.ctrace" -- torchrun --standalone --nproc_per_node=2 \
 		tests/gpu/nccl_allreduce.py > "/tmp/n$i.out" 2> "$O/nccl$i.err"
 	echo "NCCL $i: $(grep -h 'gpu-work: [0-9]* channels\|costs' "$O/nccl$i.err" | tr '\n' ' ')"
+	echo "cgroup after $i: $(throttled)"
 done
 cp /tmp/n1.ctrace "$O/nccl1.ctrace"
