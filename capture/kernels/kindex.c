@@ -397,14 +397,34 @@ bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, s
 	return false;
 }
 
+void ct_karches_add(struct ct_karches *a, uint32_t arch)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->arch[i] == arch)
+			return;
+	if (arch && a->n < CT_KARCHES_MAX)
+		a->arch[a->n++] = arch;
+}
+
+static bool arch_in(const struct ct_karches *only, uint32_t arch)
+{
+	if (!only || !only->n)
+		return true;
+	for (uint32_t i = 0; i < only->n; i++)
+		if (only->arch[i] == arch)
+			return true;
+	return false;
+}
+
 struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
-				   uint32_t regs)
+				   uint32_t regs, const struct ct_karches *only)
 {
 	struct ct_kfound r = { 0 };
 	size_t i;
 
 	for (i = 0; i < x->nf; i++)
-		if (x->f[i].size >= min && x->f[i].size <= max && fits(&x->f[i], regs, &r))
+		if (x->f[i].size >= min && x->f[i].size <= max && arch_in(only, x->f[i].arch) &&
+		    fits(&x->f[i], regs, &r))
 			found(x, &r, &x->f[i]);
 	return r;
 }

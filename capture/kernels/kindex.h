@@ -114,10 +114,20 @@ struct ct_kfound ct_kindex_lookup_for(const struct ct_kindex *x, const uint8_t *
 /* Whether some function's key matches code[0..avail): its start is a
  * function's start (not checked whole: a cheap first look). */
 bool ct_kindex_starts_function(const struct ct_kindex *x, const uint8_t *code, size_t avail);
+/* The architectures (a cubin's sm_NN) a process's code was found to be
+ * by its bytes: SASS runs only on the architecture it was built for, so a
+ * match by size alone is one of these. */
+#define CT_KARCHES_MAX 4
+struct ct_karches { uint32_t arch[CT_KARCHES_MAX]; uint32_t n; };
+
+/* Adds arch to a (kept as is when full or known). */
+void ct_karches_add(struct ct_karches *a, uint32_t arch);
+
 /* The functions from min to max bytes long that can run with regs
- * registers (0: any): the one name they share, or how many names they have. */
+ * registers (0: any), of one of the architectures in `only` (NULL or
+ * none: any): the one name they share, or how many names they have. */
 struct ct_kfound ct_kindex_by_size(const struct ct_kindex *x, uint64_t min, uint64_t max,
-				   uint32_t regs);
+				   uint32_t regs, const struct ct_karches *only);
 
 /* Of an ambiguous r, the names whose constant bank 0 ends at params_end
  * (rounded up to 4 bytes: a launch uploads whole dwords) or does not say,

@@ -65,6 +65,7 @@ struct kproc {
 	uint64_t kept_bytes;
 	struct copy copies[CT_KNAMER_COPIES];
 	unsigned next_copy;
+	struct ct_karches arches; /* of the code found by its bytes: a size-only match's too */
 	struct idmap named;  /* program address -> 1 */
 	struct idmap kept_at; /* an upload's destination -> its slot in keep + 1 */
 	/* launched before its upload was read: a copy channel read after the
@@ -250,6 +251,8 @@ static struct ct_kfound lookup(struct ct_knamer *k, struct kproc *p, const uint8
 		r = ct_kindex_lookup_for(&k->x, code, avail, w->regs);
 	}
 	k->st.refused_regs += r.how == CT_KM_NONE && (r.too_few_regs || r.too_many_regs);
+	if (r.f)
+		ct_karches_add(&p->arches, r.f->arch);
 	return narrowed(k, p, r, w);
 }
 
@@ -309,13 +312,16 @@ static void name_inline(struct ct_knamer *k, struct kproc *p, uint64_t prog, con
 }
 
 /* The one function a copy of `bytes` is, by its size alone (a copy of a
- * single function and up to COPY_PAD after it). */
+ * single function and up to COPY_PAD after it), of an architecture the
+ * process's other code was found to be (a library carries each function
+ * for several: H200, PyTorch, 68 names of sm_80, sm_90 and sm_100 fitted
+ * one copy's size before). */
 static struct ct_kfound copy_by_size(struct ct_knamer *k, struct kproc *p, uint64_t bytes,
 				     const struct kwant *w)
 {
 	index_files(k, p, !p->indexed_ns);
 	return narrowed(k, p, ct_kindex_by_size(&k->x, bytes > COPY_PAD ? bytes - COPY_PAD : 0, bytes,
-						  w->regs), w);
+						  w->regs, &p->arches), w);
 }
 
 /*

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ct_kindex_add_embedded_to(&x, ct_kindex_file(&x, "fuzz-bare", 3, 3, &fresh), data, size);
 	ct_cubin_functions(data, size, one, NULL);
 	(void)ct_kindex_lookup(&x, data, size);
-	(void)ct_kindex_by_size(&x, 0, size, 0);
+	(void)ct_kindex_by_size(&x, 0, size, 0, NULL);
 	ct_kindex_free(&x);
 	return 0;
 }

@@ -86,6 +86,47 @@ static const struct ct_kfunc *by_name(const struct ct_kindex *x, const char *nam
 	return NULL;
 }
 
+/* A copy known by its size alone is code of the process's architecture:
+ * k_two's k_add of sm_80 is not a candidate on an sm_90 GPU. */
+static uint32_t archs_other_than(const struct ct_kfound *r, uint32_t arch)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->ncand; i++)
+		n += r->cand[i]->arch != arch;
+	return n;
+}
+
+static void by_size_arch(const struct ct_kindex *two)
+{
+	const struct ct_kfunc *a80 = by_name(two, "k_add", 80), *a90 = by_name(two, "k_add", 90);
+	struct ct_karches sm90 = { 0 }, sm80 = { 0 }, both = { 0 };
+	struct ct_kfound any, only90, only80;
+
+	if (!a80 || !a90) {
+		ok(0, "k_two.fatbin: k_add for sm_80 and sm_90");
+		return;
+	}
+	ct_karches_add(&sm90, 90);
+	ct_karches_add(&sm90, 90);
+	ct_karches_add(&sm80, 80);
+	ct_karches_add(&both, 90);
+	ct_karches_add(&both, 80);
+	ct_karches_add(&both, 0);
+	ok(sm90.n == 1 && both.n == 2, "an architecture is kept once, 0 never (%u, %u)", sm90.n,
+	   both.n);
+	any = ct_kindex_by_size(two, 0, 4096, 0, NULL);
+	only90 = ct_kindex_by_size(two, 0, 4096, 0, &sm90);
+	only80 = ct_kindex_by_size(two, 0, 4096, 0, &sm80);
+	ok(any.candidates == 3 && archs_other_than(&any, 90) > 0,
+	   "by size, any architecture: %u names, %u of the first kept not sm_90", any.candidates,
+	   archs_other_than(&any, 90));
+	ok(only90.candidates == 3 && archs_other_than(&only90, 90) == 0 && only80.candidates == 3 &&
+	   archs_other_than(&only80, 80) == 0,
+	   "... of the process's architecture: sm_90's alone (%u not), sm_80's alone (%u not)",
+	   archs_other_than(&only90, 90), archs_other_than(&only80, 80));
+}
+
 static void test_fatbins(void)
 {
 	static const char *const names[] = { "k_add", "_Z7k_scaleIfEvPT_S0_i",
@@ -111,6 +152,7 @@ static void test_fatbins(void)
 	ok(two.nf == 6 && by_name(&two, "k_add", 80) && by_name(&two, "k_add", 90) &&
 	   by_name(&two, "k_add", 80)->hash != by_name(&two, "k_add", 90)->hash,
 	   "two architectures: each function twice, sm_80 code unlike sm_90's");
+	by_size_arch(&two);
 	ct_kindex_free(&plain);
 	ct_kindex_free(&lz4);
 	ct_kindex_free(&zst);
@@ -141,7 +183,7 @@ static void test_registers(void)
 	ok(r.how == CT_KM_NONE && r.too_many_regs == 1,
 	   "k_add (10) under a launch of 158: not its code (the eager program's big kernel read "
 	   "from a reused buffer), refused");
-	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r = ct_kindex_by_size(&x, 512, 512, 8, NULL);
 	ok(r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.too_few_regs == 1,
 	   "by size with 8 registers: the two k_scale, not k_add (%u names, %u refused)",
 	   r.candidates, r.too_few_regs);
@@ -164,25 +206,25 @@ static void test_params_narrow(void)
 	ok(add && sf && sd && add->cbank0 == 0x210 + 20 && sf->cbank0 == 0x210 + 16 &&
 	   sd->cbank0 == 0x210 + 20, "bank 0: k_add %u, k_scale<float> %u, k_scale<double> %u",
 	   add ? add->cbank0 : 0, sf ? sf->cbank0 : 0, sd ? sd->cbank0 : 0);
-	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r = ct_kindex_by_size(&x, 512, 512, 8, NULL);
 	ok(r.ncand == 2 && ct_kindex_narrow_params(&r, 0x210 + 16) && r.how == CT_KM_ONE &&
 	   r.f == sf, "parameters ending at 0x220: k_scale<float>");
-	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r = ct_kindex_by_size(&x, 512, 512, 8, NULL);
 	ok(ct_kindex_narrow_params(&r, 0x210 + 20) && r.f == sd,
 	   "... at 0x224: k_scale<double>");
-	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r = ct_kindex_by_size(&x, 512, 512, 8, NULL);
 	ok(!ct_kindex_narrow_params(&r, 0x210 + 24) && r.how == CT_KM_AMBIGUOUS &&
 	   !ct_kindex_narrow_params(&r, 0) && r.candidates == 2,
 	   "... at 0x228, or not known: still ambiguous, both names");
-	r = ct_kindex_by_size(&x, 512, 512, 0);   /* k_add (20 bytes) too */
+	r = ct_kindex_by_size(&x, 512, 512, 0, NULL);   /* k_add (20 bytes) too */
 	ok(r.candidates == 3 && ct_kindex_narrow_params(&r, 0x210 + 20) &&
 	   r.how == CT_KM_AMBIGUOUS && r.candidates == 2 && r.ncand == 2 &&
 	   ct_kindex_narrow_params(&r, 0x210 + 16) == false,
 	   "with k_add: 0x224 leaves two names (k_add, k_scale<double>), still ambiguous");
-	r = ct_kindex_by_size(&x, 512, 512, 0);
+	r = ct_kindex_by_size(&x, 512, 512, 0, NULL);
 	ok(ct_kindex_narrow_params(&r, 0x210 + 16) && r.how == CT_KM_ONE && r.f == sf,
 	   "... 0x220 one: k_scale<float>");
-	r = ct_kindex_by_size(&x, 512, 512, 8);
+	r = ct_kindex_by_size(&x, 512, 512, 8, NULL);
 	r.candidates++;   /* a name past the kept ones: not all seen */
 	ok(!ct_kindex_narrow_params(&r, 0x210 + 16), "a name not kept: never narrowed");
 	ct_kindex_free(&x);
