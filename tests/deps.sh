@@ -13,7 +13,7 @@ set -eu
 BUILD_PKGS="gcc libc6-dev make clang llvm libbpf-dev bpftool libelf-dev libdw-dev libiberty-dev \
             zlib1g-dev libzstd-dev liblz4-dev liblzma-dev libbz2-dev libsqlite3-dev libmicrohttpd-dev \
             dpkg-dev xz-utils"
-TEST_PKGS="python3 libclang-rt-14-dev zstd prometheus python3-yaml python3-dev chromium \
+TEST_PKGS="python3 lld libclang-rt-14-dev zstd prometheus python3-yaml python3-dev chromium \
            podman runc debootstrap jq g++ llvm-14-dev"
 
 print=0

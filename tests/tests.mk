@@ -45,13 +45,21 @@ $(OUTPUT)/libioctlcount.so: tests/ioctl_count.c
 # both without frame pointers (tests/stacks/).  libstripped has .dynsym only.
 STACK_CFLAGS := -O2 -fomit-frame-pointer -g
 STACK_TOOLS := $(OUTPUT)/stacks/libcuda.so.1 $(OUTPUT)/stacks/libstripped.so.1 \
-	       $(OUTPUT)/stacks/stackprog $(OUTPUT)/stacks/jitprog
+	       $(OUTPUT)/stacks/lld/libcuda.so.1 $(OUTPUT)/stacks/stackprog $(OUTPUT)/stacks/jitprog
 tests-build: $(STACK_TOOLS)
 
 $(OUTPUT)/stacks/libcuda.so.1: tests/stacks/fakedrv.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 $< -pthread -o $@
+
+# The same library linked by lld, which packs segments: the code's first
+# page is the read-only segment's last, and code addresses are not file
+# offsets (JAX's libraries are linked so).
+$(OUTPUT)/stacks/lld/libcuda.so.1: tests/stacks/fakedrv.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -fuse-ld=lld -Wl,-soname,libcuda.so.1 $< -pthread -o $@
 
 $(OUTPUT)/stacks/libstripped.so.1: $(OUTPUT)/stacks/libcuda.so.1
 	$(call msg,STRIP,$@)

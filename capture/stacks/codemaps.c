@@ -61,30 +61,56 @@ static void read_build_id(Elf *elf, struct ct_codemap *m)
 	}
 }
 
-/* bias from the PT_LOAD that maps file offset pgoff. */
-static bool find_bias(Elf *elf, struct ct_codemap *m)
+/*
+ * How well segment ph fits a code mapping of file offset pgoff: a loader
+ * maps each segment from its offset rounded down to a page, so the
+ * executable segment that starts in pgoff's page fits best (3), then one
+ * that holds pgoff (2); a segment not executable only where none is (1,
+ * 0).  lld packs segments: in JAX's xla_cuda_plugin.so the read-only one
+ * runs from offset 0 to 0x62ba26c and the code from 0x62ba280 (address
+ * 0x62bb280), so the page at 0x62ba000 holds both, and taking the first
+ * segment that holds pgoff put every pc of such a file 4 KiB off.
+ */
+static int load_fit(const GElf_Phdr *ph, uint64_t pgoff)
+{
+	uint64_t page_off = ph->p_offset & ~(uint64_t)0xfff;
+	bool exact = page_off == pgoff;
+
+	if (ph->p_type != PT_LOAD || pgoff < page_off || pgoff >= ph->p_offset + ph->p_filesz)
+		return -1;
+	return (ph->p_flags & PF_X ? 2 : 0) + exact;
+}
+
+static bool load_of(Elf *elf, uint64_t pgoff, GElf_Phdr *out)
 {
 	size_t i, n;
 	GElf_Phdr ph;
-	GElf_Ehdr eh;
+	int best = -1;
 
-	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+	if (elf_getphdrnum(elf, &n))
 		return false;
 	for (i = 0; i < n; i++) {
-		uint64_t page_off;
+		int fit;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		page_off = ph.p_offset & ~(uint64_t)0xfff;
-		if (m->pgoff < page_off || m->pgoff >= ph.p_offset + ph.p_filesz)
-			continue;
-		/* file offset pgoff is ELF address p_vaddr - p_offset + pgoff */
-		m->bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
-		if (eh.e_type == ET_EXEC)
-			m->bias = 0;
-		return true;
+		if (gelf_getphdr(elf, (int)i, &ph) && (fit = load_fit(&ph, pgoff)) > best) {
+			best = fit;
+			*out = ph;
+		}
 	}
-	return false;
+	return best >= 0;
+}
+
+/* bias from the PT_LOAD that maps file offset pgoff. */
+static bool find_bias(Elf *elf, struct ct_codemap *m)
+{
+	GElf_Phdr ph;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || !load_of(elf, m->pgoff, &ph))
+		return false;
+	/* file offset pgoff is ELF address p_vaddr - p_offset + pgoff */
+	m->bias = eh.e_type == ET_EXEC ? 0 : m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+	return true;
 }
 
 static void inspect_file(struct ct_codemap *m)

@@ -35,9 +35,12 @@ bins = os.path.join(tmp, "bin")
 os.makedirs(bins)
 for f in ("stackprog", "libcuda.so.1", "libstripped.so.1"):
     shutil.copy2(os.path.join(SRC, f), bins)
+os.makedirs(os.path.join(bins, "lld"))
+shutil.copy2(os.path.join(SRC, "lld", "libcuda.so.1"), os.path.join(bins, "lld"))
 PROG = os.path.join(bins, "stackprog")
 LIB = os.path.join(bins, "libcuda.so.1")
 STRIPPED = os.path.join(bins, "libstripped.so.1")
+LLD_LIB = os.path.join(bins, "lld", "libcuda.so.1")
 
 
 def base(sym):
@@ -108,6 +111,29 @@ t.ok(any(m["path"] == LIB and len(m.get("build_id", "")) == 40 for m in maps),
 frames = [f for e in ev if e["type"] == "ioctl" for f in e.get("stack", [])]
 t.ok(all(f["pc"].startswith("0x") and "offset" in f for f in frames if "module" in f),
      "each frame has pc, module, offset")
+
+
+def loads(path):
+    """(offset, vaddr, filesz, flags) of each PT_LOAD, from readelf."""
+    out = run(["readelf", "-lW", path]).stdout
+    return [(int(w[1], 16), int(w[2], 16), int(w[4], 16), " ".join(w[6:-1])) for w in
+            (line.split() for line in out.splitlines()) if w[:1] == ["LOAD"]]
+
+
+# 1b. The driver library linked by lld: its code's first page is also the
+# read-only segment's, at addresses that are not file offsets (as JAX's
+# libraries are): every frame named and walked as with ld's.
+ld = loads(LLD_LIB)
+code = [x for x in ld if "E" in x[3]]
+t.ok(len(code) == 1 and code[0][0] != code[0][1] and
+     any(x[0] < code[0][0] and (x[0] + x[2]) // 4096 == code[0][0] // 4096 for x in ld),
+     "lld's library: its code at 0x%x, file offset 0x%x, in a page the read-only segment "
+     "has too" % (code[0][1] if code else 0, code[0][0] if code else 0), ld)
+ltr = os.path.join(tmp, "lld.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", ltr, "--", PROG, LLD_LIB, dev])
+t.ok(p.returncode == 0 and "0 lost" in p.stderr, "-k capture through lld's library ran",
+     p.stderr)
+check_calls(decode_json(ltr), "lld")
 txt = text_of(tr)
 t.ok(re.search(r"\) = -25 ENOTTY .* \[fakeMemAlloc <- alloc_buffers[.\w]*\]\n"
                r" > libc\.so\.6\(ioctl\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]", txt) is not None,
