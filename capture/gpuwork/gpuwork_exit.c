@@ -127,7 +127,7 @@ static void exit_lost(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_g
 	s->lost = n;
 	g->st.lost += n;
 	g->st.exit_unseen += n;
-	g->sink(g->ctx, &s->h);
+	gw_sink(g, &s->h);
 }
 
 /* The channel's first record: where the kernel began, and GPPut at exit. */
@@ -156,7 +156,7 @@ static void take_head(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_g
 	r->f.exit_got = 0;
 	if (r->f.exit_expect > r->f.exit_skip) {
 		g->st.exit_looks++;
-		g->sink(g->ctx, &w.h);   /* the window: after every call of the process */
+		gw_sink(g, &w.h);   /* the window: after every call of the process */
 	}
 }
 
@@ -185,7 +185,7 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 		if (gp.control && gp.sets_base)
 			r->pb_base = gp.base;
 		g->st.control++;
-		g->sink(g->ctx, &s->h);
+		gw_sink(g, &s->h);
 		return;
 	}
 	s->va = gw_gp_address(&gp, r->pb_base);
@@ -195,7 +195,7 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 	    x->ndwords > g->max_dwords || x->ndwords > gp.dwords) {
 		s->flags = CT_GS_FAULT;
 		g->st.unreadable++;
-		g->sink(g->ctx, &s->h);
+		gw_sink(g, &s->h);
 		return;
 	}
 	s->ndwords = x->ndwords;

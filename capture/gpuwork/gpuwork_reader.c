@@ -253,25 +253,35 @@ static void note_lateness(struct ct_gpuwork *g, const struct gw_ring *r, uint64_
 	g->st.late_polls += late > 1000000ull;
 }
 
-/* CUDATRACE_GPUWORK_COSTS: a poll's start, to weigh it at its end. */
-struct poll_mark { uint64_t wall, cpu, reads; long nvcsw, nivcsw; };
-
-static uint64_t reads_so_far(const struct ct_gpuwork *g)
+void gw_sink(struct ct_gpuwork *g, const struct ct_rec *r)
 {
-	uint64_t n = 0;
+	uint64_t t0;
 
-	for (int k = 0; k < GW_READ_KINDS; k++)
-		n += g->st.read[k].reads;
-	return n;
+	if (!g->costs) {
+		g->sink(g->ctx, r);
+		return;
+	}
+	t0 = ct_now_ns(CLOCK_MONOTONIC);
+	g->sink(g->ctx, r);
+	g->st.sink_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
+
+/* CUDATRACE_GPUWORK_COSTS: a poll's start, to weigh it at its end. */
+struct poll_mark { uint64_t wall, cpu, reads, read_ns, sink_ns, seg_bytes; long nvcsw, nivcsw; };
 
 static void poll_mark(const struct ct_gpuwork *g, struct poll_mark *m, uint64_t cpu)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_THREAD, &ru);
-	*m = (struct poll_mark){ ct_now_ns(CLOCK_MONOTONIC), cpu, reads_so_far(g),
-				 ru.ru_nvcsw, ru.ru_nivcsw };
+	*m = (struct poll_mark){ .wall = ct_now_ns(CLOCK_MONOTONIC), .cpu = cpu,
+				 .sink_ns = g->st.sink_ns,
+				 .seg_bytes = g->st.read[GW_READ_SEGMENTS].bytes,
+				 .nvcsw = ru.ru_nvcsw, .nivcsw = ru.ru_nivcsw };
+	for (int k = 0; k < GW_READ_KINDS; k++) {
+		m->reads += g->st.read[k].reads;
+		m->read_ns += g->st.read[k].ns;
+	}
 }
 
 /* Processes among the rings this poll read: a poll's reads wait on each
@@ -294,17 +304,19 @@ static uint64_t polled_procs(const struct ct_gpuwork *g)
 }
 
 static void poll_weigh(struct ct_gpuwork *g, const struct poll_mark *m, uint64_t rings,
-		       uint64_t procs)
+		       uint64_t procs, uint64_t drain_ns)
 {
 	struct poll_mark e;
 
 	poll_mark(g, &e, ct_now_ns(CLOCK_THREAD_CPUTIME_ID));
 	if (e.wall - m->wall <= g->st.worst.wall_ns)
 		return;
-	g->st.worst = (struct gw_poll_cost){ e.wall - m->wall, e.cpu - m->cpu, rings,
-					     e.reads - m->reads, procs,
-					     (uint64_t)(e.nvcsw - m->nvcsw),
-					     (uint64_t)(e.nivcsw - m->nivcsw) };
+	g->st.worst = (struct gw_poll_cost){
+		.wall_ns = e.wall - m->wall, .cpu_ns = e.cpu - m->cpu, .rings = rings,
+		.reads = e.reads - m->reads, .procs = procs,
+		.waits = (uint64_t)(e.nvcsw - m->nvcsw), .preempts = (uint64_t)(e.nivcsw - m->nivcsw),
+		.read_ns = e.read_ns - m->read_ns, .sink_ns = e.sink_ns - m->sink_ns,
+		.drain_ns = drain_ns, .seg_bytes = e.seg_bytes - m->seg_bytes };
 }
 
 /* Every due GPPut first, then the kernel's records, then the entries: what
@@ -312,7 +324,7 @@ static void poll_weigh(struct ct_gpuwork *g, const struct poll_mark *m, uint64_t
  * The drain may learn channels (rings[] may move) or end them. */
 static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 {
-	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID), procs = 0;
+	uint64_t t0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID), procs = 0, drain_ns = 0;
 	size_t i, nsnap = 0;
 	struct poll_mark mark = { 0 };
 
@@ -331,11 +343,11 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 		}
 	}
 	if (g->drain) {
-		uint64_t d0 = ct_now_ns(CLOCK_MONOTONIC), d;
+		uint64_t d0 = ct_now_ns(CLOCK_MONOTONIC);
 
 		g->drain(g->drain_ctx);
-		d = ct_now_ns(CLOCK_MONOTONIC) - d0;
-		g->st.drain_max_ns = d > g->st.drain_max_ns ? d : g->st.drain_max_ns;
+		drain_ns = ct_now_ns(CLOCK_MONOTONIC) - d0;
+		g->st.drain_max_ns = drain_ns > g->st.drain_max_ns ? drain_ns : g->st.drain_max_ns;
 	}
 	if (g->costs)
 		procs = polled_procs(g);
@@ -347,7 +359,7 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 		g->st.polls++;
 	g->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (g->costs)
-		poll_weigh(g, &mark, nsnap, procs);
+		poll_weigh(g, &mark, nsnap, procs, drain_ns);
 }
 
 void ct_gpuwork_poll(struct ct_gpuwork *g, uint64_t now)
@@ -422,12 +434,17 @@ static void report_reads(const struct ct_gpuwork_stats *s)
 	       (unsigned long long)s->late_polls, (double)s->late_max_ns / 1e6,
 	       (double)s->drain_max_ns / 1e6);
 	ct_err("gpu-work costs: the longest poll: %.1f ms, %.1f ms of it on the CPU; %llu rings "
-	       "of %llu processes, %llu reads; the reader blocked %llu times (a lock, such as "
-	       "a process's mmap lock) and was preempted %llu times in it\n",
+	       "of %llu processes, %llu reads (%.1f ms, %llu bytes of segments), the kernel's "
+	       "records %.1f ms, the sink %.1f ms (the namer's decoding, the queue); the reader "
+	       "blocked %llu times (a lock, such as a process's mmap lock) and was preempted %llu "
+	       "times in it\n",
 	       (double)s->worst.wall_ns / 1e6, (double)s->worst.cpu_ns / 1e6,
 	       (unsigned long long)s->worst.rings, (unsigned long long)s->worst.procs,
-	       (unsigned long long)s->worst.reads, (unsigned long long)s->worst.waits,
+	       (unsigned long long)s->worst.reads, (double)s->worst.read_ns / 1e6,
+	       (unsigned long long)s->worst.seg_bytes, (double)s->worst.drain_ns / 1e6,
+	       (double)s->worst.sink_ns / 1e6, (unsigned long long)s->worst.waits,
 	       (unsigned long long)s->worst.preempts);
+	ct_err("gpu-work costs: the sink: %.1f ms in all\n", (double)s->sink_ns / 1e6);
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)

@@ -38,7 +38,10 @@ struct gw_read_cost { uint64_t reads, bytes, ns, max_ns; };
 /* CUDATRACE_GPUWORK_COSTS: the anatomy of the longest poll, to tell a
  * reader that waited (voluntary switches: a lock) from one that was
  * preempted (involuntary ones) from one that simply had much to read. */
-struct gw_poll_cost { uint64_t wall_ns, cpu_ns, rings, reads, procs, waits, preempts; };
+struct gw_poll_cost {
+	uint64_t wall_ns, cpu_ns, rings, reads, procs, waits, preempts;
+	uint64_t read_ns, sink_ns, drain_ns, seg_bytes;   /* where its time went */
+};
 
 struct ct_gpuwork_stats {
 	uint64_t channels;          /* channels learned */
@@ -70,6 +73,7 @@ struct ct_gpuwork_stats {
 	uint64_t late_polls;        /* ring polls more than 1 ms after they were due */
 	uint64_t drain_max_ns;      /* the longest hand-over of the kernel's records in a poll */
 	struct gw_poll_cost worst;  /* the longest poll (CUDATRACE_GPUWORK_COSTS only) */
+	uint64_t sink_ns;           /* time in the sink (CUDATRACE_GPUWORK_COSTS only) */
 };
 
 /* max_dwords: the bound per segment (CT_GPU_SEG_MAX at most). */

@@ -85,7 +85,7 @@ static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
 static void send(struct ct_gpuwork *g)
 {
 	g->rec->h.size = (uint32_t)(sizeof(*g->rec) + (size_t)g->rec->ndwords * 4);
-	g->sink(g->ctx, &g->rec->h);
+	gw_sink(g, &g->rec->h);
 }
 
 /* n entries from index could not be read (with CT_GS_WRAP: at least n). */
@@ -278,7 +278,7 @@ void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s)
 	g->st.segments++;
 	g->st.bytes += (uint64_t)s->ndwords * 4;
 	s->h.size = (uint32_t)(sizeof(*s) + (size_t)s->ndwords * 4);
-	g->sink(g->ctx, &s->h);
+	gw_sink(g, &s->h);
 }
 
 /* Whether segment b can join a batch ending with a: readable, right after
@@ -442,7 +442,7 @@ static void send_window(const struct poll_ctx *p)
 				.client = p->r->client, .channel = p->r->handle,
 				.from = p->r->next, .put = p->put, .since_ns = p->r->put_seen_ns };
 
-	p->g->sink(p->g->ctx, &w.h);
+	gw_sink(p->g, &w.h);
 }
 
 void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)

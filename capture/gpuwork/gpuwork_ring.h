@@ -71,6 +71,10 @@ void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r);
  * look, passes here on its way to the sink (s: a record with its dwords
  * after it). */
 void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s);
+/* Every record the reader makes goes to the sink through here (timed
+ * under CUDATRACE_GPUWORK_COSTS: the sink decodes copies for the kernel
+ * namer and queues the record). */
+void gw_sink(struct ct_gpuwork *g, const struct ct_rec *r);
 /* The process of pid, made if new (NULL: too many). */
 struct gw_proc *gw_proc_of(struct ct_gpuwork *g, uint32_t pid);
 
