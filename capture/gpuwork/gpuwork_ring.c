@@ -171,6 +171,21 @@ static void plan(const struct ct_gpuwork *g, uint32_t cls, const uint64_t *e, ui
 		out[i] = seg_of(g, cls, e[i], base);
 }
 
+/* [lo, hi) after the fresh ranges f[0, nf): joined to the last where it
+ * touches it (a producer writes its segments one after another, so a
+ * burst of them is one range, and each segment read is checked against a
+ * few ranges, not hundreds); returns the new count. */
+static size_t add_fresh(struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
+{
+	if (nf && lo <= f[nf - 1].hi && f[nf - 1].lo <= hi) {
+		f[nf - 1].lo = lo < f[nf - 1].lo ? lo : f[nf - 1].lo;
+		f[nf - 1].hi = hi > f[nf - 1].hi ? hi : f[nf - 1].hi;
+		return nf;
+	}
+	f[nf] = (struct gw_range){ lo, hi };
+	return nf + 1;
+}
+
 /* The segments put since p->put (up to new_put), and what is being
  * written past the last one: ranges a batch read meanwhile must miss.
  * The entries already read for an earlier batch of this poll are not read
@@ -194,7 +209,7 @@ static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 			struct gw_seg s = seg_of(g, p->r->cls, e[j], &p->fresh_base);
 
 			if (s.ok && s.want)
-				g->fresh[nf++] = (struct gw_range){ s.va, s.va + (uint64_t)s.want * 4 };
+				nf = add_fresh(g->fresh, nf, s.va, s.va + (uint64_t)s.want * 4);
 		}
 	}
 	i = i < n ? i : n;   /* entries read: all, or up to the read that failed */
