@@ -263,6 +263,9 @@ int ct_reader_setup(struct ct_capture *c)
 	if (c->gpuwork) {
 		ct_gpuwork_set_rate(c->gpuwork, o->gpu_work_hz);
 		ct_gpuwork_set_drain(c->gpuwork, drain_kernel_records, c);
+		/* gpuwork_sink may be called from several threads at once: the
+		 * queue and the kernel namer's copy snapshots take their locks */
+		ct_gpuwork_set_workers(c->gpuwork, true);
 		c->gw_exit_fd = fds.gw_exit;
 		ct_gpuwork_set_exit_map(c->gpuwork, &(struct ct_gpuwork_exit_map){
 			gw_exit_publish_bpf, gw_exit_unpublish_bpf, c });

@@ -29,6 +29,7 @@ struct gw_ring {
 	uint64_t put_seen_ns;       /* when GPPut last read as `next` (or the allocation) */
 	/* this poll's read of GPPut and GPGet, before the kernel's records are taken */
 	bool snap;
+	int snap_fd;                /* its process's /proc/PID/mem, as the snapshot found it */
 	uint32_t snap_put, snap_get;
 	uint64_t snap_ns;
 	bool dead;                  /* freed, or its process gone: drop at the next poll */

@@ -36,8 +36,9 @@ static bool entry_fields(uint32_t cls, struct ct_gx_chan *v)
 	return true;
 }
 
-void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r)
+void gw_exit_publish(struct gw_lane *l, struct gw_ring *r)
 {
+	struct ct_gpuwork *g = l->g;
 	struct ct_gx_chan v = { 0 };
 	struct ct_gx_key key = { r->pid, 0 };
 	struct gw_proc *p;
@@ -48,7 +49,7 @@ void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r)
 	if (!r->f.published) {
 		p = gw_proc_of(g, r->pid);
 		if (!p || p->slots >= CT_GX_SLOTS || !entry_fields(r->cls, &v)) {
-			g->st.unpublished++;
+			l->st->unpublished++;
 			r->f.published = true;   /* tried: not again */
 			r->f.slot = UINT32_MAX;
 			return;
@@ -66,7 +67,7 @@ void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r)
 	v.max_dwords = g->max_dwords < CT_GPU_SEG_DEFAULT ? g->max_dwords : CT_GPU_SEG_DEFAULT;
 	if (g->exit_map.publish(g->exit_map.ctx, &key, &v)) {
 		if (!r->f.published)
-			g->st.unpublished++;
+			l->st->unpublished++;
 		r->f.published = true;
 		r->f.slot = UINT32_MAX;
 		return;
@@ -99,7 +100,7 @@ static struct gw_ring *ring_of(struct ct_gpuwork *g, const struct ct_gpu_exit *x
 static struct ct_gpu_seg *seg_record(struct ct_gpuwork *g, const struct gw_ring *r,
 				     const struct ct_gpu_exit *x, uint32_t index)
 {
-	struct ct_gpu_seg *s = g->rec;
+	struct ct_gpu_seg *s = g->lane0.rec;
 
 	memset(s, 0, sizeof(*s));
 	s->h.type = CT_REC_GPU_SEG;
@@ -127,7 +128,7 @@ static void exit_lost(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_g
 	s->lost = n;
 	g->st.lost += n;
 	g->st.exit_unseen += n;
-	gw_sink(g, &s->h);
+	gw_sink(&g->lane0, &s->h);
 }
 
 /* The channel's first record: where the kernel began, and GPPut at exit. */
@@ -156,7 +157,7 @@ static void take_head(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_g
 	r->f.exit_got = 0;
 	if (r->f.exit_expect > r->f.exit_skip) {
 		g->st.exit_looks++;
-		gw_sink(g, &w.h);   /* the window: after every call of the process */
+		gw_sink(&g->lane0, &w.h);   /* the window: after every call of the process */
 	}
 }
 
@@ -185,7 +186,7 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 		if (gp.control && gp.sets_base)
 			r->pb_base = gp.base;
 		g->st.control++;
-		gw_sink(g, &s->h);
+		gw_sink(&g->lane0, &s->h);
 		return;
 	}
 	s->va = gw_gp_address(&gp, r->pb_base);
@@ -195,12 +196,12 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 	    x->ndwords > g->max_dwords || x->ndwords > gp.dwords) {
 		s->flags = CT_GS_FAULT;
 		g->st.unreadable++;
-		gw_sink(g, &s->h);
+		gw_sink(&g->lane0, &s->h);
 		return;
 	}
 	s->ndwords = x->ndwords;
 	memcpy(s + 1, x + 1, (size_t)x->ndwords * 4);
-	gw_take_segment(g, s);
+	gw_take_segment(&g->lane0, s);
 }
 
 void gw_exit_take(struct ct_gpuwork *g, const struct ct_gpu_exit *x)

@@ -38,19 +38,9 @@ struct ct_gpuwork *ct_gpuwork_new(const char *proc_root, uint32_t max_dwords,
 		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
-	if (!g || !(g->rec = malloc(sizeof(*g->rec) + (size_t)max_dwords * 4)) ||
-	    !(g->batch = malloc(GW_BATCH_BYTES)) ||
-	    !(g->fresh = malloc(sizeof(*g->fresh) * GW_FRESH_MAX)) ||
-	    !(g->ents = malloc(sizeof(*g->ents) * GW_RING_MAX)) ||
-	    !(g->segs = malloc(sizeof(*g->segs) * GW_RING_MAX)) ||
-	    !(g->stale = malloc(sizeof(*g->stale) * GW_RING_MAX))) {
-		if (g) {
-			free(g->rec);
-			free(g->batch);
-			free(g->fresh);
-			free(g->ents);
-			free(g->segs);
-		}
+	if (!g || !gw_lane_init(&g->lane0, g, &g->st, max_dwords)) {
+		if (g)
+			gw_lane_free(&g->lane0);
 		free(g);
 		ct_err("out of memory\n");
 		return NULL;
@@ -80,13 +70,9 @@ void ct_gpuwork_free(struct ct_gpuwork *g)
 		return;
 	while (g->nprocs)
 		close_proc(g, 0);
+	gw_lanes_free(g->lanes);
 	gw_chans_free(&g->chans);
-	free(g->rec);
-	free(g->batch);
-	free(g->fresh);
-	free(g->ents);
-	free(g->segs);
-	free(g->stale);
+	gw_lane_free(&g->lane0);
 	free(g);
 }
 
@@ -178,8 +164,9 @@ void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_
 #define GW_BUSY_HOLD_NS 100000000ull
 #define GW_ACTIVE_INTERVAL_NS 1000000ull
 
-static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, bool wrapped)
+static void gw_schedule(struct gw_lane *l, struct gw_ring *r, uint32_t n, bool wrapped)
 {
+	const struct ct_gpuwork *g = l->g;
 	struct gw_follow *f = &r->f;
 	uint64_t dt = f->last_snap_ns && r->snap_ns > f->last_snap_ns ?
 		r->snap_ns - f->last_snap_ns : g->idle_ns;
@@ -200,7 +187,7 @@ static void gw_schedule(struct ct_gpuwork *g, struct gw_ring *r, uint32_t n, boo
 	if (r->snap_ns < f->hold_until_ns && f->hold_ns < iv)
 		iv = f->hold_ns;
 	if (iv < g->idle_ns)
-		g->st.fast_polls++;
+		l->st->fast_polls++;
 	f->interval_ns = iv;
 	f->last_snap_ns = r->snap_ns;
 	f->due_ns = r->snap_ns + iv;
@@ -211,23 +198,24 @@ static bool due(const struct gw_ring *r, uint64_t now)
 	return !r->dead && r->f.due_ns <= now && !r->f.exit_seen;
 }
 
-/* Reads ring r after its snapshot and the drain, and plans its next poll. */
-static void poll_one(struct ct_gpuwork *g, struct gw_ring *r)
+/* Reads ring r after its snapshot and the drain, and plans its next poll
+ * (on the reader's thread or a worker's: lane l). */
+static void poll_one(struct gw_lane *l, struct gw_ring *r)
 {
 	uint32_t before = r->next;
-	uint64_t lost = g->st.wraps;
+	uint64_t lost = l->st->wraps;
 
 	r->snap = false;
 	if (r->dead) {
-		gw_ring_ended(g, r);
+		gw_ring_ended(l, r);
 		return;
 	}
-	gw_poll_ring(g, r);
-	g->st.ring_polls++;
-	gw_schedule(g, r, r->snap_put < r->entries ?
+	gw_poll_ring(l, r);
+	l->st->ring_polls++;
+	gw_schedule(l, r, r->snap_put < r->entries ?
 			  (r->snap_put + r->entries - before) % r->entries : 0,
-		    g->st.wraps != lost);
-	gw_exit_publish(g, r);
+		    l->st->wraps != lost);
+	gw_exit_publish(l, r);
 }
 
 /* The dead rings go, and out of the kernel's map with them. */
@@ -253,8 +241,9 @@ static void note_lateness(struct ct_gpuwork *g, const struct gw_ring *r, uint64_
 	g->st.late_polls += late > 1000000ull;
 }
 
-void gw_sink(struct ct_gpuwork *g, const struct ct_rec *r)
+void gw_sink(struct gw_lane *l, const struct ct_rec *r)
 {
+	const struct ct_gpuwork *g = l->g;
 	uint64_t t0;
 
 	if (!g->costs) {
@@ -263,7 +252,7 @@ void gw_sink(struct ct_gpuwork *g, const struct ct_rec *r)
 	}
 	t0 = ct_now_ns(CLOCK_MONOTONIC);
 	g->sink(g->ctx, r);
-	g->st.sink_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	l->st->sink_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 /* CUDATRACE_GPUWORK_COSTS: a poll's start, to weigh it at its end. */
@@ -351,9 +340,7 @@ static void poll_rings(struct ct_gpuwork *g, uint64_t now, bool all)
 	}
 	if (g->costs)
 		procs = polled_procs(g);
-	for (i = 0; i < g->chans.nrings; i++)
-		if (g->chans.rings[i].snap)
-			poll_one(g, &g->chans.rings[i]);
+	gw_lanes_poll(g, poll_one);
 	sweep(g);
 	if (nsnap)
 		g->st.polls++;
@@ -444,7 +431,9 @@ static void report_reads(const struct ct_gpuwork_stats *s)
 	       (unsigned long long)s->worst.seg_bytes, (double)s->worst.drain_ns / 1e6,
 	       (double)s->worst.sink_ns / 1e6, (unsigned long long)s->worst.waits,
 	       (unsigned long long)s->worst.preempts);
-	ct_err("gpu-work costs: the sink: %.1f ms in all\n", (double)s->sink_ns / 1e6);
+	ct_err("gpu-work costs: the sink: %.1f ms in all; %llu polls read by several threads "
+	       "(one a process)\n", (double)s->sink_ns / 1e6,
+	       (unsigned long long)s->parallel_polls);
 }
 
 void ct_gpuwork_report(const struct ct_gpuwork *g)

@@ -72,6 +72,7 @@ struct ct_gpuwork_stats {
 	uint64_t late_max_ns;       /* the latest a poll came after its ring was due */
 	uint64_t late_polls;        /* ring polls more than 1 ms after they were due */
 	uint64_t drain_max_ns;      /* the longest hand-over of the kernel's records in a poll */
+	uint64_t parallel_polls;    /* polls whose rings several threads read (gpuwork_lanes.c) */
 	struct gw_poll_cost worst;  /* the longest poll (CUDATRACE_GPUWORK_COSTS only) */
 	uint64_t sink_ns;           /* time in the sink (CUDATRACE_GPUWORK_COSTS only) */
 };
@@ -109,6 +110,10 @@ struct ct_gpuwork_exit_map {
 	void *ctx;
 };
 void ct_gpuwork_set_exit_map(struct ct_gpuwork *g, const struct ct_gpuwork_exit_map *m);
+/* on: a poll of several processes' rings reads each process's on a thread
+ * of its own (gpuwork_lanes.c); the sink is then called from those threads
+ * at once.  Off (the default): every ring on the caller's thread. */
+void ct_gpuwork_set_workers(struct ct_gpuwork *g, bool on);
 const struct ct_gpuwork_stats *ct_gpuwork_stats(const struct ct_gpuwork *g);
 /* The closing line on stderr: channels, segments, lost, unreadable, CPU. */
 void ct_gpuwork_report(const struct ct_gpuwork *g);

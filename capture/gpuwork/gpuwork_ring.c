@@ -34,16 +34,16 @@
 
 /* n bytes of process memory at addr, counted by purpose; timed only when
  * CUDATRACE_GPUWORK_COSTS asks (two clock reads a read, on the poll's path). */
-static bool gw_read(struct ct_gpuwork *g, enum gw_read_kind k, int fd, uint64_t addr, void *buf,
+static bool gw_read(struct gw_lane *l, enum gw_read_kind k, int fd, uint64_t addr, void *buf,
 		    size_t n)
 {
-	struct gw_read_cost *c = &g->st.read[k];
-	uint64_t t0 = g->costs ? ct_now_ns(CLOCK_MONOTONIC) : 0;
+	struct gw_read_cost *c = &l->st->read[k];
+	uint64_t t0 = l->g->costs ? ct_now_ns(CLOCK_MONOTONIC) : 0;
 	bool ok = addr <= (uint64_t)INT64_MAX - n && pread(fd, buf, n, (off_t)addr) == (ssize_t)n;
 
 	c->reads++;
 	c->bytes += n;
-	if (g->costs) {
+	if (l->g->costs) {
 		t0 = ct_now_ns(CLOCK_MONOTONIC) - t0;
 		c->ns += t0;
 		c->max_ns = t0 > c->max_ns ? t0 : c->max_ns;
@@ -52,11 +52,12 @@ static bool gw_read(struct ct_gpuwork *g, enum gw_read_kind k, int fd, uint64_t 
 }
 
 struct poll_ctx {
-	struct ct_gpuwork *g;
+	struct gw_lane *l;
+	const struct ct_gpuwork *g;
 	const struct gw_ring *r;
 	int fd;
 	uint32_t get, put;
-	/* The overwrite check's ranges (g->fresh): of the entries from put to
+	/* The overwrite check's ranges (l->fresh): of the entries from put to
 	 * fresh_put (fresh_n of them), read once per poll, not per batch. */
 	uint32_t fresh_put, fresh_n;
 	size_t nfresh;
@@ -65,7 +66,7 @@ struct poll_ctx {
 
 static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
 {
-	struct ct_gpu_seg *s = p->g->rec;
+	struct ct_gpu_seg *s = p->l->rec;
 
 	memset(s, 0, sizeof(*s));
 	s->h.type = CT_REC_GPU_SEG;
@@ -82,10 +83,10 @@ static struct ct_gpu_seg *start_record(const struct poll_ctx *p, uint32_t index)
 	return s;
 }
 
-static void send(struct ct_gpuwork *g)
+static void send(struct gw_lane *l)
 {
-	g->rec->h.size = (uint32_t)(sizeof(*g->rec) + (size_t)g->rec->ndwords * 4);
-	gw_sink(g, &g->rec->h);
+	l->rec->h.size = (uint32_t)(sizeof(*l->rec) + (size_t)l->rec->ndwords * 4);
+	gw_sink(l, &l->rec->h);
 }
 
 /* n entries from index could not be read (with CT_GS_WRAP: at least n). */
@@ -95,12 +96,12 @@ static void lost(const struct poll_ctx *p, uint32_t index, uint32_t n, uint32_t 
 
 	s->flags = CT_GS_LOST | flags;
 	s->lost = n;
-	p->g->st.lost += n;
+	p->l->st->lost += n;
 	if (flags & CT_GS_WRAP) {
-		p->g->st.wraps++;
-		p->g->st.wrap_lost += n;
+		p->l->st->wraps++;
+		p->l->st->wrap_lost += n;
 	}
-	send(p->g);
+	send(p->l);
 }
 
 /* CUDATRACE_GPUWORK_PROBE (docs/GPUWORK.md): which mapping holds an
@@ -134,9 +135,9 @@ static bool read_entries(const struct poll_ctx *p, enum gw_read_kind k, uint32_t
 	const struct gw_ring *r = p->r;
 	uint32_t first = n < r->entries - from ? n : r->entries - from;
 
-	return gw_read(p->g, k, p->fd, r->ring_va + (uint64_t)from * 8, e, (size_t)first * 8) &&
+	return gw_read(p->l, k, p->fd, r->ring_va + (uint64_t)from * 8, e, (size_t)first * 8) &&
 	       (first == n ||
-		gw_read(p->g, k, p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
+		gw_read(p->l, k, p->fd, r->ring_va, e + first, (size_t)(n - first) * 8));
 }
 
 /* What entry asks to read, its segment cut to the bound; base: the
@@ -193,7 +194,8 @@ static size_t add_fresh(struct gw_range *f, size_t nf, uint64_t lo, uint64_t hi)
  * a poll reads each entry put meanwhile once. */
 static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 {
-	struct ct_gpuwork *g = p->g;
+	const struct ct_gpuwork *g = p->g;
+	struct gw_range *fresh = p->l->fresh;
 	uint32_t n = (new_put + p->r->entries - p->fresh_put) % p->r->entries, i;
 	uint64_t e[64];
 	size_t nf = p->nfresh;
@@ -209,7 +211,7 @@ static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 			struct gw_seg s = seg_of(g, p->r->cls, e[j], &p->fresh_base);
 
 			if (s.ok && s.want)
-				nf = add_fresh(g->fresh, nf, s.va, s.va + (uint64_t)s.want * 4);
+				nf = add_fresh(fresh, nf, s.va, s.va + (uint64_t)s.want * 4);
 		}
 	}
 	i = i < n ? i : n;   /* entries read: all, or up to the read that failed */
@@ -217,8 +219,8 @@ static size_t fresh_ranges(struct poll_ctx *p, uint32_t new_put)
 	p->fresh_n += i;
 	p->nfresh = nf;
 	if (nf)   /* the producer writes on past the last segment it put */
-		g->fresh[nf] = (struct gw_range){ g->fresh[nf - 1].hi,
-						  g->fresh[nf - 1].hi + GW_DANGER_BYTES }, nf++;
+		fresh[nf] = (struct gw_range){ fresh[nf - 1].hi,
+					       fresh[nf - 1].hi + GW_DANGER_BYTES }, nf++;
 	return nf;
 }
 
@@ -236,8 +238,8 @@ static void send_control(struct poll_ctx *p, uint32_t index, uint64_t entry)
 	struct ct_gpu_seg *s = start_record(p, index);
 
 	s->entry = entry;
-	p->g->st.control++;
-	send(p->g);
+	p->l->st->control++;
+	send(p->l);
 }
 
 /* Entries [from, from + n) whose segments are contiguous and fit the
@@ -245,14 +247,14 @@ static void send_control(struct poll_ctx *p, uint32_t index, uint64_t entry)
 static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 		       const struct gw_seg *sg, uint32_t n)
 {
-	struct ct_gpuwork *g = p->g;
+	struct gw_lane *l = p->l;
 	uint64_t lo = sg[0].va, hi = sg[n - 1].va + (uint64_t)sg[n - 1].n * 4;
-	bool readable = hi == lo || gw_read(g, GW_READ_SEGMENTS, p->fd, lo, g->batch, hi - lo);
+	bool readable = hi == lo || gw_read(l, GW_READ_SEGMENTS, p->fd, lo, l->batch, hi - lo);
 	uint32_t new_put = p->put, i;
 	size_t nf = 0;
 
 	if (hi != lo && readable &&
-	    gw_read(g, GW_READ_PUT, p->fd, p->r->userd_cpu + g->gpput_off, &new_put, 4) &&
+	    gw_read(l, GW_READ_PUT, p->fd, p->r->userd_cpu + p->g->gpput_off, &new_put, 4) &&
 	    new_put != p->put && new_put < p->r->entries)
 		nf = fresh_ranges(p, new_put);
 	for (i = 0; i < n; i++) {
@@ -263,8 +265,8 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 			send_control(p, index, e[i]);
 			continue;
 		}
-		if (readable && overlaps(g->fresh, nf, sg[i].va, sg[i].va + (uint64_t)sg[i].n * 4)) {
-			g->st.overwritten++;
+		if (readable && overlaps(l->fresh, nf, sg[i].va, sg[i].va + (uint64_t)sg[i].n * 4)) {
+			l->st->overwritten++;
 			lost(p, index, 1, 0);
 			continue;
 		}
@@ -274,26 +276,26 @@ static void read_batch(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 		s->want_dwords = sg[i].want;
 		if (!readable || !sg[i].ok) {
 			s->flags = CT_GS_FAULT;
-			g->st.unreadable++;
-			send(g);
+			l->st->unreadable++;
+			send(l);
 			continue;
 		}
 		s->ndwords = sg[i].n;
-		memcpy(s + 1, g->batch + (sg[i].va - lo), (size_t)sg[i].n * 4);
-		gw_take_segment(g, s);
+		memcpy(s + 1, l->batch + (sg[i].va - lo), (size_t)sg[i].n * 4);
+		gw_take_segment(l, s);
 	}
 }
 
-void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s)
+void gw_take_segment(struct gw_lane *l, struct ct_gpu_seg *s)
 {
 	if (s->ndwords < s->want_dwords) {
 		s->flags |= CT_GS_TRUNC;
-		g->st.truncated++;
+		l->st->truncated++;
 	}
-	g->st.segments++;
-	g->st.bytes += (uint64_t)s->ndwords * 4;
+	l->st->segments++;
+	l->st->bytes += (uint64_t)s->ndwords * 4;
 	s->h.size = (uint32_t)(sizeof(*s) + (size_t)s->ndwords * 4);
-	gw_sink(g, &s->h);
+	gw_sink(l, &s->h);
 }
 
 /* Whether segment b can join a batch ending with a: readable, right after
@@ -318,7 +320,7 @@ static void read_segments(struct poll_ctx *p, uint32_t from, const uint64_t *e,
 		uint64_t bytes = (uint64_t)sg[i].n * 4;
 
 		if (stale[i]) {
-			p->g->st.overwritten++;
+			p->l->st->overwritten++;
 			lost(p, (from + i) % p->r->entries, 1, 0);
 			i++;
 			continue;
@@ -386,7 +388,7 @@ static uint32_t mark_reused(const struct poll_ctx *p, uint32_t n, bool *stale)
 {
 	uint32_t size = p->r->entries, now, moved, k, i;
 
-	if (!n || !gw_read(p->g, GW_READ_PUT, p->fd, p->r->userd_cpu + p->g->gpput_off, &now, 4) ||
+	if (!n || !gw_read(p->l, GW_READ_PUT, p->fd, p->r->userd_cpu + p->g->gpput_off, &now, 4) ||
 	    now >= size)
 		return 0;
 	moved = (now + size - p->put) % size;
@@ -412,35 +414,36 @@ static void probe_once(struct poll_ctx *p, struct gw_ring *r)
 
 /* GPPut and GPGet, in one read where they sit side by side (a read of
  * video memory through BAR1 costs microseconds). */
-static bool read_put_get(struct ct_gpuwork *g, int fd, const struct gw_ring *r,
+static bool read_put_get(struct gw_lane *l, int fd, const struct gw_ring *r,
 			 uint32_t *put, uint32_t *get)
 {
+	const struct ct_gpuwork *g = l->g;
 	uint32_t lo = g->gpget_off < g->gpput_off ? g->gpget_off : g->gpput_off;
 	uint32_t both[2];
 
 	if (g->gpget_off + 4 == g->gpput_off || g->gpput_off + 4 == g->gpget_off) {
-		if (!gw_read(g, GW_READ_PUT, fd, r->userd_cpu + lo, both, 8))
+		if (!gw_read(l, GW_READ_PUT, fd, r->userd_cpu + lo, both, 8))
 			return false;
 		*put = both[(g->gpput_off - lo) / 4];
 		*get = both[(g->gpget_off - lo) / 4];
 		return true;
 	}
-	return gw_read(g, GW_READ_PUT, fd, r->userd_cpu + g->gpput_off, put, 4) &&
-	       gw_read(g, GW_READ_PUT, fd, r->userd_cpu + g->gpget_off, get, 4);
+	return gw_read(l, GW_READ_PUT, fd, r->userd_cpu + g->gpput_off, put, 4) &&
+	       gw_read(l, GW_READ_PUT, fd, r->userd_cpu + g->gpget_off, get, 4);
 }
 
 void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r)
 {
-	int fd;
-
-	r->snap = gw_chans_resolve(&g->chans, r) && (fd = gw_mem_fd(g, r->pid)) >= 0 &&
-		  read_put_get(g, fd, r, &r->snap_put, &r->snap_get);
+	r->snap_fd = -1;
+	r->snap = gw_chans_resolve(&g->chans, r) && (r->snap_fd = gw_mem_fd(g, r->pid)) >= 0 &&
+		  read_put_get(&g->lane0, r->snap_fd, r, &r->snap_put, &r->snap_get);
 	r->snap_ns = ct_now_ns(CLOCK_MONOTONIC);
 }
 
-void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r)
+void gw_ring_ended(struct gw_lane *l, struct gw_ring *r)
 {
-	struct poll_ctx p = { .g = g, .r = r, .fd = -1, .get = r->snap_get, .put = r->snap_put };
+	struct poll_ctx p = { .l = l, .g = l->g, .r = r, .fd = -1, .get = r->snap_get,
+			      .put = r->snap_put };
 
 	if (r->f.exit_seen)   /* read at exit by the kernel (gpuwork_exit.c) */
 		return;
@@ -457,12 +460,13 @@ static void send_window(const struct poll_ctx *p)
 				.client = p->r->client, .channel = p->r->handle,
 				.from = p->r->next, .put = p->put, .since_ns = p->r->put_seen_ns };
 
-	gw_sink(p->g, &w.h);
+	gw_sink(p->l, &w.h);
 }
 
-void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
+void gw_poll_ring(struct gw_lane *l, struct gw_ring *r)
 {
-	struct poll_ctx p = { .g = g, .r = r, .fd = gw_mem_fd(g, r->pid), .get = r->snap_get,
+	const struct ct_gpuwork *g = l->g;
+	struct poll_ctx p = { .l = l, .g = g, .r = r, .fd = r->snap_fd, .get = r->snap_get,
 			      .put = r->snap_put, .fresh_put = r->snap_put };
 	uint64_t last;
 	uint32_t from, n;
@@ -472,7 +476,7 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 		return;
 	if (p.put >= r->entries) {   /* not a ring index: not the USERD we think */
 		lost(&p, r->next, 0, 0);
-		g->st.not_followed++;
+		l->st->not_followed++;
 		r->dead = true;
 		return;
 	}
@@ -493,18 +497,18 @@ void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r)
 	}
 	if (g->probe && n && !r->probed)
 		probe_once(&p, r);
-	if (n && !read_entries(&p, GW_READ_ENTRIES, from, n, g->ents)) {
+	if (n && !read_entries(&p, GW_READ_ENTRIES, from, n, l->ents)) {
 		lost(&p, from, n, 0);
 		r->next = p.put;
 		return;
 	}
-	plan(g, r->cls, g->ents, n, &r->pb_base, g->segs);
+	plan(g, r->cls, l->ents, n, &r->pb_base, l->segs);
 	p.fresh_base = r->pb_base;   /* the entries put meanwhile follow these */
-	mark_stale(g->segs, n, g->stale);
-	mark_reused(&p, n, g->stale);
-	read_segments(&p, from, g->ents, g->segs, g->stale, n);
+	mark_stale(l->segs, n, l->stale);
+	mark_reused(&p, n, l->stale);
+	read_segments(&p, from, l->ents, l->segs, l->stale, n);
 	if (n) {
-		r->last_entry = g->ents[n - 1];
+		r->last_entry = l->ents[n - 1];
 		r->have_last = true;
 	}
 	r->next = p.put;

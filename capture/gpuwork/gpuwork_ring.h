@@ -27,6 +27,30 @@ struct gw_range { uint64_t lo, hi; };
  * lack the class's entry fields. */
 struct gw_seg { uint64_t va; uint32_t want, n; bool ok, control; };
 
+/*
+ * What one thread reading rings has of its own: a poll's buffers and the
+ * counters it adds to.  The reader's own (lane0) counts straight into
+ * its stats; a worker's (gpuwork_lanes.c) are added to them after each
+ * poll it took part in.
+ */
+struct gw_lane {
+	struct ct_gpuwork *g;
+	struct ct_gpuwork_stats *st;
+	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
+	unsigned char *batch;             /* GW_BATCH_BYTES */
+	struct gw_range *fresh;           /* GW_FRESH_MAX */
+	uint64_t *ents;                   /* GW_RING_MAX ring entries of one poll */
+	struct gw_seg *segs;              /* ... what each asks to read */
+	bool *stale;                      /* ... and whether each was overwritten */
+};
+
+/* lane's buffers for segments of up to max_dwords; false: out of memory. */
+bool gw_lane_init(struct gw_lane *l, struct ct_gpuwork *g, struct ct_gpuwork_stats *st,
+		  uint32_t max_dwords);
+void gw_lane_free(struct gw_lane *l);
+
+struct gw_lanes;
+
 struct ct_gpuwork {
 	char proc_root[256];
 	uint32_t max_dwords;
@@ -38,12 +62,8 @@ struct ct_gpuwork {
 	uint32_t gpput_off, gpget_off;    /* byte offsets in the USERD (tables) */
 	bool probe;                       /* CUDATRACE_GPUWORK_PROBE: say how memory reads */
 	bool costs;                       /* CUDATRACE_GPUWORK_COSTS: say where the time went */
-	struct ct_gpu_seg *rec;           /* one record, max_dwords long */
-	unsigned char *batch;             /* GW_BATCH_BYTES */
-	struct gw_range *fresh;           /* GW_FRESH_MAX */
-	uint64_t *ents;                   /* GW_RING_MAX ring entries of one poll */
-	struct gw_seg *segs;              /* ... what each asks to read */
-	bool *stale;                      /* ... and whether each was overwritten */
+	struct gw_lane lane0;             /* the reader thread's own */
+	struct gw_lanes *lanes;           /* workers for polls of several processes */
 	struct ct_gpuwork_stats st;
 	void (*drain)(void *ctx);         /* hands over the kernel's records (capture.c) */
 	void *drain_ctx;
@@ -60,27 +80,32 @@ struct ct_gpuwork {
 
 /* /proc/PID/mem of pid, opened once; -1 if it cannot be (gpuwork_reader.c). */
 int gw_mem_fd(struct ct_gpuwork *g, uint32_t pid);
-/* Reads ring r's GPPut and GPGet now, into r->snap*. */
+/* Reads ring r's GPPut and GPGet now, into r->snap* (the reader's thread). */
 void gw_snapshot_ring(struct ct_gpuwork *g, struct gw_ring *r);
 /* Reads what ring r's producer put up to its snapshot. */
-void gw_poll_ring(struct ct_gpuwork *g, struct gw_ring *r);
+void gw_poll_ring(struct gw_lane *l, struct gw_ring *r);
 /* Ring r ended (freed, exit, exec) after its snapshot: what it showed put
  * since the last poll is counted lost, never read. */
-void gw_ring_ended(struct ct_gpuwork *g, struct gw_ring *r);
+void gw_ring_ended(struct gw_lane *l, struct gw_ring *r);
 /* Every segment the reader read, from a poll or from the kernel's last
  * look, passes here on its way to the sink (s: a record with its dwords
  * after it). */
-void gw_take_segment(struct ct_gpuwork *g, struct ct_gpu_seg *s);
+void gw_take_segment(struct gw_lane *l, struct ct_gpu_seg *s);
 /* Every record the reader makes goes to the sink through here (timed
  * under CUDATRACE_GPUWORK_COSTS: the sink decodes copies for the kernel
  * namer and queues the record). */
-void gw_sink(struct ct_gpuwork *g, const struct ct_rec *r);
+void gw_sink(struct gw_lane *l, const struct ct_rec *r);
 /* The process of pid, made if new (NULL: too many). */
 struct gw_proc *gw_proc_of(struct ct_gpuwork *g, uint32_t pid);
 
+/* Reads the snapped rings, spread over threads by process where there
+ * are several (gpuwork_lanes.c): each ring through poll(lane, ring). */
+void gw_lanes_poll(struct ct_gpuwork *g, void (*poll)(struct gw_lane *l, struct gw_ring *r));
+void gw_lanes_free(struct gw_lanes *ls);
+
 /* gpuwork_exit.c: the kernel's last look before a process exits. */
 /* Publishes ring r (its next index) for the kernel to read at exit. */
-void gw_exit_publish(struct ct_gpuwork *g, struct gw_ring *r);
+void gw_exit_publish(struct gw_lane *l, struct gw_ring *r);
 /* Takes it out of the map (the ring ended). */
 void gw_exit_unpublish(struct ct_gpuwork *g, struct gw_ring *r);
 /* A CT_REC_GPU_EXIT: the entries and segments the kernel copied. */

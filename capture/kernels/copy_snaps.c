@@ -47,7 +47,8 @@ struct chan {
 struct ct_copy_snaps {
 	ct_snap_read_fn read;
 	void *ctx;
-	/* reader thread only */
+	/* under seg_lock: the GPU-work reader's threads (one per process at once) */
+	pthread_mutex_t seg_lock;
 	struct idmap chans;    /* client << 32 | channel -> struct chan */
 	uint32_t seg_pid;      /* the segment being decoded */
 	uint64_t seg_since_ns;
@@ -77,6 +78,7 @@ struct ct_copy_snaps *ct_copy_snaps_new(ct_snap_read_fn read, void *ctx)
 	s->read = read;
 	s->ctx = ctx;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->seg_lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->done, NULL);
 	if (pthread_create(&s->thread, NULL, snap_thread, s)) {
@@ -114,6 +116,7 @@ void ct_copy_snaps_free(struct ct_copy_snaps *s)
 	pthread_cond_destroy(&s->done);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->seg_lock);
 	free(s);
 }
 
@@ -267,7 +270,7 @@ static void put_seen(struct ct_copy_snaps *s, const struct ct_gpu_put *p)
 		c->since_ns = p->since_ns;
 }
 
-void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
+static void seg_locked(struct ct_copy_snaps *s, const struct ct_rec *r)
 {
 	const struct ct_gpu_seg *g = (const struct ct_gpu_seg *)r;
 	struct chan *c;
@@ -291,6 +294,13 @@ void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
 	decode(s, c, (const uint32_t *)(g + 1), g->ndwords, g->flags & CT_GS_TRUNC);
 }
 
+void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
+{
+	pthread_mutex_lock(&s->seg_lock);
+	seg_locked(s, r);
+	pthread_mutex_unlock(&s->seg_lock);
+}
+
 struct exited {
 	uint32_t pid;
 	uint64_t *keys;
@@ -306,7 +316,7 @@ static void note_exited(uint64_t key, void *val, void *ctx)
 		x->keys[x->n++] = key;
 }
 
-void ct_copy_snaps_exited(struct ct_copy_snaps *s, uint32_t pid)
+static void exited_locked(struct ct_copy_snaps *s, uint32_t pid)
 {
 	struct exited x = { pid, NULL, 0 };
 
@@ -316,6 +326,13 @@ void ct_copy_snaps_exited(struct ct_copy_snaps *s, uint32_t pid)
 	for (size_t i = 0; i < x.n; i++)
 		free_chan(0, idmap_del(&s->chans, x.keys[i]), NULL);
 	free(x.keys);
+}
+
+void ct_copy_snaps_exited(struct ct_copy_snaps *s, uint32_t pid)
+{
+	pthread_mutex_lock(&s->seg_lock);
+	exited_locked(s, pid);
+	pthread_mutex_unlock(&s->seg_lock);
 }
 
 /* Whether a copy of pid src -> dst is queued or being read (lock held). */

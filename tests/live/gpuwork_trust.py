@@ -126,6 +126,37 @@ t.ok(seg is not None and seg >= 0.95 * 10001,
 t.ok(seg + lost >= 10001 or "at least" in err, "read + counted lost account for every entry "
      "(or say they are a lower bound)", err[-500:])
 
+# 5b. Several processes at once (each its own stand-in device: a USERD is
+# a page of it): their rings are read by a thread each (gpuwork_lanes.c),
+# every launch of each in its process's order, none lost; the costs line
+# says polls were read so.
+ctl2, ctl3 = os.path.join(tmp, "nvidia0"), os.path.join(tmp, "nvidia1")
+for f in (ctl2, ctl3):
+    open(f, "w").close()
+tr = os.path.join(tmp, "three.ctrace")
+out = [os.path.join(tmp, "fake%d.out" % i) for i in range(3)]
+p = run([CUDATRACE, "--device", ctl, "--device", ctl2, "--device", ctl3, "--gpu-work", "-w", tr,
+         "--", "sh", "-c", " & ".join("%s -f %s rate 10000 %d > %s" % (FAKE, d, n, o) for d, n, o in
+                                      ((ctl, 6000, out[0]), (ctl2, 4000, out[1]),
+                                       (ctl3, 5000, out[2]))) + "; wait"],
+        env=dict(os.environ, CUDATRACE_GPUWORK_COSTS="1"), timeout=300)
+ev = [x for x in decode_json(tr) if x["type"] == "gpu-work"]
+per = {}
+for x in ev:
+    if x["kind"] == "LAUNCH":
+        per.setdefault(x["pid"], []).append(x["grid"]["x"])
+sent = []
+for o in out:
+    with open(o) as f:
+        sent.append([int(l.split()[1]) for l in f if l.startswith("launch ")])
+got = sorted(per.values(), key=len)
+t.ok(len(per) == 3 and got == sorted(sent, key=len),
+     "three processes at once: each one's launches, in its order (%s of %s)"
+     % ([len(g) for g in got], sorted(len(x) for x in sent)), p.stderr[-600:])
+par = num(r"(\d+) polls read by several threads", p.stderr)
+t.ok(num(r"(\d+) ring entries lost", p.stderr) == 0 and par and par > 0,
+     "0 lost; %s polls read by a thread a process" % par, p.stderr[-800:])
+
 # 6. A GPPut outside the ring: said with its reason, counted, never a LOST 0 row.
 p = run([CUDATRACE, "--device", ctl, "--gpu-work", "-c", "--", FAKE, "-f", ctl, "hostile"])
 t.ok("1 channels no longer followed: GPPut read outside the ring" in p.stderr,
