@@ -194,6 +194,12 @@ struct ct_fileref {
  */
 #define CT_STACK_DEFAULT (32 * 1024)    /* -k: deepest real stack seen was 27,856 */
 #define CT_STACK_MAX     (64 * 1024)    /* -k=BYTES ceiling */
+/* A main thread's stack, whose depth the kernel knows (mm->start_stack),
+ * is copied whole up to this deep, whatever -k's BYTES: JAX's start-up
+ * calls on an H200 needed 33 to 80 KiB, through files whose unwind tables
+ * were not built yet.  Another thread's used depth is not known: BYTES. */
+#define CT_STACK_MAIN    (256 * 1024)
+#define CT_STACK_RECORD_MAX CT_STACK_MAIN   /* the most a STACK record holds */
 #define CT_STACK_SLACK   4096           /* room the kernel keeps past the stack in its record */
 
 /* ct_stack.regs: x86-64 user registers in DWARF register order. */

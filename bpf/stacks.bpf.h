@@ -14,6 +14,7 @@
 #include "targets.bpf.h"
 
 const volatile __u32 stack_bytes = 0;    /* -k[=BYTES]; 0: no stacks */
+const volatile __u32 stack_main_bytes = 0;   /* a main thread's stack copied whole up to this deep */
 
 #include "kwalk.bpf.h"
 
@@ -101,7 +102,7 @@ static __always_inline bool read_stack(struct page_walk *w, __u32 *flags)
 	if (have_read_user_dynptr() && !bpf_probe_read_user_dynptr(&w->rec, sizeof(struct ct_stack),
 								  w->n, (void *)w->sp))
 		return true;
-	bpf_loop(CT_STACK_MAX / STACK_PAGE + 1, read_stack_page, w, 0);
+	bpf_loop(CT_STACK_RECORD_MAX / STACK_PAGE + 1, read_stack_page, w, 0);
 	if (w->bad)
 		*flags |= CT_STACK_HOLES;
 	return w->good;
@@ -149,21 +150,23 @@ static __always_inline void fill_stack_head(struct ct_stack *rec, __u64 ts, __u6
 /*
  * How many bytes to copy from sp: up to the end of the stack's mapping,
  * not past it (a read that crosses into an unmapped page copies nothing
- * at all), or to the main thread's start, and at most -k's size.
+ * at all), and at most -k's size; or a main thread's stack whole, to its
+ * start, where it is at most stack_main_bytes deep (its depth is known:
+ * CT_STACK_MAIN unless -k gives BYTES).
  */
 static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 end = 0, start = BPF_CORE_READ(task, mm, start_stack);
-	__u32 n = stack_bytes;
+	__u32 n = stack_bytes, whole = stack_main_bytes > stack_bytes ? stack_main_bytes : stack_bytes;
 
-	/* On the main thread's stack within -k's reach of its start, the
-	 * mapping goes on past the start (argv, environment, auxv are there):
-	 * no need to look it up, and to take the mm's lock for it.  Any other
-	 * mapping lies at least the stack guard gap (1 MiB) below. */
-	if (start > sp && start - sp <= stack_bytes) {
+	/* On the main thread's stack, the mapping goes on past the start
+	 * (argv, environment, auxv are there): no need to look it up, and to
+	 * take the mm's lock for it.  Any other mapping lies at least the
+	 * stack guard gap (1 MiB) below. */
+	if (start > sp && start - sp <= whole) {
 		end = start + START_STACK_PAD;
-		if (end - sp <= n)
+		if (end - sp <= whole)
 			return end - sp;
 		*flags |= CT_STACK_TRUNC;
 		return n;
@@ -192,8 +195,8 @@ static __noinline void send_stack_copy(__u64 ts, __u64 want)
 	__u32 why = 0, size;
 
 	w.n = stack_span(w.sp, &why);
-	if (w.n > stack_bytes)
-		w.n = stack_bytes;
+	if (w.n > CT_STACK_RECORD_MAX)
+		w.n = CT_STACK_RECORD_MAX;
 	size = sizeof(*rec) + w.n + (have_read_user_dynptr() ? 0 : CT_STACK_SLACK);
 	if (bpf_ringbuf_reserve_dynptr(&rb, size, 0, &w.rec)) {
 		bpf_ringbuf_discard_dynptr(&w.rec, 0);

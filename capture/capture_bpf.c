@@ -188,6 +188,8 @@ static int configure(struct cudatrace_bpf *s, const struct ct_options *o,
 	if (set_layout(s, o))
 		return -1;
 	s->rodata->stack_bytes = o->stack_bytes;
+	s->rodata->stack_main_bytes = o->stack_main_bytes < CT_STACK_RECORD_MAX ?
+				      o->stack_main_bytes : CT_STACK_RECORD_MAX;
 	s->rodata->gpu_work = o->gpu_work_hz != 0;
 	if (!o->gpu_work_hz)
 		bpf_map__set_max_entries(s->maps.gw_exit, 1);

@@ -43,7 +43,8 @@ static const char *check_trailer(const struct ct_trailer *t, size_t len)
 static const char *check_stack(const struct ct_stack *s, size_t len)
 {
 	/* The kernel reserves room for -k's size; size says how much holds stack. */
-	if (len < sizeof(*s) || len > sizeof(*s) + CT_STACK_MAX + CT_STACK_SLACK || s->size > CT_STACK_MAX ||
+	if (len < sizeof(*s) || len > sizeof(*s) + CT_STACK_RECORD_MAX + CT_STACK_SLACK ||
+	    s->size > CT_STACK_RECORD_MAX ||
 	    sizeof(*s) + (size_t)s->size > len)
 		return "stack record sizes do not add up";
 	return NULL;

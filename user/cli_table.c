@@ -290,11 +290,14 @@ static int apply_stack(struct ct_options *o, const struct ct_opt *opt, const cha
 {
 	(void)opt;
 	o->stack_bytes = CT_STACK_DEFAULT;
+	o->stack_main_bytes = CT_STACK_MAIN;
 	o->py_stack = true;      /* where the process runs CPython: its frames too */
 	if (arg && (parse_u32(arg[0] == '=' ? arg + 1 : arg, 64, CT_STACK_MAX, &o->stack_bytes) ||
 		    (o->stack_bytes & 7)))
 		return bad_arg("Invalid -k/--stack size (bytes, a multiple of 8, 64 to 65536)",
 			       arg);
+	if (arg)   /* BYTES given: it bounds every copy */
+		o->stack_main_bytes = o->stack_bytes;
 	return 0;
 }
 
@@ -382,7 +385,8 @@ static int apply_version(struct ct_options *o, const struct ct_opt *opt, const c
 
 /* The -s help states these numbers; change both together. */
 _Static_assert(CT_NEST_DEFAULT == 8192 && CT_NEST_MAX == 262144, "update the -s help text");
-_Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536, "update the -k help text");
+_Static_assert(CT_STACK_DEFAULT == 32768 && CT_STACK_MAX == 65536 && CT_STACK_MAIN == 262144,
+	       "update the -k help text");
 _Static_assert(CT_KSTACK_FRAMES == 256 && CT_KSTACK_BYTES == 8u << 20, "update the -k help text");
 
 #define FIELD(f) offsetof(struct ct_options, f)
@@ -548,8 +552,9 @@ const struct ct_opt ct_opts[] = {
 	  "keep the call stack of each traced call: walked in the kernel from unwind "
 	  "tables built from each file's CFI, to its end (at most 256 frames and 8 MiB "
 	  "above the stack pointer, whatever BYTES); a stack through code the tables do "
-	  "not cover yet is copied instead, BYTES of it from the stack pointer (default "
-	  "32768, at most 65536), and unwound here, by libdw; named on this machine and "
+	  "not cover yet is copied instead, BYTES of it from the stack pointer (at most "
+	  "65536; without BYTES, 32768, and a main thread's stack whole where it is at "
+	  "most 262144 deep), and unwound here; named on this machine and "
 	  "stored in the trace: each call shows its frames, as strace -k, and [api <- "
 	  "caller]; a stack that ends in the driver library says why ([cuInit <- stack "
 	  "copy too short: -k65536], no CFI, bad stack read, frame limit, stack deeper "

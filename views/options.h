@@ -58,6 +58,8 @@ struct ct_options {
 	uint32_t metrics_max_series;   /* --metrics-max-series N */
 	uint32_t metrics_kernels;      /* --metrics-kernels N */
 	uint32_t stack_bytes;    /* -k[=BYTES]: user stack bytes per call, 0 = no stacks */
+	uint32_t stack_main_bytes; /* ... of a main thread's, copied whole up to this deep:
+				    * CT_STACK_MAIN, or BYTES where -k gives it */
 	const char *api_lib;     /* --api-lib GLOB: the driver library for api/caller */
 	bool py_stack;           /* --py-stack (and -k): the Python frames of each call */
 	bool py_stack_asked;     /* --py-stack itself, not only -k: a run without CPython

@@ -82,8 +82,8 @@ def body(tap, cases):
         ("mapping: path_size 0xffffffff", head + mapping(path_size=0xffffffff), r"mapping record"),
         ("stack: size past the end", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
             "<IIQ", 65536, 0, 0) + b"\0" * 64)), r"stack record sizes"),
-        ("stack: size over CT_STACK_MAX", head + pad8(rec(STACK, b"\0" * 136 + struct.pack(
-            "<IIQ", 65544, 0, 0) + b"\0" * 65544)), r"stack record sizes"),
+        ("stack: size over CT_STACK_RECORD_MAX", head + pad8(rec(STACK, b"\0" * 136 +
+            struct.pack("<IIQ", 262152, 0, 0) + b"\0" * 262152)), r"stack record sizes"),
         ("code map: path_size past the end", head + pad8(rec(CODE_MAP, struct.pack(
             "<QQQQIIII", 0, 0, 0, 0, 0, 5, 2000, 0) + b"lib\0")), r"code map record"),
     ]

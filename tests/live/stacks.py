@@ -369,6 +369,25 @@ t.ok(all(e.get("stack_end") == "copy_short" for e in dev_calls[:100]) and
                p.stderr),
      "the warm-up's copies end short, the summary says so", p.stderr)
 
+# 7e'. The same stack copied, with -k's default size: a main thread's
+# stack is copied whole (its depth is known) where it is at most 256 KiB
+# deep, so a copy reaches main too (JAX's start-up calls needed 33 to 80
+# KiB before their files' tables were built); -k65536 above bounds it.
+dp = os.path.join(tmp, "deep-copy.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", dp, "--", PROG, LIB, dev, "deep", "200", "0"],
+        env=dict(os.environ, CT_STACK_COPY="1"))
+dev_calls = ioctls(dp)
+whole = [e for e in dev_calls
+         if [base(f.get("sym")) for f in e.get("stack", [])][:12] == DEEP_CHAIN and
+         "_start" in [f.get("sym") for f in e["stack"]] and e.get("stack_end") == "end" and
+         65536 < e.get("stack_bytes", 0) <= 262144]
+t.ok("0 lost" in p.stderr and dev_calls and len(whole) == len(dev_calls) and
+     "stack ends: %d complete\n" % len(dev_calls) in p.stderr,
+     "-k's default: the main thread's 112 KiB stack copied whole, %d of %d calls complete to "
+     "_start" % (len(whole), len(dev_calls)),
+     [([f.get("sym") for f in e.get("stack", [])][:14], e.get("stack_end"), e.get("stack_bytes"))
+      for e in dev_calls[-1:]] + [p.stderr[-600:]])
+
 # 7g. A stack of more than 128 frames (stackprog many: 150 frames of
 # deep_frames): walked complete, up to the 256 frames a FRAMES record holds
 # (the bound was 128, and such a stack ended max_frames).
