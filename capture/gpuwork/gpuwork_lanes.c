@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_ring.h"
 #include "msg.h"
@@ -76,6 +77,20 @@ void gw_lane_free(struct gw_lane *l)
 	free(l->segs);
 	free(l->stale);
 	memset(l, 0, sizeof(*l));
+}
+
+void gw_sink(struct gw_lane *l, const struct ct_rec *r)
+{
+	const struct ct_gpuwork *g = l->g;
+	uint64_t t0;
+
+	if (!g->costs) {
+		g->sink(g->ctx, r);
+		return;
+	}
+	t0 = ct_now_ns(CLOCK_MONOTONIC);
+	g->sink(g->ctx, r);
+	l->st->sink_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 void ct_gpuwork_set_workers(struct ct_gpuwork *g, bool on)

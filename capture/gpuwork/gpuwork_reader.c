@@ -241,20 +241,6 @@ static void note_lateness(struct ct_gpuwork *g, const struct gw_ring *r, uint64_
 	g->st.late_polls += late > 1000000ull;
 }
 
-void gw_sink(struct gw_lane *l, const struct ct_rec *r)
-{
-	const struct ct_gpuwork *g = l->g;
-	uint64_t t0;
-
-	if (!g->costs) {
-		g->sink(g->ctx, r);
-		return;
-	}
-	t0 = ct_now_ns(CLOCK_MONOTONIC);
-	g->sink(g->ctx, r);
-	l->st->sink_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
-}
-
 /* CUDATRACE_GPUWORK_COSTS: a poll's start, to weigh it at its end. */
 struct poll_mark { uint64_t wall, cpu, reads, read_ns, sink_ns, seg_bytes; long nvcsw, nivcsw; };
 
