@@ -7,11 +7,11 @@
  * processes put work at once (the ranks of an NCCL job starting up: 40
  * rings, 1.9 MB of segments in one poll, 7 ms of CPU on an H200), the
  * last ring of the poll waited for all the others' segments and its
- * producer lapped it.  So when the rings a poll snapped belong to two
- * processes or more, each process's rings are read by one thread (the
- * reader's own, and up to GW_WORKERS more, started the first time they
- * are needed), all at once, and the reader waits for them before the
- * next poll.  What "after which driver call" needs is kept: every
+ * producer lapped it.  So when two processes or more have entries to read
+ * in a poll, each process's rings are read by one thread (the reader's
+ * own, and up to GW_WORKERS more, started the first time they are
+ * needed), all at once, and the reader waits for them before the next
+ * poll; processes with nothing new are the reader's.  What "after which driver call" needs is kept: every
  * record of the kernel's the poll drained is queued before any ring is
  * read, and a process's rings are read in order by one thread, so its
  * records reach the queue in the order one thread would send them; two
@@ -21,6 +21,7 @@
  * at once: the capture turns workers on only where its sink may be
  * (ct_gpuwork_set_workers).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,29 +196,39 @@ static bool push(struct gw_ring ***v, size_t *n, size_t *cap, struct gw_ring *r)
 	return true;
 }
 
-/* The share ring r's process has: the one its process's first ring got
- * (a process is read by one thread), else the next in turn. */
-static unsigned share_of(struct gw_ring *const *rings, const unsigned *share, size_t i,
-			 unsigned *next, unsigned nshares)
+static bool has_work(const struct gw_ring *r)
 {
-	for (size_t j = 0; j < i; j++)
-		if (rings[j]->pid == rings[i]->pid)
-			return share[j];
-	return (*next)++ % nshares;
+	return !r->dead && r->snap_put != r->next;
 }
 
-/* Hands the snapped rings out: share 0 is the reader's; false (nothing
- * handed out) where the rings are of one process, or memory ran out. */
+/*
+ * Hands the snapped rings out: a process's rings all to one share (its
+ * counters, such as its slots in the exit map, are one thread's), the
+ * processes with entries to read in turn over the shares, those without
+ * (a GPPut read, nothing more) to the reader's, share 0.  false (nothing
+ * handed out) where fewer than two processes have work, or memory or a
+ * thread ran out: the reader reads them all.
+ */
 static bool hand_out(struct ct_gpuwork *g, struct gw_ring **snapped, unsigned *share, size_t n)
 {
 	struct gw_lanes *ls = g->lanes;
 	unsigned next = 0, nshares = 1 + GW_WORKERS;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < n; i++)
-		share[i] = share_of(snapped, share, i, &next, nshares);
+		share[i] = UINT_MAX;
+	for (i = 0; i < n; i++) {
+		if (share[i] != UINT_MAX || !has_work(snapped[i]))
+			continue;
+		for (j = i; j < n; j++)
+			if (snapped[j]->pid == snapped[i]->pid)
+				share[j] = next % nshares;
+		next++;
+	}
 	if (next < 2)
 		return false;
+	for (i = 0; i < n; i++)
+		share[i] = share[i] == UINT_MAX ? 0 : share[i];
 	nshares = next < nshares ? next : nshares;
 	for (unsigned k = 1; k < nshares; k++)
 		if (!worker(g, k - 1))
