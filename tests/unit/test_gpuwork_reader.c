@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -77,11 +80,40 @@ static void on_put(const struct ct_gpu_put *w)
 	seg_before_put = 0;
 }
 
+/* the pid whose records announce() makes (0: this process) */
+static uint32_t as_pid;
+/* with the reader's workers the sink is called from several threads */
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+/* segments of each of two processes: their count and whether each came
+ * after the one before in its ring */
+static uint32_t order_pid[2], order_next[2], order_n[2], order_bad;
+
+static void sink_seg(const struct ct_rec *r);
+
+static void note_order(const struct ct_gpu_seg *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (order_pid[i] == s->h.pid) {
+			order_bad += s->ring_index != order_next[i];
+			order_next[i] = (s->ring_index + 1) % ENTRIES;
+			order_n[i]++;
+		}
+}
+
 static void sink(void *ctx, const struct ct_rec *r)
+{
+	(void)ctx;
+	pthread_mutex_lock(&sink_lock);
+	if (r->type == CT_REC_GPU_SEG)
+		note_order((const struct ct_gpu_seg *)r);
+	sink_seg(r);
+	pthread_mutex_unlock(&sink_lock);
+}
+
+static void sink_seg(const struct ct_rec *r)
 {
 	const struct ct_gpu_seg *s = (const struct ct_gpu_seg *)r;
 
-	(void)ctx;
 	if (!ok(ct_record_check(r, r->size) == NULL, "record %d passes the record checker",
 		nseg + nfault + nlost))
 		return;
@@ -147,7 +179,7 @@ static struct ct_ioctl *exit_record(const struct ct_layout *l, uint32_t nest)
 
 	memset(recbuf, 0, sizeof(recbuf));
 	r->h.type = CT_REC_IOCTL_EXIT;
-	r->h.pid = r->h.tid = (uint32_t)getpid();
+	r->h.pid = r->h.tid = as_pid ? as_pid : (uint32_t)getpid();
 	r->cmd = (3u << 30) | (l->size << 16) | ('F' << 8) | l->req;
 	r->arg_size = l->size;
 	r->nest_size = r->nest_want = nest;
@@ -190,7 +222,7 @@ static void announce(struct ct_gpuwork *g, uint64_t ring_va)
 	put(m, recbuf + sizeof(*r), "params.hMemory", USERDH);
 	put(m, recbuf + sizeof(*r), "fd", 17);
 	ct_gpuwork_learn(g, &r->h);
-	mm.h.pid = (uint32_t)getpid();
+	mm.h.pid = as_pid ? as_pid : (uint32_t)getpid();
 	mm.fd = 17;
 	mm.len = 4096;
 	mm.ret = (int64_t)(uintptr_t)userd - 0x200;
@@ -277,6 +309,61 @@ static void five_more(void)
 {
 	on_wrap = NULL;
 	copies(5, 40000);
+}
+
+/*
+ * 7. Two processes with work in one poll, read by two threads
+ * (gpuwork_lanes.c): this one and a child forked after its ring was
+ * filled, whose memory holds the same ring, USERD and segments at the same
+ * addresses.  Every segment of each, in its ring's order; the workers'
+ * counts added to the reader's.
+ */
+static void two_processes(void)
+{
+	struct ct_gpuwork *g = ct_gpuwork_new("/proc", CT_GPU_SEG_DEFAULT, sink, NULL);
+	pid_t child;
+	uint32_t i;
+
+	if (!ok(g != NULL, "a second reader, with workers"))
+		return;
+	ct_gpuwork_set_workers(g, true);
+	reset_counts();
+	memset(ring, 0, ENTRIES * 8);
+	put_idx = 0;
+	userd[gpput_off / 4] = 0;
+	as_pid = 0;
+	announce(g, (uint64_t)(uintptr_t)ring);
+	for (i = 0; i < 20; i++)
+		copy_seg(64 * i, 3000 + i);
+	child = fork();
+	if (child == 0) {   /* holds its copy of the memory until killed */
+		for (;;)
+			pause();
+	}
+	if (!ok(child > 0, "a child to read")) {
+		ct_gpuwork_free(g);
+		return;
+	}
+	as_pid = (uint32_t)child;
+	announce(g, (uint64_t)(uintptr_t)ring);
+	as_pid = 0;
+	order_pid[0] = (uint32_t)getpid();
+	order_pid[1] = (uint32_t)child;
+	ct_gpuwork_poll(g, 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ok(order_n[0] == 20 && order_n[1] == 20 && !order_bad && nseg == 40 && copied_twice == 20 &&
+	   !nlost && !nfault,
+	   "each process's 20 segments, in its ring's order, the same copies in both (%u and %u, "
+	   "%u out of order, %d copies seen twice)", order_n[0], order_n[1], order_bad,
+	   copied_twice);
+	ok(ct_gpuwork_stats(g)->segments == 40 && ct_gpuwork_stats(g)->ring_polls == 2 &&
+	   ct_gpuwork_stats(g)->parallel_polls == 1,
+	   "the reader's counts hold both threads' (%llu segments, %llu ring polls, %llu polls "
+	   "read by several threads)", (unsigned long long)ct_gpuwork_stats(g)->segments,
+	   (unsigned long long)ct_gpuwork_stats(g)->ring_polls,
+	   (unsigned long long)ct_gpuwork_stats(g)->parallel_polls);
+	ct_gpuwork_free(g);
 }
 
 int main(void)
@@ -507,7 +594,8 @@ int main(void)
 		ct_gpuwork_poll(g, 0);
 		ok(nseg == 0 && nlost == 0, "after the exit record nothing is read");
 	}
-	gw_chan_free(dec);
 	ct_gpuwork_free(g);
+	two_processes();
+	gw_chan_free(dec);
 	return tap_done();
 }
