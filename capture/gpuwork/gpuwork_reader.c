@@ -113,6 +113,23 @@ static void forget_proc(struct ct_gpuwork *g, uint32_t pid)
 		}
 }
 
+/*
+ * A channel goes into the kernel's exit map as soon as its USERD is
+ * known, not at its first poll: a process that put its work and died
+ * between the channel's mapping and that poll (a reader busy, SIGKILL)
+ * had its ring in no map, and its work went unseen without a word.
+ */
+static void publish_new(struct ct_gpuwork *g, uint32_t pid)
+{
+	for (size_t i = 0; i < g->chans.nrings; i++) {
+		struct gw_ring *r = &g->chans.rings[i];
+
+		if (r->pid == pid && !r->f.published && !r->dead &&
+		    gw_chans_resolve(&g->chans, r))
+			gw_exit_publish(&g->lane0, r);
+	}
+}
+
 void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r)
 {
 	if (r->type == CT_REC_GPU_EXIT) {   /* the kernel's last look (gpuwork_exit.c) */
@@ -121,8 +138,12 @@ void ct_gpuwork_learn(struct ct_gpuwork *g, const struct ct_rec *r)
 	}
 	if (r->type == CT_REC_PROC_EXIT)
 		gw_exit_finish(g, r->pid);
-	if (gw_chans_learn(&g->chans, r))
+	if (gw_chans_learn(&g->chans, r)) {   /* a channel: its USERD may be mapped */
 		g->st.channels++;
+		publish_new(g, r->pid);
+	} else if (r->type == CT_REC_MMAP) {   /* a mapping: a USERD, maybe */
+		publish_new(g, r->pid);
+	}
 	if (r->type == CT_REC_PROC_EXIT ||
 	    (r->type == CT_REC_PROC && ((const struct ct_proc *)r)->source == CT_PROC_EXEC))
 		forget_proc(g, r->pid);

@@ -43,18 +43,25 @@ def num(pattern, text):
 
 
 # 1. Work put within a millisecond of the exit: the kernel's last look.
+# A poll may land inside the burst (a loaded machine, CI: 2 of 6 runs
+# once): the entries it read are not the exit look's, every launch is seen
+# all the same, and the closing line then names no exit look, or fewer
+# entries.  So each run must see every launch, and say what the exit look
+# read where it read any; and the exit look must have read in some run.
+looked = 0
 for how, extra in (("exit", []), ("SIGKILL", ["kill"])):
     for n in (1, 40, 63):
         sent, got, err, _ = capture(["--gpu-work"], None, "burst-exit", str(n), *extra)
         t.ok(len(sent) == n and got == sent,
              "burst-exit %d, then %s: %d of %d launches, in order" % (n, how, len(got), n),
              (sent[:5], got[:5], err[-400:]))
-        # (a poll may land inside the burst, on a loaded machine: the
-        # entries it read are not the exit look's, and every launch is seen)
         at_exit = num(r"process exited \((\d+) entries", err)
-        t.ok(num(r"at exit: (\d+) rings had work", err) == 1 and at_exit and 1 <= at_exit <= n,
-             "the closing line says the kernel read at exit what no poll had (%s of %d "
+        rings = num(r"at exit: (\d+) rings had work", err)
+        looked += bool(at_exit)
+        t.ok((rings is None and at_exit is None) or (rings == 1 and at_exit and 1 <= at_exit <= n),
+             "the closing line says what the kernel read at exit that no poll had (%s of %d "
              "entries)" % (at_exit, n), err[-500:])
+t.ok(looked >= 1, "the kernel's last look read the burst in %d of 6 runs" % looked)
 
 # 2. A record loop slowed on purpose (20 ms a record: the program is long
 # gone when the loop reaches its channel's allocation) reads every segment.
