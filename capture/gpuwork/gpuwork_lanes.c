@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_ring.h"
+#include "grow.h"
 #include "msg.h"
 
 #define GW_WORKERS 7   /* with the reader: 8 processes read at once */
@@ -54,6 +55,10 @@ struct gw_lanes {
 	struct gw_worker w[GW_WORKERS];
 	struct gw_ring **mine;   /* the reader's own share */
 	size_t nmine, capmine;
+	/* a poll's snapped rings and the share of each, kept from poll to poll */
+	struct gw_ring **snapped;
+	unsigned *share;
+	size_t capsnapped, capshare;
 };
 
 bool gw_lane_init(struct gw_lane *l, struct ct_gpuwork *g, struct ct_gpuwork_stats *st,
@@ -183,15 +188,11 @@ static bool worker(struct ct_gpuwork *g, unsigned i)
 
 static bool push(struct gw_ring ***v, size_t *n, size_t *cap, struct gw_ring *r)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct gw_ring **nv = realloc(*v, c * sizeof(**v));
+	struct gw_ring **nv = ct_grow(*v, cap, *n + 1, sizeof(**v), 64);
 
-		if (!nv)
-			return false;
-		*v = nv;
-		*cap = c;
-	}
+	if (!nv)
+		return false;
+	*v = nv;
 	(*v)[(*n)++] = r;
 	return true;
 }
@@ -266,13 +267,14 @@ void gw_lanes_poll(struct ct_gpuwork *g, void (*poll)(struct gw_lane *l, struct 
 		poll_inline(g, poll);
 		return;
 	}
-	snapped = malloc(g->chans.nrings * (sizeof(*snapped) + sizeof(*share)) + 1);
-	share = snapped ? (unsigned *)(snapped + g->chans.nrings) : NULL;
-	for (i = 0; snapped && i < g->chans.nrings; i++)
+	if ((snapped = ct_grow(ls->snapped, &ls->capsnapped, g->chans.nrings, sizeof(*snapped), 64)))
+		ls->snapped = snapped;
+	if ((share = ct_grow(ls->share, &ls->capshare, g->chans.nrings, sizeof(*share), 64)))
+		ls->share = share;
+	for (i = 0; snapped && share && i < g->chans.nrings; i++)
 		if (g->chans.rings[i].snap)
 			snapped[n++] = &g->chans.rings[i];
-	if (!snapped || !hand_out(g, snapped, share, n)) {
-		free(snapped);
+	if (!snapped || !share || !hand_out(g, snapped, share, n)) {
 		poll_inline(g, poll);
 		return;
 	}
@@ -293,7 +295,6 @@ void gw_lanes_poll(struct ct_gpuwork *g, void (*poll)(struct gw_lane *l, struct 
 	for (unsigned k = 0; k < ls->nworkers; k++)
 		add_stats(&g->st, &ls->w[k].st);
 	g->st.parallel_polls++;
-	free(snapped);
 }
 
 void gw_lanes_free(struct gw_lanes *ls)
@@ -312,6 +313,8 @@ void gw_lanes_free(struct gw_lanes *ls)
 		free(ls->w[k].todo);
 	}
 	free(ls->mine);
+	free(ls->snapped);
+	free(ls->share);
 	pthread_mutex_destroy(&ls->lock);
 	pthread_cond_destroy(&ls->go);
 	pthread_cond_destroy(&ls->done);
