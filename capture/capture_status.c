@@ -19,6 +19,7 @@
 #include "trace_file.h"
 #include "ktables.h"
 #include "unwind.h"
+#include "symbolize.h"
 #include "msg.h"
 
 void ct_status_line(struct ct_capture *c, bool last)
@@ -137,6 +138,25 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			(unsigned long long)us->kcheck_past_copy);
 }
 
+/* -k: how the frames were named. */
+static void report_naming(const struct ct_naming_stats *n)
+{
+	if (!n->lookups)
+		return;
+	ct_err("named %llu addresses from the symbols of %llu files (%llu symbols, %llu that "
+		"can name code, indexed in %.1f ms%s)",
+		(unsigned long long)n->lookups, (unsigned long long)n->files,
+		(unsigned long long)n->symbols, (unsigned long long)n->kept, n->build_ms,
+		n->via_libdw ? "; some read through libdw" : "");
+	if (n->index_failed)
+		fprintf(stderr, "; %llu files named by libdw alone (no memory for an index)",
+			(unsigned long long)n->index_failed);
+	fputc('\n', stderr);
+	if (n->checked)
+		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu names differ from libdw's\n",
+			(unsigned long long)n->differ, (unsigned long long)n->checked);
+}
+
 /* -k: the unwinder's work and why the stacks end. */
 static void report_stacks(const struct ct_capture *c)
 {
@@ -157,6 +177,7 @@ static void report_stacks(const struct ct_capture *c)
 		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu walks from "
 			"kept rules walked otherwise by libdw\n",
 			(unsigned long long)us->check_mismatches, (unsigned long long)us->checked);
+	report_naming(ct_unwinder_naming(c->unwinder));
 	if (us->holes)
 		ct_err("%llu stacks held pages never touched, "
 			"read page by page (as zeros)\n", (unsigned long long)us->holes);

@@ -103,6 +103,20 @@ $(OUTPUT)/stacks/llvmprog: tests/stacks/llvmprog.cpp
 		-L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-14 \
 		-Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir) -o $@
 
+# Frame names: the symbol index against libdw's own lookup, on real files
+# and on a library of hand-made symbols (labels, aliases, overlaps).
+tests-build: $(OUTPUT)/stacks/symindex_check $(OUTPUT)/stacks/libsymtricky.so
+
+$(OUTPUT)/stacks/symindex_check: tests/stacks/symindex_check.c $(OUTPUT)/obj/symindex.o
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(OUTPUT)/obj/symindex.o $(LDLIBS) -o $@
+
+$(OUTPUT)/stacks/libsymtricky.so: tests/stacks/symtricky.S
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -nostdlib $< -o $@
+
 # -k's table thread on real maps: a large file wanted before a small one.
 tests-build: $(OUTPUT)/stacks/ktables_order
 

@@ -10,6 +10,7 @@
 #include "demangle.h"
 #include "idmap.h"
 #include "symbolize.h"
+#include "symindex.h"
 
 #define FIRST_BASE 0x100000000ull  /* where the offline Dwfl places the first file */
 #define RESOLVED_MAX 200000        /* addresses remembered per file, at most */
@@ -30,6 +31,8 @@ struct ct_symfile {
 	char *path;
 	Dwfl_Module *mod;       /* in the symbolizer's Dwfl; NULL: not an ELF libdw takes */
 	uint64_t base;          /* run-time address there = base + ELF address */
+	struct ct_symindex *index;    /* its symbols by address; built on first use */
+	bool index_tried;
 	bool exports_read;
 	struct export_sym *exports;   /* sorted by value */
 	size_t nexports;
@@ -40,6 +43,8 @@ struct ct_symbolizer {
 	Dwfl *dwfl;
 	uint64_t next_base;
 	struct idmap files;     /* dev/ino key -> struct ct_symfile */
+	bool check;             /* ask libdw too, and count where it differs */
+	struct ct_naming_stats st;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -48,7 +53,7 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-struct ct_symbolizer *ct_symbolizer_new(void)
+struct ct_symbolizer *ct_symbolizer_new(bool check)
 {
 	struct ct_symbolizer *s = calloc(1, sizeof(*s));
 
@@ -60,7 +65,13 @@ struct ct_symbolizer *ct_symbolizer_new(void)
 		return NULL;
 	}
 	s->next_base = FIRST_BASE;
+	s->check = check;
 	return s;
+}
+
+const struct ct_naming_stats *ct_symbolizer_stats(const struct ct_symbolizer *s)
+{
+	return &s->st;
 }
 
 static void free_resolved(uint64_t key, void *val, void *ctx)
@@ -83,6 +94,7 @@ static void free_file(uint64_t key, void *val, void *ctx)
 	(void)ctx;
 	idmap_drain(&f->resolved, free_resolved, NULL);
 	idmap_free(&f->resolved);
+	ct_symindex_free(f->index);
 	free(f->exports);
 	free(f->path);
 	free(f);
@@ -269,14 +281,63 @@ static char *source_of(struct ct_symfile *f, uint64_t addr)
 	return s;
 }
 
+/* The file's index, built the first time one of its addresses is named. */
+static struct ct_symindex *index_of(struct ct_symbolizer *s, struct ct_symfile *f)
+{
+	struct ct_symindex_info info;
+
+	if (f->index_tried)
+		return f->index;
+	f->index_tried = true;
+	f->index = ct_symindex_build(f->mod);
+	if (!f->index) {
+		s->st.index_failed++;
+		return NULL;
+	}
+	ct_symindex_info(f->index, &info);
+	s->st.files++;
+	s->st.symbols += info.symbols;
+	s->st.kept += info.kept;
+	s->st.build_ms += info.build_ms;
+	s->st.via_libdw += info.via_libdw;
+	return f->index;
+}
+
+/* The symbol holding ELF address look and look's offset in it: the
+ * index's answer (libdw's where the index could not be built), held to
+ * libdw's own under the check. */
+static const char *symbol_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t look,
+			     uint64_t *off)
+{
+	struct ct_symindex *x = index_of(s, f);
+	GElf_Off doff = 0;
+	GElf_Sym sym;
+	const char *name = NULL, *dname;
+
+	s->st.lookups++;
+	if (x)
+		name = ct_symindex_lookup(x, look, off);
+	if (x && !s->check)
+		return name;
+	dname = dwfl_module_addrinfo(f->mod, f->base + look, &doff, &sym, NULL, NULL, NULL);
+	if (!x) {
+		*off = doff;
+		return dname;
+	}
+	s->st.checked++;
+	if ((name == NULL) != (dname == NULL) || (name && (strcmp(name, dname) || *off != doff)))
+		s->st.differ++;
+	return name;
+}
+
 /* elf_addr: of the pc itself; lookups use pc-1 for return addresses. */
-static struct resolved *resolve(struct ct_symfile *f, uint64_t elf_addr, bool activation)
+static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
+				uint64_t elf_addr, bool activation)
 {
 	uint64_t key = elf_addr << 1 | activation, look = elf_addr - !activation;
 	struct resolved *r = idmap_get(&f->resolved, key);
 	const struct export_sym *e;
-	GElf_Off off = 0;
-	GElf_Sym sym;
+	uint64_t off = 0;
 	const char *name;
 
 	if (r)
@@ -284,7 +345,7 @@ static struct resolved *resolve(struct ct_symfile *f, uint64_t elf_addr, bool ac
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	name = dwfl_module_addrinfo(f->mod, f->base + look, &off, &sym, NULL, NULL, NULL);
+	name = symbol_of(s, f, look, &off);
 	if (name) {
 		r->sym = clean_name(name);
 		r->sym_off = off + !activation;
@@ -345,8 +406,8 @@ void ct_frames_begin(struct ct_frames_builder *b)
 	memset(b->hash, 0, sizeof(b->hash));
 }
 
-void ct_frames_add(struct ct_frames_builder *b, struct ct_symfile *f, uint64_t pc,
-		   uint64_t elf_addr, bool activation)
+void ct_frames_add(struct ct_frames_builder *b, struct ct_symbolizer *s, struct ct_symfile *f,
+		   uint64_t pc, uint64_t elf_addr, bool activation)
 {
 	struct ct_frame *fr;
 	struct resolved *r;
@@ -361,7 +422,7 @@ void ct_frames_add(struct ct_frames_builder *b, struct ct_symfile *f, uint64_t p
 		return;
 	fr->offset = elf_addr;
 	fr->module = add_string(b, f->path);
-	if (!f->mod || !(r = resolve(f, elf_addr, activation)))
+	if (!f->mod || !(r = resolve(s, f, elf_addr, activation)))
 		return;
 	fr->sym = add_string(b, r->sym);
 	fr->sym_off = r->sym_off;

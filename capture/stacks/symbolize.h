@@ -2,7 +2,7 @@
 /*
  * Names for the frames of an unwound stack, and the CT_REC_FRAMES record
  * that carries them into the trace: best symbol (.symtab, else .dynsym;
- * C++ demangled), the exported .dynsym function that holds the pc (what
+ * C++ demangled; found in symindex.h's sorted index, as libdw would), the exported .dynsym function that holds the pc (what
  * `api` is made of), and file:line where DWARF line tables exist.
  */
 #ifndef CT_SYMBOLIZE_H
@@ -35,16 +35,32 @@ struct ct_symbolizer;
 struct ct_symfile;
 struct ct_codemap;
 
-struct ct_symbolizer *ct_symbolizer_new(void);
+/* check: name each address through libdw too, counting differences. */
+struct ct_symbolizer *ct_symbolizer_new(bool check);
 void ct_symbolizer_free(struct ct_symbolizer *s);
 /* The symbol file for a mapping's file (opened through its fd), or NULL. */
 struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m);
 
+/* How frames were named, for the closing lines. */
+struct ct_naming_stats {
+	uint64_t files;         /* symbol indexes built */
+	uint64_t symbols;       /* ... from tables of this many symbols */
+	uint64_t kept;          /* ... of which these can name code */
+	double build_ms;        /* ... in this long */
+	uint64_t via_libdw;     /* ... files read symbol by symbol through libdw */
+	uint64_t index_failed;  /* files named by libdw alone (no memory for an index) */
+	uint64_t lookups;       /* addresses named (each once a file) */
+	uint64_t checked;       /* CT_UNWIND_CHECK: ... asked of libdw too */
+	uint64_t differ;        /* ... where libdw named it otherwise */
+};
+const struct ct_naming_stats *ct_symbolizer_stats(const struct ct_symbolizer *s);
+
 void ct_frames_begin(struct ct_frames_builder *b);
-/* Adds a frame at pc, in file f (NULL: no module) at ELF address elf_addr.
- * activation: pc is exact (innermost frame), else a return address. */
-void ct_frames_add(struct ct_frames_builder *b, struct ct_symfile *f, uint64_t pc,
-		   uint64_t elf_addr, bool activation);
+/* Adds a frame at pc, in file f of s (NULL: no module) at ELF address
+ * elf_addr.  activation: pc is exact (innermost frame), else a return
+ * address. */
+void ct_frames_add(struct ct_frames_builder *b, struct ct_symbolizer *s, struct ct_symfile *f,
+		   uint64_t pc, uint64_t elf_addr, bool activation);
 /* Finishes the record into b->buf; returns it. */
 struct ct_frames *ct_frames_end(struct ct_frames_builder *b, const struct ct_rec *h,
 				uint32_t status, uint32_t stack_size);

@@ -388,7 +388,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	if (mod)
 		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	um = ud ? *ud : NULL;
-	ct_frames_add(&w->u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
+	ct_frames_add(&w->u->fb, w->u->syms, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
 	w->no_module = mod == NULL;
 	return w->u->fb.nframes >= UNWIND_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -504,7 +504,7 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 			return false;
 		}
 		um = r->module_data;
-		ct_frames_add(&u->fb, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
+		ct_frames_add(&u->fb, u->syms, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
 		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
 			break;
 		if (fp && !fp_ok) {
@@ -582,7 +582,7 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 
 	end->need_bytes = 0;
 	if (!p->dwfl) {
-		ct_frames_add(&u->fb, NULL, s->regs[CT_REG_RIP], 0, true);
+		ct_frames_add(&u->fb, u->syms, NULL, s->regs[CT_REG_RIP], 0, true);
 		end->kind = CT_STACK_END_NO_MAPS;
 		*status = CT_UNWIND_NO_MAPS;
 		return;
@@ -700,7 +700,7 @@ static const struct ct_frames *name_kernel_stack(struct ct_unwinder *u, const st
 		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
 		struct ct_symfile *sf = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
 
-		ct_frames_add(&u->fb, sf, pcs[i], sf ? pcs[i] - m->bias : 0, i == 0);
+		ct_frames_add(&u->fb, u->syms, sf, pcs[i], sf ? pcs[i] - m->bias : 0, i == 0);
 	}
 	f = ct_frames_end(&u->fb, &k->h, frames_status(k->end, false), k->span_bytes);
 	ct_frames_cache_put(u->named, key, f);
@@ -782,8 +782,8 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->recbuf = malloc(CT_FRAMES_BUF);
 	u->named = ct_frames_cache_new();
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
-	u->syms = ct_symbolizer_new();
 	u->check = ct_unwind_check_on();
+	u->syms = ct_symbolizer_new(u->check);
 	if (!u->fb.buf || !u->recbuf || !u->named || !u->mapbuf || !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;
@@ -809,6 +809,11 @@ void ct_unwinder_free(struct ct_unwinder *u)
 const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u)
 {
 	return &u->st;
+}
+
+const struct ct_naming_stats *ct_unwinder_naming(const struct ct_unwinder *u)
+{
+	return ct_symbolizer_stats(u->syms);
 }
 
 bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)

@@ -99,6 +99,11 @@ m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) walks", p.stderr)
 t.ok(m and m.group(1) == "0" and int(m.group(2)) >= 6,
      "every stack walked from the CFI rules kept, as libdw walks it (%s)"
      % (m.group(0) if m else "no check line"), p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) names differ from libdw's", p.stderr)
+n = re.search(r"named (\d+) addresses from the symbols of (\d+) files", p.stderr)
+t.ok(m and m.group(1) == "0" and int(m.group(2)) >= 10 and n and int(n.group(2)) >= 3,
+     "every frame named from the symbol index as libdw names it (%s; %s)"
+     % (m.group(0) if m else "no check line", n.group(0) if n else "no naming line"), p.stderr)
 ev = decode_json(tr)
 check_calls(ev, "cmd")
 t.ok(all(e["stack_bytes"] > 20000 for e in ev if e["type"] == "ioctl" and
@@ -487,6 +492,25 @@ for f, step in ((LIBC, "7"), (BIG, "20011")):
          % (os.path.basename(f), o[4] if len(o) > 5 else "?", o[2] if len(o) > 5 else "?",
             o[1] if len(o) > 5 else "?", o[3] if len(o) > 5 else "?", o[5] if len(o) > 5 else "?",
             o[6] if len(o) > 6 else "?"), p.stdout + p.stderr)
+
+# 7e'. Frame names from the symbol index (capture/stacks/symindex.c)
+# against libdw's own lookup, on the files here: libc (its symbols from
+# libc6-dbg's separate file where installed), python, the stand-in
+# driver, and hand-made symbols (aliases of one address with other
+# bindings and sizes, nested functions, labels in two sections, an
+# absolute symbol).
+SYMCHECK = os.path.join(SRC, "symindex_check")
+files = [LIBC, os.path.realpath(sys.executable)] + \
+    [os.path.join(SRC, f) for f in ("libcuda.so.1", "libstripped.so.1", "lld/libcuda.so.1",
+                                    "stackprog", "libsymtricky.so")] + ([BIG] if BIG else [])
+p = subprocess.run([SYMCHECK] + files, capture_output=True, text=True,
+                   env=dict(os.environ, CT_SYMINDEX_STEPS="50000000"))
+rows = [line.split() for line in p.stdout.splitlines()]
+t.ok(p.returncode == 0 and len(rows) == len(files) and all(r[0] == "ok" for r in rows),
+     "names as libdw's at %s addresses of %d files (%s); a lookup %s ns, libdw's %s ns"
+     % (sum(int(r[2]) for r in rows), len(rows),
+        ", ".join("%s %s symbols" % (os.path.basename(r[1]), r[4]) for r in rows),
+        "/".join(r[8] for r in rows), "/".join(r[9] for r in rows)), p.stdout + p.stderr)
 
 # 7f. Through a large library (libLLVM-14, 110 MB, the stand-in for XLA's
 # library or libtorch_cuda.so: each call is made from a callback libLLVM

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "symindex.h"
+
+/*
+ * libdw's choice (elfutils' dwfl_module_addrsym.c, __libdwfl_addrsym with
+ * adjust_st_value false, as dwfl_module_addrinfo calls it), restated over
+ * sorted tables:
+ *  - the globals (the table from its first global on) are searched first,
+ *    the locals only where no global sized symbol holds the address and no
+ *    global label lies exactly at it;
+ *  - among the sized symbols of one table that hold the address, taken in
+ *    table order, one replaces the best so far if it starts later or binds
+ *    more strongly (global 3, weak 2, local 1, others 0), or starts at the
+ *    same place, is smaller and binds no less strongly;
+ *  - else a sizeless symbol (a label) is the answer if it lies at M, the
+ *    furthest any symbol at or below the address reaches (its start, or its
+ *    start plus size), and in the address's section (absolute ones only at
+ *    the address itself); of several, the last in table order, the locals'
+ *    after the globals'.
+ * tests/stacks/symindex_check.c holds it to libdw on real files.
+ */
+
+struct sym {
+	uint64_t value, size;   /* main file's ELF address */
+	const char *name;       /* in libelf's data: lives as long as the Dwfl */
+	uint32_t idx;           /* in libdw's table: its order */
+	uint8_t bind;           /* libdw's binding preference, higher wins */
+	uint8_t abs;            /* section index SHN_ABS or another reserved one */
+};
+
+struct table {
+	struct sym *s;          /* by value, then idx */
+	uint64_t *reach;        /* reach[i]: the furthest end of s[0..i] */
+	size_t n, cap;
+};
+
+struct section {
+	uint64_t start, end;
+	size_t ndx;
+};
+
+struct ct_symindex {
+	struct table global, local;
+	bool search_locals;     /* libdw's first global > 1 */
+	struct section *secs;   /* allocated sections, by start */
+	size_t nsecs;
+	struct ct_symindex_info info;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int binding_pref(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK:   return 2;
+	case STB_LOCAL:  return 1;
+	default:         return 0;
+	}
+}
+
+/* --- building --------------------------------------------------------- */
+
+/* The span of the file's executable segments.  A symbol above it names no
+ * code address, nor keeps a label from naming one; those below it may
+ * (a label at the file's start names code before the first symbol where
+ * neither lies in a section, and a symbol's end there passes it). */
+struct span {
+	uint64_t lo, hi;
+};
+
+static struct span exec_span(Elf *elf)
+{
+	struct span sp = { UINT64_MAX, 0 };
+	size_t n = 0;
+
+	if (elf_getphdrnum(elf, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X))
+				continue;
+			if (ph.p_vaddr < sp.lo)
+				sp.lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > sp.hi)
+				sp.hi = ph.p_vaddr + ph.p_memsz;
+		}
+	if (sp.lo > sp.hi)
+		sp = (struct span){ 0, UINT64_MAX };
+	return sp;
+}
+
+static bool in_span(struct span sp, uint64_t value)
+{
+	return value <= sp.hi;
+}
+
+static bool push(struct table *t, const struct sym *s)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct sym *ns = realloc(t->s, cap * sizeof(*ns));
+
+		if (!ns)
+			return false;
+		t->s = ns;
+		t->cap = cap;
+	}
+	t->s[t->n++] = *s;
+	return true;
+}
+
+/* Whether libdw's search looks at a symbol at all. */
+static bool searched(const GElf_Sym *s, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return name && name[0] && s->st_shndx != SHN_UNDEF &&
+	       type != STT_SECTION && type != STT_FILE && type != STT_TLS;
+}
+
+static bool add(struct ct_symindex *x, struct span sp, uint32_t idx, uint32_t first_global,
+		const GElf_Sym *s, const char *name, uint64_t value, bool abs)
+{
+	struct sym e = { value, s->st_size, name, idx, (uint8_t)binding_pref(s->st_info), abs };
+
+	x->info.symbols++;
+	if (!in_span(sp, value))
+		return true;
+	x->info.kept++;
+	return push(idx >= first_global ? &x->global : &x->local, &e);
+}
+
+/* The section of the symbol table libdw chose, if it is one we can read
+ * in place: n entries of Elf64_Sym, first_global its sh_info. */
+static Elf_Scn *table_section(Elf *elf, int n, int first_global)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_entsize != sizeof(Elf64_Sym))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			break;
+		if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+	}
+	if (!scn)
+		scn = dynsym;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_size / sizeof(Elf64_Sym) != (uint64_t)n ||
+	    sh.sh_info != (uint64_t)first_global)
+		return NULL;
+	return scn;
+}
+
+/* Which of elf's sections are allocated: libdw moves a symbol by the
+ * file's bias only if its section is (an absolute one stays).  NULL where a
+ * symbol's section may be given elsewhere (SHT_SYMTAB_SHNDX): libdw's own
+ * reading is asked then. */
+static bool *alloc_sections(Elf *elf, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool *alloc;
+
+	if (elf_getshdrnum(elf, n) != 0 || !(alloc = calloc(*n ? *n : 1, sizeof(*alloc))))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t i = elf_ndxscn(scn);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_SYMTAB_SHNDX) {
+			free(alloc);
+			return NULL;
+		}
+		if (i < *n)
+			alloc[i] = sh.sh_flags & SHF_ALLOC;
+	}
+	return alloc;
+}
+
+/* Where libdw puts a raw symbol, in the main file's ELF addresses. */
+static uint64_t raw_value(const Elf64_Sym *s, const bool *alloc, size_t nalloc,
+			  uint64_t sbias, uint64_t bias)
+{
+	bool moved = s->st_shndx < SHN_LORESERVE && s->st_shndx < nalloc && alloc[s->st_shndx];
+
+	return s->st_value + (moved ? sbias : 0) - bias;
+}
+
+/* Reads the table straight from libelf's data: no per-symbol calls.
+ * false: not a table we can read so; the caller asks libdw instead. */
+static bool read_raw(struct ct_symindex *x, Dwfl_Module *mod, GElf_Addr bias, int n,
+		     int first_global, struct span sp)
+{
+	GElf_Sym probe;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *elf = NULL;
+	Dwarf_Addr sbias = 0;
+	Elf_Scn *scn, *strscn;
+	Elf_Data *d, *sd;
+	GElf_Shdr sh;
+	const Elf64_Sym *syms;
+	const char *str;
+	bool *alloc = NULL, ok = false;
+	size_t nalloc = 0;
+
+	if (!dwfl_module_getsym_info(mod, n - 1, &probe, &addr, &shndx, &elf, &sbias) || !elf ||
+	    gelf_getclass(elf) != ELFCLASS64 || !(scn = table_section(elf, n, first_global)) ||
+	    !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || d->d_type != ELF_T_SYM ||
+	    d->d_size < (size_t)n * sizeof(Elf64_Sym) || !(strscn = elf_getscn(elf, sh.sh_link)) ||
+	    !(sd = elf_getdata(strscn, NULL)) || !sd->d_size ||
+	    ((const char *)sd->d_buf)[sd->d_size - 1] != 0 ||
+	    !(alloc = alloc_sections(elf, &nalloc)))
+		goto out;
+	syms = d->d_buf;
+	str = sd->d_buf;
+	/* The same entry as libdw's, at the address libdw gives it. */
+	if (probe.st_value != syms[n - 1].st_value || probe.st_name != syms[n - 1].st_name ||
+	    addr - bias != raw_value(&syms[n - 1], alloc, nalloc, sbias, bias))
+		goto out;
+	ok = true;
+	for (int i = 1; i < n && ok; i++) {
+		const Elf64_Sym *s = &syms[i];
+		const char *name = s->st_name < sd->d_size ? str + s->st_name : NULL;
+		GElf_Sym g = *s;
+
+		if (searched(&g, name))
+			ok = add(x, sp, (uint32_t)i, (uint32_t)first_global, &g, name,
+				 raw_value(s, alloc, nalloc, sbias, bias),
+				 s->st_shndx >= SHN_LORESERVE);
+	}
+out:
+	free(alloc);
+	return ok;
+}
+
+/* One symbol at a time through libdw: any table it reads. */
+static bool read_via_libdw(struct ct_symindex *x, Dwfl_Module *mod, GElf_Addr bias, int n,
+			   int first_global, struct span sp)
+{
+	x->info.via_libdw = 1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(mod, i, &s, &addr, &shndx, NULL, NULL);
+
+		if (!searched(&s, name))
+			continue;
+		if (!add(x, sp, (uint32_t)i, (uint32_t)first_global, &s, name, addr - bias,
+			 shndx >= SHN_LORESERVE))
+			return false;
+	}
+	return true;
+}
+
+static int by_value_then_idx(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool finish(struct table *t)
+{
+	uint64_t far = 0;
+
+	if (t->n)
+		qsort(t->s, t->n, sizeof(*t->s), by_value_then_idx);
+	t->reach = malloc((t->n ? t->n : 1) * sizeof(*t->reach));
+	if (!t->reach)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t end = t->s[i].value + t->s[i].size;
+
+		if (end > far)
+			far = end;
+		t->reach[i] = far;
+	}
+	return true;
+}
+
+static int by_start_then_ndx(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* The main file's allocated sections by address, as libdw keeps them to
+ * say which section an address is in. */
+static bool read_sections(struct ct_symindex *x, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0, cap = 0;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(elf, &cap) != 0)
+		return false;
+	x->secs = calloc(cap ? cap : 1, sizeof(*x->secs));
+	if (!x->secs)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) && n < cap)
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC))
+			x->secs[n++] = (struct section){ sh.sh_addr, sh.sh_addr + sh.sh_size,
+							 elf_ndxscn(scn) };
+	qsort(x->secs, n, sizeof(*x->secs), by_start_then_ndx);
+	x->nsecs = n;
+	return true;
+}
+
+struct ct_symindex *ct_symindex_build(Dwfl_Module *mod)
+{
+	struct ct_symindex *x = calloc(1, sizeof(*x));
+	double t0 = now_ms();
+	GElf_Addr bias = 0;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int n, first_global;
+	bool ok = true;
+	struct span sp;
+
+	if (!x)
+		return NULL;
+	elf = dwfl_module_getelf(mod, &bias);
+	n = dwfl_module_getsymtab(mod);
+	first_global = n >= 2 ? dwfl_module_getsymtab_first_global(mod) : -1;
+	if (!elf || first_global < 0 || !gelf_getehdr(elf, &eh))
+		goto done;   /* no table: libdw names nothing */
+	x->search_locals = first_global > 1;
+	sp = exec_span(elf);
+	ok = read_sections(x, elf);
+	if (ok && (eh.e_type == ET_DYN || eh.e_type == ET_EXEC) &&
+	    read_raw(x, mod, bias, n, first_global, sp))
+		goto sorted;
+	x->global.n = x->local.n = 0;
+	x->info.symbols = x->info.kept = 0;
+	ok = ok && read_via_libdw(x, mod, bias, n, first_global, sp);
+sorted:
+	ok = ok && finish(&x->global) && finish(&x->local);
+done:
+	x->info.build_ms = now_ms() - t0;
+	if (!ok) {
+		ct_symindex_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void ct_symindex_free(struct ct_symindex *x)
+{
+	if (!x)
+		return;
+	free(x->global.s);
+	free(x->global.reach);
+	free(x->local.s);
+	free(x->local.reach);
+	free(x->secs);
+	free(x);
+}
+
+void ct_symindex_info(const struct ct_symindex *x, struct ct_symindex_info *out)
+{
+	*out = x->info;
+}
+
+/* --- looking up ------------------------------------------------------- */
+
+/* How many of t's symbols start at or below addr. */
+static size_t at_or_below(const struct table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->s[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* libdw's section index for addr: a section's end counts as in it unless
+ * the next starts there; 0 (SHN_UNDEF) where none holds it. */
+static size_t section_of(const struct ct_symindex *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->nsecs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < x->secs[mid].start)
+			hi = mid;
+		else if (addr > x->secs[mid].end)
+			lo = mid + 1;
+		else {
+			if (addr == x->secs[mid].end && mid + 1 < x->nsecs &&
+			    addr == x->secs[mid + 1].start)
+				mid++;
+			return x->secs[mid].ndx;
+		}
+	}
+	return SHN_UNDEF;
+}
+
+/* libdw's preference between the best sized symbol so far and the next
+ * in table order. */
+static bool replaces(const struct sym *best, const struct sym *s)
+{
+	if (!best || best->value < s->value || best->bind < s->bind)
+		return true;
+	return best->value == s->value &&
+	       ((best->size > s->size && best->bind <= s->bind) ||
+		(best->size >= s->size && best->bind < s->bind));
+}
+
+/* The sized symbol of t that libdw picks for addr, or NULL.  below: how
+ * many of t's symbols start at or below addr. */
+static const struct sym *sized_pick(const struct table *t, size_t below, uint64_t addr)
+{
+	const struct sym *best = NULL;
+	uint32_t last_idx = 0;
+	bool taken = false;
+
+	/* Walking down by address while some symbol further down could still
+	 * reach addr; libdw takes them in table order, so fold in that order:
+	 * each round takes the lowest idx above the last taken. */
+	for (;;) {
+		const struct sym *next = NULL;
+
+		for (size_t i = below; i > 0 && t->reach[i - 1] > addr; i--) {
+			const struct sym *s = &t->s[i - 1];
+
+			if (s->size && addr - s->value < s->size &&
+			    (!taken || s->idx > last_idx) && (!next || s->idx < next->idx))
+				next = s;
+		}
+		if (!next)
+			return best;
+		if (replaces(best, next))
+			best = next;
+		last_idx = next->idx;
+		taken = true;
+	}
+}
+
+/* The last label of t (by table order) at exactly value m in addr's
+ * section, or NULL. */
+static const struct sym *label_at(const struct ct_symindex *x, const struct table *t,
+				  size_t below, uint64_t m, uint64_t addr)
+{
+	const struct sym *pick = NULL;
+
+	for (size_t i = below; i > 0 && t->s[i - 1].value == m; i--) {
+		const struct sym *s = &t->s[i - 1];
+		bool same = s->abs ? m == addr : section_of(x, m) == section_of(x, addr);
+
+		if (!s->size && same && (!pick || s->idx > pick->idx))
+			pick = s;
+	}
+	return pick;
+}
+
+const char *ct_symindex_lookup(const struct ct_symindex *x, uint64_t addr, uint64_t *off)
+{
+	size_t gb = at_or_below(&x->global, addr), lb = 0;
+	const struct sym *s = sized_pick(&x->global, gb, addr);
+	uint64_t m;
+	bool locals;
+
+	if (s)
+		goto found;
+	m = gb ? x->global.reach[gb - 1] : 0;
+	locals = x->search_locals && !(gb && m == addr && label_at(x, &x->global, gb, addr, addr));
+	if (locals) {
+		lb = at_or_below(&x->local, addr);
+		if ((s = sized_pick(&x->local, lb, addr)))
+			goto found;
+		if (lb && x->local.reach[lb - 1] > m)
+			m = x->local.reach[lb - 1];
+	}
+	if (!(locals && (s = label_at(x, &x->local, lb, m, addr))) &&
+	    !(s = label_at(x, &x->global, gb, m, addr)))
+		return NULL;
+found:
+	*off = addr - s->value;
+	return s->name;
+}

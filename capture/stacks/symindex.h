@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A file's symbols sorted by address: the name dwfl_module_addrinfo would
+ * give an address, found by binary search.  libdw (0.188) scans the whole
+ * table for each address it is asked; JAX's and CUDA's libraries hold
+ * hundreds of thousands of symbols, and naming JAX's stacks spent 10.3 of
+ * 10.3 s there (872 addresses, 11.8 ms each).  The index reads the table
+ * once and answers as libdw does: the same table (libdw chooses it:
+ * .symtab, a separate debug file's, or .dynsym), globals before locals,
+ * the nearest sized symbol that holds the address with libdw's binding
+ * and size preferences, else an assembly label (a sizeless symbol) in
+ * the address's section that no other symbol's end passes.
+ */
+#ifndef CT_SYMINDEX_H
+#define CT_SYMINDEX_H
+
+#include <elfutils/libdwfl.h>
+#include <stdint.h>
+
+struct ct_symindex;
+
+/* The index of mod's symbol table (NULL: out of memory).  Addresses are
+ * the main file's ELF addresses, mod's bias taken off. */
+struct ct_symindex *ct_symindex_build(Dwfl_Module *mod);
+void ct_symindex_free(struct ct_symindex *x);
+
+/* The symbol holding ELF address addr and addr's offset in it, or NULL;
+ * what dwfl_module_addrinfo(mod, bias + addr, ...) returns. */
+const char *ct_symindex_lookup(const struct ct_symindex *x, uint64_t addr, uint64_t *off);
+
+/* What the index holds, for the closing line and the checks. */
+struct ct_symindex_info {
+	uint64_t symbols;     /* in the table libdw chose */
+	uint64_t kept;        /* those that can name code */
+	double build_ms;
+	int via_libdw;        /* read one by one through libdw (no raw table) */
+};
+void ct_symindex_info(const struct ct_symindex *x, struct ct_symindex_info *out);
+
+#endif
