@@ -5,6 +5,7 @@
  * terminal, and the closing counts.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -151,6 +152,16 @@ static void report_naming(const struct ct_naming_stats *n)
 	if (n->index_failed)
 		fprintf(stderr, "; %llu files named by libdw alone (no memory for an index)",
 			(unsigned long long)n->index_failed);
+	if (n->cache_read || n->cache_written || n->cache_failed)
+		fprintf(stderr, "; symbol cache: %llu read, %llu written",
+			(unsigned long long)n->cache_read, (unsigned long long)n->cache_written);
+	if (n->cache_failed)
+		fprintf(stderr, ", %llu not written (%s: set CUDATRACE_SYMBOL_CACHE to a "
+			"writable folder, or off)", (unsigned long long)n->cache_failed,
+			strerror(n->cache_errno));
+	if (n->asked_libdw)
+		fprintf(stderr, "; %llu addresses left to libdw (a symbol with an empty name)",
+			(unsigned long long)n->asked_libdw);
 	fputc('\n', stderr);
 	if (n->checked)
 		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu names differ from libdw's\n",

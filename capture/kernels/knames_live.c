@@ -15,6 +15,7 @@
 #include "copy_snaps.h"
 #include "hostelf.h"
 #include "kcache.h"
+#include "mkdir_p.h"
 #include "kmaps_keep.h"
 #include "knamer.h"
 #include "knames_live.h"
@@ -56,29 +57,11 @@ static void cache_dir(struct ct_knames *n)
 		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s/.cache/cudatrace/kernels", home);
 }
 
-/* mkdir -p of the cache folder, owner only. */
-static bool make_dir(char *path)
-{
-	char *s;
-
-	for (s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			*s = '/';
-			return false;
-		}
-		*s = '/';
-	}
-	return !mkdir(path, 0700) || errno == EEXIST;
-}
-
 static void cache_save(struct ct_knames *n, struct ct_kindex *x, uint32_t fi, const char *path)
 {
 	int err;
 
-	if (!make_dir(n->cache_dir))
+	if (!ct_mkdir_p(n->cache_dir))
 		err = -errno;
 	else
 		err = ct_kcache_save(x, fi, path);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "codemaps.h"
@@ -31,6 +32,7 @@ struct ct_symfile {
 	char *path;
 	Dwfl_Module *mod;       /* in the symbolizer's Dwfl; NULL: not an ELF libdw takes */
 	uint64_t base;          /* run-time address there = base + ELF address */
+	char id[128];           /* build-id (else device and inode), size, time: the cache's */
 	struct ct_symindex *index;    /* its symbols by address; built on first use */
 	bool index_tried;
 	bool exports_read;
@@ -44,8 +46,22 @@ struct ct_symbolizer {
 	uint64_t next_base;
 	struct idmap files;     /* dev/ino key -> struct ct_symfile */
 	bool check;             /* ask libdw too, and count where it differs */
+	char cache_dir[4096];   /* symbol indexes kept across runs; "" none */
 	struct ct_naming_stats st;
 };
+
+/* CUDATRACE_SYMBOL_CACHE, else ~/.cache/cudatrace/symbols ("off": none). */
+static void cache_dir(struct ct_symbolizer *s)
+{
+	const char *env = getenv("CUDATRACE_SYMBOL_CACHE"), *home = getenv("HOME");
+
+	if (env && !strcmp(env, "off"))
+		return;
+	if (env && *env)
+		snprintf(s->cache_dir, sizeof(s->cache_dir), "%s", env);
+	else if (home && *home)
+		snprintf(s->cache_dir, sizeof(s->cache_dir), "%s/.cache/cudatrace/symbols", home);
+}
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -66,6 +82,7 @@ struct ct_symbolizer *ct_symbolizer_new(bool check)
 	}
 	s->next_base = FIRST_BASE;
 	s->check = check;
+	cache_dir(s);
 	return s;
 }
 
@@ -144,6 +161,28 @@ static void report_file(struct ct_symbolizer *s, struct ct_symfile *f, int fd)
 		s->next_base = (end + MODULE_GAP) & ~MODULE_ALIGN_MASK;
 }
 
+/* What names the file in the symbol cache: its build-id (else its device
+ * and inode), size and modification time. */
+static void file_id(struct ct_symfile *f, const struct ct_codemap *m)
+{
+	struct stat st;
+	int at = 0;
+
+	if (fstat(m->fd, &st))
+		return;
+	if (m->build_id_size)
+		for (uint32_t i = 0; i < m->build_id_size && i < 40; i++)
+			at += snprintf(f->id + at, sizeof(f->id) - (size_t)at, "%02x",
+				       m->build_id[i]);
+	else
+		at = snprintf(f->id, sizeof(f->id), "file-%llx-%llx", (unsigned long long)m->dev,
+			      (unsigned long long)m->ino);
+	snprintf(f->id + at, sizeof(f->id) - (size_t)at, "-%llx-%llx",
+		 (unsigned long long)st.st_size,
+		 (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+			 (unsigned long long)st.st_mtim.tv_nsec);
+}
+
 struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m)
 {
 	uint64_t key = file_key(m->dev, m->ino);
@@ -160,6 +199,7 @@ struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_c
 	}
 	f->dev = m->dev;
 	f->ino = m->ino;
+	file_id(f, m);
 	report_file(s, f, m->fd);
 	idmap_put(&s->files, key, f);
 	return f;
@@ -289,12 +329,17 @@ static struct ct_symindex *index_of(struct ct_symbolizer *s, struct ct_symfile *
 	if (f->index_tried)
 		return f->index;
 	f->index_tried = true;
-	f->index = ct_symindex_build(f->mod);
+	f->index = ct_symindex_build(f->mod, s->cache_dir[0] && f->id[0] ? s->cache_dir : NULL,
+				     f->id);
 	if (!f->index) {
 		s->st.index_failed++;
 		return NULL;
 	}
 	ct_symindex_info(f->index, &info);
+	s->st.cache_read += info.cache_read;
+	s->st.cache_written += info.cache_written;
+	if (info.cache_errno && !s->st.cache_failed++)
+		s->st.cache_errno = info.cache_errno;
 	s->st.files++;
 	s->st.symbols += info.symbols;
 	s->st.kept += info.kept;
@@ -315,8 +360,10 @@ static const char *symbol_of(struct ct_symbolizer *s, struct ct_symfile *f, uint
 	const char *name = NULL, *dname;
 
 	s->st.lookups++;
-	if (x)
-		name = ct_symindex_lookup(x, look, off);
+	if (x && (name = ct_symindex_lookup(x, look, off)) == CT_SYMINDEX_ASK_LIBDW) {
+		s->st.asked_libdw++;
+		x = NULL;
+	}
 	if (x && !s->check)
 		return name;
 	dname = dwfl_module_addrinfo(f->mod, f->base + look, &doff, &sym, NULL, NULL, NULL);

@@ -49,7 +49,12 @@ struct ct_naming_stats {
 	double build_ms;        /* ... in this long */
 	uint64_t via_libdw;     /* ... files read symbol by symbol through libdw */
 	uint64_t index_failed;  /* files named by libdw alone (no memory for an index) */
+	uint64_t cache_read;    /* indexes mapped from the cache (CUDATRACE_SYMBOL_CACHE) */
+	uint64_t cache_written; /* ... built and written to it */
+	uint64_t cache_failed;  /* ... that could not be written */
+	int cache_errno;        /* ... the first's errno */
 	uint64_t lookups;       /* addresses named (each once a file) */
+	uint64_t asked_libdw;   /* ... by libdw: the index's symbol had an empty name */
 	uint64_t checked;       /* CT_UNWIND_CHECK: ... asked of libdw too */
 	uint64_t differ;        /* ... where libdw named it otherwise */
 };

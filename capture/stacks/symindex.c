@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
-#include "symindex.h"
+#include "mkdir_p.h"
+
+#include "symcache.h"
+#include "symindex_int.h"
 
 /*
  * libdw's choice (elfutils' dwfl_module_addrsym.c, __libdwfl_addrsym with
@@ -26,33 +32,6 @@
  *    after the globals'.
  * tests/stacks/symindex_check.c holds it to libdw on real files.
  */
-
-struct sym {
-	uint64_t value, size;   /* main file's ELF address */
-	const char *name;       /* in libelf's data: lives as long as the Dwfl */
-	uint32_t idx;           /* in libdw's table: its order */
-	uint8_t bind;           /* libdw's binding preference, higher wins */
-	uint8_t abs;            /* section index SHN_ABS or another reserved one */
-};
-
-struct table {
-	struct sym *s;          /* by value, then idx */
-	uint64_t *reach;        /* reach[i]: the furthest end of s[0..i] */
-	size_t n, cap;
-};
-
-struct section {
-	uint64_t start, end;
-	size_t ndx;
-};
-
-struct ct_symindex {
-	struct table global, local;
-	bool search_locals;     /* libdw's first global > 1 */
-	struct section *secs;   /* allocated sections, by start */
-	size_t nsecs;
-	struct ct_symindex_info info;
-};
 
 static double now_ms(void)
 {
@@ -109,11 +88,23 @@ static bool in_span(struct span sp, uint64_t value)
 	return value <= sp.hi;
 }
 
-static bool push(struct table *t, const struct sym *s)
+/* Room for n symbols at once: a table's symbols all come in one pass. */
+static bool reserve(struct ct_symtable *t, size_t n)
+{
+	struct ct_sym *ns = realloc(t->s, (n ? n : 1) * sizeof(*ns));
+
+	if (!ns)
+		return false;
+	t->s = ns;
+	t->cap = n ? n : 1;
+	return true;
+}
+
+static bool push(struct ct_symtable *t, const struct ct_sym *s)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct sym *ns = realloc(t->s, cap * sizeof(*ns));
+		struct ct_sym *ns = realloc(t->s, cap * sizeof(*ns));
 
 		if (!ns)
 			return false;
@@ -124,19 +115,21 @@ static bool push(struct table *t, const struct sym *s)
 	return true;
 }
 
-/* Whether libdw's search looks at a symbol at all. */
-static bool searched(const GElf_Sym *s, const char *name)
+/* Whether libdw's search looks at a symbol at all (named: its name is
+ * there and not empty). */
+static bool searched(const GElf_Sym *s, bool named)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
-	return name && name[0] && s->st_shndx != SHN_UNDEF &&
+	return named && s->st_shndx != SHN_UNDEF &&
 	       type != STT_SECTION && type != STT_FILE && type != STT_TLS;
 }
 
 static bool add(struct ct_symindex *x, struct span sp, uint32_t idx, uint32_t first_global,
-		const GElf_Sym *s, const char *name, uint64_t value, bool abs)
+		const GElf_Sym *s, uint32_t name, uint64_t value, bool abs)
 {
-	struct sym e = { value, s->st_size, name, idx, (uint8_t)binding_pref(s->st_info), abs };
+	struct ct_sym e = { .value = value, .size = s->st_size, .name = name, .idx = idx,
+			    .bind = (uint8_t)binding_pref(s->st_info), .abs = abs };
 
 	x->info.symbols++;
 	if (!in_span(sp, value))
@@ -202,10 +195,27 @@ static uint64_t raw_value(const Elf64_Sym *s, const bool *alloc, size_t nalloc,
 	return s->st_value + (moved ? sbias : 0) - bias;
 }
 
-/* Reads the table straight from libelf's data: no per-symbol calls.
- * false: not a table we can read so; the caller asks libdw instead. */
-static bool read_raw(struct ct_symindex *x, Dwfl_Module *mod, GElf_Addr bias, int n,
-		     int first_global, struct span sp)
+/* The table libdw chose, where it can be read in place. */
+struct raw_table {
+	const Elf64_Sym *syms;
+	int n, first_global;
+	const char *str;
+	size_t strsz;
+	bool *alloc;            /* which sections are allocated */
+	size_t nalloc;
+	uint64_t sbias, bias;   /* its file's and the main file's */
+	uint64_t key;           /* which table this is, for the cache */
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+/* Finds libdw's table in libelf's data, reading no symbol yet; false:
+ * not a table we can read so (the caller asks libdw instead). */
+static bool locate_raw(struct raw_table *t, Dwfl_Module *mod, Elf *main, GElf_Addr bias, int n,
+		       int first_global)
 {
 	GElf_Sym probe;
 	GElf_Addr addr;
@@ -215,38 +225,53 @@ static bool read_raw(struct ct_symindex *x, Dwfl_Module *mod, GElf_Addr bias, in
 	Elf_Scn *scn, *strscn;
 	Elf_Data *d, *sd;
 	GElf_Shdr sh;
-	const Elf64_Sym *syms;
-	const char *str;
-	bool *alloc = NULL, ok = false;
-	size_t nalloc = 0;
 
+	memset(t, 0, sizeof(*t));
 	if (!dwfl_module_getsym_info(mod, n - 1, &probe, &addr, &shndx, &elf, &sbias) || !elf ||
 	    gelf_getclass(elf) != ELFCLASS64 || !(scn = table_section(elf, n, first_global)) ||
 	    !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || d->d_type != ELF_T_SYM ||
 	    d->d_size < (size_t)n * sizeof(Elf64_Sym) || !(strscn = elf_getscn(elf, sh.sh_link)) ||
 	    !(sd = elf_getdata(strscn, NULL)) || !sd->d_size ||
 	    ((const char *)sd->d_buf)[sd->d_size - 1] != 0 ||
-	    !(alloc = alloc_sections(elf, &nalloc)))
-		goto out;
-	syms = d->d_buf;
-	str = sd->d_buf;
+	    !(t->alloc = alloc_sections(elf, &t->nalloc)))
+		return false;
+	t->syms = d->d_buf;
+	t->n = n;
+	t->first_global = first_global;
+	t->str = sd->d_buf;
+	t->strsz = sd->d_size;
+	t->sbias = sbias;
+	t->bias = bias;
+	t->key = mix(mix(mix(mix(mix(mix(0xcbf29ce484222325ull, (uint64_t)n), (uint64_t)first_global),
+				 sd->d_size), sh.sh_offset), elf != main), sbias - bias);
 	/* The same entry as libdw's, at the address libdw gives it. */
-	if (probe.st_value != syms[n - 1].st_value || probe.st_name != syms[n - 1].st_name ||
-	    addr - bias != raw_value(&syms[n - 1], alloc, nalloc, sbias, bias))
-		goto out;
-	ok = true;
-	for (int i = 1; i < n && ok; i++) {
-		const Elf64_Sym *s = &syms[i];
-		const char *name = s->st_name < sd->d_size ? str + s->st_name : NULL;
+	if (probe.st_value != t->syms[n - 1].st_value || probe.st_name != t->syms[n - 1].st_name ||
+	    addr - bias != raw_value(&t->syms[n - 1], t->alloc, t->nalloc, sbias, bias)) {
+		free(t->alloc);
+		t->alloc = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Reads the table in place: no per-symbol calls.  A name is not read
+ * here: a large file's string table is most of what reading it would
+ * cost (hundreds of MB, from disk the first time).  A name at offset 0 is
+ * empty; one elsewhere is taken as not empty (linkers make no other empty
+ * name), and an empty one found at a lookup is left to libdw. */
+static bool read_raw(struct ct_symindex *x, const struct raw_table *t, struct span sp)
+{
+	bool ok = reserve(&x->global, (size_t)t->n) && reserve(&x->local, (size_t)t->first_global);
+
+	for (int i = 1; i < t->n && ok; i++) {
+		const Elf64_Sym *s = &t->syms[i];
 		GElf_Sym g = *s;
 
-		if (searched(&g, name))
-			ok = add(x, sp, (uint32_t)i, (uint32_t)first_global, &g, name,
-				 raw_value(s, alloc, nalloc, sbias, bias),
+		if (searched(&g, s->st_name && s->st_name < t->strsz))
+			ok = add(x, sp, (uint32_t)i, (uint32_t)t->first_global, &g, s->st_name,
+				 raw_value(s, t->alloc, t->nalloc, t->sbias, t->bias),
 				 s->st_shndx >= SHN_LORESERVE);
 	}
-out:
-	free(alloc);
 	return ok;
 }
 
@@ -255,36 +280,81 @@ static bool read_via_libdw(struct ct_symindex *x, Dwfl_Module *mod, GElf_Addr bi
 			   int first_global, struct span sp)
 {
 	x->info.via_libdw = 1;
+	x->names = calloc((size_t)n, sizeof(*x->names));
+	if (!x->names)
+		return false;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym s;
 		GElf_Addr addr;
 		GElf_Word shndx;
 		const char *name = dwfl_module_getsym_info(mod, i, &s, &addr, &shndx, NULL, NULL);
 
-		if (!searched(&s, name))
+		if (!searched(&s, name && name[0]))
 			continue;
-		if (!add(x, sp, (uint32_t)i, (uint32_t)first_global, &s, name, addr - bias,
+		x->names[i] = name;
+		if (!add(x, sp, (uint32_t)i, (uint32_t)first_global, &s, (uint32_t)i, addr - bias,
 			 shndx >= SHN_LORESERVE))
 			return false;
 	}
 	return true;
 }
 
-static int by_value_then_idx(const void *a, const void *b)
+/* Sorts t by value, keeping the table order (idx, in which the symbols
+ * came) among equal values: a stable radix sort, 16 bits a pass, as many
+ * passes as the largest value needs (a comparison sort of a million
+ * symbols took 70% of building the index). */
+static bool sort_by_value(struct ct_symtable *t)
 {
-	const struct sym *x = a, *y = b;
+	uint64_t max = 0;
+	bool sorted = true;
+	struct ct_sym *tmp;
+	size_t *count;
 
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->s[i].value > max)
+			max = t->s[i].value;
+		if (i && t->s[i].value < t->s[i - 1].value)
+			sorted = false;
+	}
+	if (sorted)
+		return true;
+	tmp = malloc(t->n * sizeof(*tmp));
+	count = malloc(65536 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return false;
+	}
+	for (unsigned shift = 0; shift < 64 && max >> shift; shift += 16) {
+		struct ct_sym *swap;
+		size_t at = 0;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (size_t i = 0; i < t->n; i++)
+			count[t->s[i].value >> shift & 0xffff]++;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = count[d];
+
+			count[d] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < t->n; i++)
+			tmp[count[t->s[i].value >> shift & 0xffff]++] = t->s[i];
+		swap = t->s;
+		t->s = tmp;
+		tmp = swap;
+	}
+	free(tmp);
+	free(count);
+	return true;
 }
 
-static bool finish(struct table *t)
+static bool finish(struct ct_symtable *t)
 {
 	uint64_t far = 0;
 
-	if (t->n)
-		qsort(t->s, t->n, sizeof(*t->s), by_value_then_idx);
+	if (!sort_by_value(t))
+		return false;
 	t->reach = malloc((t->n ? t->n : 1) * sizeof(*t->reach));
 	if (!t->reach)
 		return false;
@@ -300,7 +370,7 @@ static bool finish(struct table *t)
 
 static int by_start_then_ndx(const void *a, const void *b)
 {
-	const struct section *x = a, *y = b;
+	const struct ct_symsection *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -322,19 +392,63 @@ static bool read_sections(struct ct_symindex *x, Elf *elf)
 		return false;
 	while ((scn = elf_nextscn(elf, scn)) && n < cap)
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC))
-			x->secs[n++] = (struct section){ sh.sh_addr, sh.sh_addr + sh.sh_size,
+			x->secs[n++] = (struct ct_symsection){ sh.sh_addr, sh.sh_addr + sh.sh_size,
 							 elf_ndxscn(scn) };
 	qsort(x->secs, n, sizeof(*x->secs), by_start_then_ndx);
 	x->nsecs = n;
 	return true;
 }
 
-struct ct_symindex *ct_symindex_build(Dwfl_Module *mod)
+/* The index from the raw table: from the cache where it has this table,
+ * else read, sorted and cached. */
+static bool from_raw(struct ct_symindex *x, const struct raw_table *t, struct span sp,
+		     const char *cache_dir, const char *file_id)
+{
+	char path[4096];
+	int err;
+
+	x->strtab = t->str;
+	x->strtab_size = t->strsz;
+	if (cache_dir && file_id &&
+	    snprintf(path, sizeof(path), "%s/%s-%016llx.symx", cache_dir, file_id,
+		     (unsigned long long)t->key) < (int)sizeof(path)) {
+		if (ct_symcache_load(x, path, t->key)) {
+			x->info.cache_read = 1;
+			return true;
+		}
+	} else {
+		cache_dir = NULL;
+	}
+	if (!read_raw(x, t, sp) || !finish(&x->global) || !finish(&x->local))
+		return false;
+	if (cache_dir) {
+		err = ct_mkdir_p(cache_dir) ? ct_symcache_save(x, path, t->key) : -errno;
+		x->info.cache_written = !err;
+		x->info.cache_errno = -err;
+	}
+	return true;
+}
+
+static void drop_tables(struct ct_symindex *x)
+{
+	free(x->global.s);
+	free(x->global.reach);
+	free(x->local.s);
+	free(x->local.reach);
+	memset(&x->global, 0, sizeof(x->global));
+	memset(&x->local, 0, sizeof(x->local));
+	x->info.symbols = x->info.kept = 0;
+	x->strtab = NULL;
+}
+
+struct ct_symindex *ct_symindex_build(Dwfl_Module *mod, const char *cache_dir,
+				      const char *file_id)
 {
 	struct ct_symindex *x = calloc(1, sizeof(*x));
 	double t0 = now_ms();
 	GElf_Addr bias = 0;
 	GElf_Ehdr eh;
+	struct raw_table t = { 0 };
 	Elf *elf;
 	int n, first_global;
 	bool ok = true;
@@ -351,14 +465,14 @@ struct ct_symindex *ct_symindex_build(Dwfl_Module *mod)
 	sp = exec_span(elf);
 	ok = read_sections(x, elf);
 	if (ok && (eh.e_type == ET_DYN || eh.e_type == ET_EXEC) &&
-	    read_raw(x, mod, bias, n, first_global, sp))
-		goto sorted;
-	x->global.n = x->local.n = 0;
-	x->info.symbols = x->info.kept = 0;
-	ok = ok && read_via_libdw(x, mod, bias, n, first_global, sp);
-sorted:
-	ok = ok && finish(&x->global) && finish(&x->local);
+	    locate_raw(&t, mod, elf, bias, n, first_global) &&
+	    from_raw(x, &t, sp, cache_dir, file_id))
+		goto done;
+	drop_tables(x);
+	ok = ok && read_via_libdw(x, mod, bias, n, first_global, sp) && finish(&x->global) &&
+	     finish(&x->local);
 done:
+	free(t.alloc);
 	x->info.build_ms = now_ms() - t0;
 	if (!ok) {
 		ct_symindex_free(x);
@@ -371,10 +485,11 @@ void ct_symindex_free(struct ct_symindex *x)
 {
 	if (!x)
 		return;
-	free(x->global.s);
-	free(x->global.reach);
-	free(x->local.s);
-	free(x->local.reach);
+	if (x->map)
+		munmap(x->map, x->map_len);
+	else
+		drop_tables(x);
+	free(x->names);
 	free(x->secs);
 	free(x);
 }
@@ -386,8 +501,21 @@ void ct_symindex_info(const struct ct_symindex *x, struct ct_symindex_info *out)
 
 /* --- looking up ------------------------------------------------------- */
 
+/* A symbol's name; CT_SYMINDEX_ASK_LIBDW where it is empty, or outside
+ * the strings (a cache written for another table). */
+static const char *name_of(const struct ct_symindex *x, const struct ct_sym *s)
+{
+	const char *name = NULL;
+
+	if (x->strtab && s->name < x->strtab_size)
+		name = x->strtab + s->name;
+	else if (!x->strtab && x->names)
+		name = x->names[s->name];
+	return name && name[0] ? name : CT_SYMINDEX_ASK_LIBDW;
+}
+
 /* How many of t's symbols start at or below addr. */
-static size_t at_or_below(const struct table *t, uint64_t addr)
+static size_t at_or_below(const struct ct_symtable *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -427,7 +555,7 @@ static size_t section_of(const struct ct_symindex *x, uint64_t addr)
 
 /* libdw's preference between the best sized symbol so far and the next
  * in table order. */
-static bool replaces(const struct sym *best, const struct sym *s)
+static bool replaces(const struct ct_sym *best, const struct ct_sym *s)
 {
 	if (!best || best->value < s->value || best->bind < s->bind)
 		return true;
@@ -438,9 +566,9 @@ static bool replaces(const struct sym *best, const struct sym *s)
 
 /* The sized symbol of t that libdw picks for addr, or NULL.  below: how
  * many of t's symbols start at or below addr. */
-static const struct sym *sized_pick(const struct table *t, size_t below, uint64_t addr)
+static const struct ct_sym *sized_pick(const struct ct_symtable *t, size_t below, uint64_t addr)
 {
-	const struct sym *best = NULL;
+	const struct ct_sym *best = NULL;
 	uint32_t last_idx = 0;
 	bool taken = false;
 
@@ -448,10 +576,10 @@ static const struct sym *sized_pick(const struct table *t, size_t below, uint64_
 	 * reach addr; libdw takes them in table order, so fold in that order:
 	 * each round takes the lowest idx above the last taken. */
 	for (;;) {
-		const struct sym *next = NULL;
+		const struct ct_sym *next = NULL;
 
 		for (size_t i = below; i > 0 && t->reach[i - 1] > addr; i--) {
-			const struct sym *s = &t->s[i - 1];
+			const struct ct_sym *s = &t->s[i - 1];
 
 			if (s->size && addr - s->value < s->size &&
 			    (!taken || s->idx > last_idx) && (!next || s->idx < next->idx))
@@ -468,13 +596,13 @@ static const struct sym *sized_pick(const struct table *t, size_t below, uint64_
 
 /* The last label of t (by table order) at exactly value m in addr's
  * section, or NULL. */
-static const struct sym *label_at(const struct ct_symindex *x, const struct table *t,
+static const struct ct_sym *label_at(const struct ct_symindex *x, const struct ct_symtable *t,
 				  size_t below, uint64_t m, uint64_t addr)
 {
-	const struct sym *pick = NULL;
+	const struct ct_sym *pick = NULL;
 
 	for (size_t i = below; i > 0 && t->s[i - 1].value == m; i--) {
-		const struct sym *s = &t->s[i - 1];
+		const struct ct_sym *s = &t->s[i - 1];
 		bool same = s->abs ? m == addr : section_of(x, m) == section_of(x, addr);
 
 		if (!s->size && same && (!pick || s->idx > pick->idx))
@@ -486,7 +614,7 @@ static const struct sym *label_at(const struct ct_symindex *x, const struct tabl
 const char *ct_symindex_lookup(const struct ct_symindex *x, uint64_t addr, uint64_t *off)
 {
 	size_t gb = at_or_below(&x->global, addr), lb = 0;
-	const struct sym *s = sized_pick(&x->global, gb, addr);
+	const struct ct_sym *s = sized_pick(&x->global, gb, addr);
 	uint64_t m;
 	bool locals;
 
@@ -506,5 +634,5 @@ const char *ct_symindex_lookup(const struct ct_symindex *x, uint64_t addr, uint6
 		return NULL;
 found:
 	*off = addr - s->value;
-	return s->name;
+	return name_of(x, s);
 }

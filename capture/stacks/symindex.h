@@ -20,12 +20,20 @@
 struct ct_symindex;
 
 /* The index of mod's symbol table (NULL: out of memory).  Addresses are
- * the main file's ELF addresses, mod's bias taken off. */
-struct ct_symindex *ct_symindex_build(Dwfl_Module *mod);
+ * the main file's ELF addresses, mod's bias taken off.  cache_dir (NULL:
+ * none) keeps indexes across runs (symcache.h), under names that begin
+ * with file_id (the file's build-id, size and time), so the same file is
+ * not read and sorted again. */
+struct ct_symindex *ct_symindex_build(Dwfl_Module *mod, const char *cache_dir,
+				      const char *file_id);
 void ct_symindex_free(struct ct_symindex *x);
 
 /* The symbol holding ELF address addr and addr's offset in it, or NULL;
- * what dwfl_module_addrinfo(mod, bias + addr, ...) returns. */
+ * what dwfl_module_addrinfo(mod, bias + addr, ...) returns.  Names are
+ * not read while building (a large file's string table is most of its
+ * cost), so a symbol whose name turns out empty (no linker makes one but
+ * at offset 0) is not answered: CT_SYMINDEX_ASK_LIBDW says to ask libdw. */
+#define CT_SYMINDEX_ASK_LIBDW ((const char *)1)
 const char *ct_symindex_lookup(const struct ct_symindex *x, uint64_t addr, uint64_t *off);
 
 /* What the index holds, for the closing line and the checks. */
@@ -34,6 +42,9 @@ struct ct_symindex_info {
 	uint64_t kept;        /* those that can name code */
 	double build_ms;
 	int via_libdw;        /* read one by one through libdw (no raw table) */
+	int cache_read;       /* mapped from the cache */
+	int cache_written;    /* built and written to the cache */
+	int cache_errno;      /* writing it failed so */
 };
 void ct_symindex_info(const struct ct_symindex *x, struct ct_symindex_info *out);
 

@@ -503,14 +503,48 @@ SYMCHECK = os.path.join(SRC, "symindex_check")
 files = [LIBC, os.path.realpath(sys.executable)] + \
     [os.path.join(SRC, f) for f in ("libcuda.so.1", "libstripped.so.1", "lld/libcuda.so.1",
                                     "stackprog", "libsymtricky.so")] + ([BIG] if BIG else [])
-p = subprocess.run([SYMCHECK] + files, capture_output=True, text=True,
-                   env=dict(os.environ, CT_SYMINDEX_STEPS="50000000"))
-rows = [line.split() for line in p.stdout.splitlines()]
-t.ok(p.returncode == 0 and len(rows) == len(files) and all(r[0] == "ok" for r in rows),
-     "names as libdw's at %s addresses of %d files (%s); a lookup %s ns, libdw's %s ns"
-     % (sum(int(r[2]) for r in rows), len(rows),
-        ", ".join("%s %s symbols" % (os.path.basename(r[1]), r[4]) for r in rows),
-        "/".join(r[8] for r in rows), "/".join(r[9] for r in rows)), p.stdout + p.stderr)
+for how in ("built", "mapped back from the cache"):
+    env = dict(os.environ, CT_SYMINDEX_STEPS="50000000")
+    if how != "built":
+        env["CT_SYMINDEX_CACHE"] = os.path.join(tmp, "symcheck-cache")
+    p = subprocess.run([SYMCHECK] + files, capture_output=True, text=True, env=env)
+    rows = [line.split() for line in p.stdout.splitlines()]
+    t.ok(p.returncode == 0 and len(rows) == len(files) and all(r[0] == "ok" for r in rows) and
+         all(r[7] == ("raw" if how == "built" else "cache") for r in rows),
+         "index %s: names as libdw's at %s addresses of %d files (%s); a lookup %s ns, "
+         "libdw's %s ns" % (how, sum(int(r[2]) for r in rows if len(r) > 9), len(rows),
+                            ", ".join("%s %s symbols" % (os.path.basename(r[1]), r[4])
+                                      for r in rows if len(r) > 9),
+                            "/".join(r[8] for r in rows if len(r) > 9),
+                            "/".join(r[9] for r in rows if len(r) > 9)), p.stdout + p.stderr)
+
+# 7e''. The capture's symbol cache (capture/stacks/symcache.c): a second
+# capture of the same program maps each file's index back instead of
+# reading its symbols again, and names every frame the same (libdw's
+# check: 0 differences; the same text); a cache that cannot be written
+# is said, and changes no name.
+SYMCACHE = os.path.join(tmp, "symcache")
+texts, lines = [], []
+for run_no, cache in enumerate((SYMCACHE, SYMCACHE, "/proc/no-such-folder")):
+    ct = os.path.join(tmp, "symcache%d.ctrace" % run_no)
+    p = run([CUDATRACE, "-k", "--device", dev, "-w", ct, "--", os.path.join(SRC, "stackprog"),
+             os.path.join(SRC, "libcuda.so.1"), dev],
+            env=dict(os.environ, CUDATRACE_SYMBOL_CACHE=cache))
+    m = re.search(r"named .*", p.stderr)
+    d = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) names differ", p.stderr)
+    lines.append((m.group(0) if m else p.stderr[-800:], d and d.group(1) == "0"))
+    # The frames' names, without their run's addresses.
+    texts.append(re.findall(r"^ > (\S+\(.*?\))", text_of(ct), re.M))
+w = re.search(r"symbol cache: 0 read, (\d+) written", lines[0][0])
+r = re.search(r"symbol cache: (\d+) read, 0 written", lines[1][0])
+t.ok(w and r and int(w.group(1)) >= 3 and r.group(1) == w.group(1) and lines[0][1] and
+     lines[1][1] and texts[0] and texts[0] == texts[1],
+     "symbol cache: the first capture writes %s indexes, the second maps them back, names as "
+     "libdw's and the same %d frames' names" % (w.group(1) if w else "?", len(texts[1])),
+     (lines[:2], texts[:2]))
+t.ok("not written (" in lines[2][0] and "CUDATRACE_SYMBOL_CACHE" in lines[2][0] and
+     lines[2][1] and texts[2] == texts[0],
+     "a cache folder that cannot be made: said, the names the same", (lines[2], texts[2]))
 
 # 7f. Through a large library (libLLVM-14, 110 MB, the stand-in for XLA's
 # library or libtorch_cuda.so: each call is made from a callback libLLVM

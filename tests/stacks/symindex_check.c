@@ -6,10 +6,11 @@
  * its end) and for random addresses of the executable segments, beside
  * dwfl_module_addrinfo's for the same address.  A file with a large table
  * is sampled (libdw scans the whole table for each address).
- *   symindex_check FILE...
+ *   [CT_SYMINDEX_CACHE=DIR] symindex_check FILE...
  * prints, per file: ok|FAIL FILE addresses differences symbols kept
- * build_ms raw|libdw index_ns_a_lookup libdw_ns_a_lookup; exits 1 on any
- * difference.
+ * build_ms raw|cache|libdw index_ns_a_lookup libdw_ns_a_lookup; exits 1
+ * on any difference.  With a cache folder the index is written there,
+ * then mapped back, and the one mapped is checked.
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
@@ -114,9 +115,9 @@ static int check(const char *path)
 	struct ct_symindex_info info;
 	struct addrs v = { 0 };
 	GElf_Addr bias = 0;
-	size_t step = 1, asked = 0, differ = 0;
+	size_t step = 1, asked = 0, differ = 0, asked_libdw = 0;
 	double t_index = 0, t_libdw = 0;
-	const char *env = getenv("CT_SYMINDEX_STEPS");
+	const char *env = getenv("CT_SYMINDEX_STEPS"), *cache = getenv("CT_SYMINDEX_CACHE");
 	uint64_t steps = env ? strtoull(env, NULL, 0) : LIBDW_SYMBOL_STEPS;
 	int nsyms;
 
@@ -131,12 +132,22 @@ static int check(const char *path)
 		fprintf(stderr, "%s: not an ELF file libdw takes\n", path);
 		return 2;
 	}
-	x = ct_symindex_build(mod);
+	/* With CT_SYMINDEX_CACHE=DIR: built and written, then mapped back
+	 * from the cache; the one mapped is checked. */
+	x = ct_symindex_build(mod, cache, "check");
+	if (x && cache) {
+		ct_symindex_free(x);
+		x = ct_symindex_build(mod, cache, "check");
+	}
 	if (!x) {
 		fprintf(stderr, "%s: out of memory\n", path);
 		return 2;
 	}
 	ct_symindex_info(x, &info);
+	if (cache && !info.cache_read && !info.via_libdw) {
+		fprintf(stderr, "%s: not read back from the cache in %s\n", path, cache);
+		differ++;
+	}
 	pick(mod, bias, &v, 31);
 	nsyms = dwfl_module_getsymtab(mod);
 	if (nsyms > 0 && v.n * (uint64_t)nsyms > steps)
@@ -148,6 +159,12 @@ static int check(const char *path)
 		double t0 = now_ns();
 		const char *nx = ct_symindex_lookup(x, a, &off_x);
 		double t1 = now_ns();
+
+		if (nx == CT_SYMINDEX_ASK_LIBDW) {   /* the capture asks libdw: counted */
+			asked_libdw++;
+			nx = dwfl_module_addrinfo(mod, bias + a, &off_d, &sym, NULL, NULL, NULL);
+			off_x = off_d;
+		}
 		const char *nd = dwfl_module_addrinfo(mod, bias + a, &off_d, &sym, NULL, NULL, NULL);
 		double t2 = now_ns();
 
@@ -162,9 +179,12 @@ static int check(const char *path)
 					(unsigned long long)off_d);
 		}
 	}
+	if (asked_libdw)
+		fprintf(stderr, "%s: %zu addresses left to libdw (an empty name)\n", path,
+			asked_libdw);
 	printf("%s %s %zu %zu %llu %llu %.1f %s %.0f %.0f\n", differ ? "FAIL" : "ok", path, asked,
 	       differ, (unsigned long long)info.symbols, (unsigned long long)info.kept,
-	       info.build_ms, info.via_libdw ? "libdw" : "raw", asked ? t_index / asked : 0,
+	       info.build_ms, info.via_libdw ? "libdw" : info.cache_read ? "cache" : "raw", asked ? t_index / asked : 0,
 	       asked ? t_libdw / asked : 0);
 	free(v.a);
 	ct_symindex_free(x);
