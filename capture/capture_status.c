@@ -155,6 +155,10 @@ static void report_naming(const struct ct_naming_stats *n)
 	if (n->cache_read || n->cache_written || n->cache_failed)
 		fprintf(stderr, "; symbol cache: %llu read, %llu written",
 			(unsigned long long)n->cache_read, (unsigned long long)n->cache_written);
+	if (n->cache_removed)
+		fprintf(stderr, ", %llu least recently used removed (over %llu MiB: "
+			"CUDATRACE_SYMBOL_CACHE_MB)", (unsigned long long)n->cache_removed,
+			(unsigned long long)(n->cache_bound >> 20));
 	if (n->cache_failed)
 		fprintf(stderr, ", %llu not written (%s: set CUDATRACE_SYMBOL_CACHE to a "
 			"writable folder, or off)", (unsigned long long)n->cache_failed,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_bound.h"
 #include "codemaps.h"
 #include "demangle.h"
 #include "idmap.h"
@@ -49,6 +50,19 @@ struct ct_symbolizer {
 	char cache_dir[4096];   /* symbol indexes kept across runs; "" none */
 	struct ct_naming_stats st;
 };
+
+/* The symbol cache's bound: CUDATRACE_SYMBOL_CACHE_MB, else 1 GiB. */
+static uint64_t cache_bound_bytes(void)
+{
+	const char *env = getenv("CUDATRACE_SYMBOL_CACHE_MB");
+	char *end;
+	unsigned long long mb;
+
+	if (!env || !*env)
+		return 1ull << 30;
+	mb = strtoull(env, &end, 10);
+	return *end || mb > (1ull << 40) ? 1ull << 30 : mb << 20;
+}
 
 /* CUDATRACE_SYMBOL_CACHE, else ~/.cache/cudatrace/symbols ("off": none). */
 static void cache_dir(struct ct_symbolizer *s)
@@ -115,6 +129,20 @@ static void free_file(uint64_t key, void *val, void *ctx)
 	free(f->exports);
 	free(f->path);
 	free(f);
+}
+
+/* After a run that added to the cache: its least recently used indexes
+ * removed while it holds more than its bound. */
+void ct_symbolizer_bound_cache(struct ct_symbolizer *s)
+{
+	int r;
+
+	if (!s->cache_dir[0] || !s->st.cache_written)
+		return;
+	s->st.cache_bound = cache_bound_bytes();
+	r = ct_cache_bound(s->cache_dir, ".symx", s->st.cache_bound);
+	if (r > 0)
+		s->st.cache_removed += (uint64_t)r;
 }
 
 void ct_symbolizer_free(struct ct_symbolizer *s)

@@ -53,12 +53,17 @@ struct ct_naming_stats {
 	uint64_t cache_written; /* ... built and written to it */
 	uint64_t cache_failed;  /* ... that could not be written */
 	int cache_errno;        /* ... the first's errno */
+	uint64_t cache_removed; /* ... least recently used, removed to keep it under: */
+	uint64_t cache_bound;   /* ... this many bytes (CUDATRACE_SYMBOL_CACHE_MB) */
 	uint64_t lookups;       /* addresses named (each once a file) */
 	uint64_t asked_libdw;   /* ... by libdw: the index's symbol had an empty name */
 	uint64_t checked;       /* CT_UNWIND_CHECK: ... asked of libdw too */
 	uint64_t differ;        /* ... where libdw named it otherwise */
 };
 const struct ct_naming_stats *ct_symbolizer_stats(const struct ct_symbolizer *s);
+/* Keeps the symbol cache under its bound after a run that added to it
+ * (before the closing lines, which say what it removed). */
+void ct_symbolizer_bound_cache(struct ct_symbolizer *s);
 
 void ct_frames_begin(struct ct_frames_builder *b);
 /* Adds a frame at pc, in file f of s (NULL: no module) at ELF address

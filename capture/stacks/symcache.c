@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_bound.h"
 #include "symcache.h"
 #include "symindex_int.h"
 
@@ -66,6 +67,7 @@ bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 	x->info.kept = h.kept;
 	x->map = map;
 	x->map_len = (size_t)st.st_size;
+	ct_cache_touch(path);   /* used now: a bound on the folder removes it last */
 	return true;
 }
 

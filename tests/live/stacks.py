@@ -542,6 +542,30 @@ t.ok(w and r and int(w.group(1)) >= 3 and r.group(1) == w.group(1) and lines[0][
      "symbol cache: the first capture writes %s indexes, the second maps them back, names as "
      "libdw's and the same %d frames' names" % (w.group(1) if w else "?", len(texts[1])),
      (lines[:2], texts[:2]))
+# The bound (CUDATRACE_SYMBOL_CACHE_MB): a folder over it loses its least
+# recently used indexes, the ones just used kept, other files untouched.
+BOUNDED = os.path.join(tmp, "symcache-bounded")
+os.makedirs(BOUNDED)
+for i in range(3):
+    old = os.path.join(BOUNDED, "old%d.symx" % i)
+    with open(old, "wb") as f:
+        f.write(b"\0" * (600 << 10))
+    os.utime(old, (1000000000 + i, 1000000000 + i))
+with open(os.path.join(BOUNDED, "notes.txt"), "w") as f:
+    f.write("not an index\n")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", os.path.join(tmp, "bounded.ctrace"), "--",
+         os.path.join(SRC, "stackprog"), os.path.join(SRC, "libcuda.so.1"), dev],
+        env=dict(os.environ, CUDATRACE_SYMBOL_CACHE=BOUNDED, CUDATRACE_SYMBOL_CACHE_MB="1"))
+left = sorted(os.listdir(BOUNDED))
+fresh = [f for f in left if f.endswith(".symx") and not f.startswith("old")]
+gone = [i for i in range(3) if "old%d.symx" % i not in left]
+size = sum(os.path.getsize(os.path.join(BOUNDED, f)) for f in left if f.endswith(".symx"))
+said = re.search(r"written, (\d+) least recently used removed \(over 1 MiB", p.stderr)
+t.ok(said and int(said.group(1)) == len(gone) and gone == list(range(len(gone))) and gone and
+     "notes.txt" in left and len(fresh) == 3 and size <= 1 << 20,
+     "a cache over its bound (3 old indexes of 600 KiB, 1 MiB): the %d oldest removed, the 3 "
+     "just written kept (%d bytes left), other files left" % (len(gone), size),
+     (left, p.stderr[-600:]))
 t.ok("not written (" in lines[2][0] and "CUDATRACE_SYMBOL_CACHE" in lines[2][0] and
      lines[2][1] and texts[2] == texts[0],
      "a cache folder that cannot be made: said, the names the same", (lines[2], texts[2]))
