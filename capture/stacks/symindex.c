@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "grow.h"
 #include "mkdir_p.h"
 
 #include "symcache.h"
@@ -88,29 +89,22 @@ static bool in_span(struct span sp, uint64_t value)
 	return value <= sp.hi;
 }
 
-/* Room for n symbols at once: a table's symbols all come in one pass. */
-static bool reserve(struct ct_symtable *t, size_t n)
+/* Room for n symbols at once (a table's symbols all come in one pass),
+ * or for one more. */
+static bool reserve(struct ct_symtable *t, size_t n, size_t first)
 {
-	struct ct_sym *ns = realloc(t->s, (n ? n : 1) * sizeof(*ns));
+	struct ct_sym *ns = ct_grow(t->s, &t->cap, n ? n : 1, sizeof(*ns), first ? first : 1);
 
 	if (!ns)
 		return false;
 	t->s = ns;
-	t->cap = n ? n : 1;
 	return true;
 }
 
 static bool push(struct ct_symtable *t, const struct ct_sym *s)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct ct_sym *ns = realloc(t->s, cap * sizeof(*ns));
-
-		if (!ns)
-			return false;
-		t->s = ns;
-		t->cap = cap;
-	}
+	if (!reserve(t, t->n + 1, 1024))
+		return false;
 	t->s[t->n++] = *s;
 	return true;
 }
@@ -261,7 +255,8 @@ static bool locate_raw(struct raw_table *t, Dwfl_Module *mod, Elf *main, GElf_Ad
  * name), and an empty one found at a lookup is left to libdw. */
 static bool read_raw(struct ct_symindex *x, const struct raw_table *t, struct span sp)
 {
-	bool ok = reserve(&x->global, (size_t)t->n) && reserve(&x->local, (size_t)t->first_global);
+	bool ok = reserve(&x->global, (size_t)t->n, (size_t)t->n) &&
+		  reserve(&x->local, (size_t)t->first_global, (size_t)t->first_global);
 
 	for (int i = 1; i < t->n && ok; i++) {
 		const Elf64_Sym *s = &t->syms[i];

@@ -8,6 +8,7 @@
 
 #include "cfi_rules.h"
 #include "cudatrace.h"
+#include "grow.h"
 #include "uw_rows.h"
 
 /* .eh_frame_hdr's encodings (the LSB's DW_EH_PE_*): the sorted table is
@@ -18,7 +19,7 @@
 
 static bool push(struct ct_uw_rows *r, size_t max, struct ct_uw_row row)
 {
-	struct ct_uw_row *last = r->n ? &r->v[r->n - 1] : NULL;
+	struct ct_uw_row *last = r->n ? &r->v[r->n - 1] : NULL, *v;
 
 	if (last && last->kind == row.kind && last->cfa_off == row.cfa_off && last->rbp == row.rbp)
 		return true;   /* the same rule goes on */
@@ -28,15 +29,10 @@ static bool push(struct ct_uw_rows *r, size_t max, struct ct_uw_row row)
 	}
 	if (r->n == max)
 		return false;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct ct_uw_row *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return false;
-		r->v = v;
-		r->cap = cap;
-	}
+	v = ct_grow(r->v, &r->cap, r->n + 1, sizeof(*v), 1024);
+	if (!v)
+		return false;
+	r->v = v;
 	r->v[r->n++] = row;
 	return true;
 }
