@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kcache.h"
+#include "replace_file.h"
 
 #define KCACHE_MAGIC   "CTKIDX\0\3"   /* the last byte: the layout's version */
 
@@ -43,28 +44,22 @@ void ct_kcache_name(char out[CT_KCACHE_NAME_MAX], const uint8_t *build_id, uint3
 		 (unsigned long long)size, fbn, (unsigned long long)h);
 }
 
-int ct_kcache_save(const struct ct_kindex *x, uint32_t fi, const char *path)
-{
-	const struct ct_kfile *kf = &x->files[fi];
-	struct kcache_head h = { .kfunc_size = sizeof(struct ct_kfunc) };
-	size_t nf = kf->functions, i;
-	char tmp[4200];
-	FILE *f;
-	int err = 0;
+struct save {
+	const struct kcache_head *h;
+	const struct ct_kindex *x;
+	const struct ct_kfile *kf;
+};
 
-	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
-	h.nf = (uint32_t)nf;
-	h.nmasks = x->nmasks - kf->masks_at;
-	h.nnames = x->nnames - kf->names_at;
-	h.build_ns = kf->build_ns;
-	h.fb = kf->fb;
-	if (kf->f_at + nf != x->nf)
-		return -EINVAL;   /* not the last file added: its parts are not contiguous */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	if (!(f = fopen(tmp, "wbx")))
-		return -errno;
-	fwrite(&h, sizeof(h), 1, f);
-	for (i = 0; i < nf; i++) {
+/* The header, then the file's functions (their offsets made the file's
+ * own), masks and names. */
+static bool write_cache(FILE *f, const void *ctx)
+{
+	const struct save *sv = ctx;
+	const struct ct_kfile *kf = sv->kf;
+	const struct ct_kindex *x = sv->x;
+
+	fwrite(sv->h, sizeof(*sv->h), 1, f);
+	for (size_t i = 0; i < sv->h->nf; i++) {
 		struct ct_kfunc k = x->f[kf->f_at + i];
 
 		k.name -= (uint32_t)kf->names_at;
@@ -73,19 +68,28 @@ int ct_kcache_save(const struct ct_kindex *x, uint32_t fi, const char *path)
 		k.next = 0;
 		fwrite(&k, sizeof(k), 1, f);
 	}
-	if (h.nmasks)
-		fwrite(x->masks + kf->masks_at, sizeof(*x->masks), h.nmasks, f);
-	if (h.nnames)
-		fwrite(x->names + kf->names_at, 1, h.nnames, f);
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	if (sv->h->nmasks)
+		fwrite(x->masks + kf->masks_at, sizeof(*x->masks), sv->h->nmasks, f);
+	if (sv->h->nnames)
+		fwrite(x->names + kf->names_at, 1, sv->h->nnames, f);
+	return true;   /* ferror() says, in ct_replace_file */
+}
+
+int ct_kcache_save(const struct ct_kindex *x, uint32_t fi, const char *path)
+{
+	const struct ct_kfile *kf = &x->files[fi];
+	struct kcache_head h = { .kfunc_size = sizeof(struct ct_kfunc) };
+	struct save sv = { &h, x, kf };
+
+	memcpy(h.magic, KCACHE_MAGIC, sizeof(h.magic));
+	h.nf = (uint32_t)kf->functions;
+	h.nmasks = x->nmasks - kf->masks_at;
+	h.nnames = x->nnames - kf->names_at;
+	h.build_ns = kf->build_ns;
+	h.fb = kf->fb;
+	if (kf->f_at + kf->functions != x->nf)
+		return -EINVAL;   /* not the last file added: its parts are not contiguous */
+	return ct_replace_file(path, write_cache, &sv);
 }
 
 /* Every function's name and masks inside what was read. */

@@ -14,6 +14,7 @@
 #include "codemaps.h"
 #include "copy_snaps.h"
 #include "hostelf.h"
+#include "cache_folder.h"
 #include "kcache.h"
 #include "mkdir_p.h"
 #include "kmaps_keep.h"
@@ -43,19 +44,6 @@ struct ct_knames {
 	uint64_t cache_read, cache_written, cache_failed;
 	int cache_errno;           /* the first failure's */
 };
-
-/* CUDATRACE_KERNEL_CACHE, else ~/.cache/cudatrace/kernels ("off": none). */
-static void cache_dir(struct ct_knames *n)
-{
-	const char *env = getenv("CUDATRACE_KERNEL_CACHE"), *home = getenv("HOME");
-
-	if (env && !strcmp(env, "off"))
-		return;
-	if (env && *env)
-		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s", env);
-	else if (home && *home)
-		snprintf(n->cache_dir, sizeof(n->cache_dir), "%s/.cache/cudatrace/kernels", home);
-}
 
 static void cache_save(struct ct_knames *n, struct ct_kindex *x, uint32_t fi, const char *path)
 {
@@ -268,7 +256,7 @@ struct ct_knames *ct_knames_new(const char *proc_root, ct_knames_sink_fn sink, v
 	n->proc_root = proc_root;
 	n->sink = sink;
 	n->ctx = ctx;
-	cache_dir(n);
+	ct_cache_dir(n->cache_dir, sizeof(n->cache_dir), "CUDATRACE_KERNEL_CACHE", "kernels");
 	if (!(n->keep = ct_kmaps_keep_new(proc_root)) || !(n->k = ct_knamer_new(&io)) ||
 	    !(n->snaps = ct_copy_snaps_new(read_live, n))) {
 		ct_knamer_free(n->k);

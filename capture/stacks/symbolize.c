@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_bound.h"
+#include "cache_folder.h"
 #include "codemaps.h"
 #include "demangle.h"
 #include "idmap.h"
@@ -64,19 +64,6 @@ static uint64_t cache_bound_bytes(void)
 	return *end || mb > (1ull << 40) ? 1ull << 30 : mb << 20;
 }
 
-/* CUDATRACE_SYMBOL_CACHE, else ~/.cache/cudatrace/symbols ("off": none). */
-static void cache_dir(struct ct_symbolizer *s)
-{
-	const char *env = getenv("CUDATRACE_SYMBOL_CACHE"), *home = getenv("HOME");
-
-	if (env && !strcmp(env, "off"))
-		return;
-	if (env && *env)
-		snprintf(s->cache_dir, sizeof(s->cache_dir), "%s", env);
-	else if (home && *home)
-		snprintf(s->cache_dir, sizeof(s->cache_dir), "%s/.cache/cudatrace/symbols", home);
-}
-
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -96,7 +83,7 @@ struct ct_symbolizer *ct_symbolizer_new(bool check)
 	}
 	s->next_base = FIRST_BASE;
 	s->check = check;
-	cache_dir(s);
+	ct_cache_dir(s->cache_dir, sizeof(s->cache_dir), "CUDATRACE_SYMBOL_CACHE", "symbols");
 	return s;
 }
 

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_bound.h"
+#include "cache_folder.h"
+#include "replace_file.h"
 #include "symcache.h"
 #include "symindex_int.h"
 
@@ -77,6 +78,19 @@ static bool write_table(FILE *f, const struct ct_symtable *t)
 	       fwrite(t->reach, sizeof(*t->reach), t->n, f) == t->n;
 }
 
+struct save {
+	const struct symcache_head *h;
+	const struct ct_symindex *x;
+};
+
+static bool write_cache(FILE *f, const void *ctx)
+{
+	const struct save *sv = ctx;
+
+	return fwrite(sv->h, sizeof(*sv->h), 1, f) == 1 && write_table(f, &sv->x->global) &&
+	       write_table(f, &sv->x->local);
+}
+
 int ct_symcache_save(const struct ct_symindex *x, const char *path, uint64_t key)
 {
 	struct symcache_head h = {
@@ -84,24 +98,8 @@ int ct_symcache_save(const struct ct_symindex *x, const char *path, uint64_t key
 		.nglobal = x->global.n, .nlocal = x->local.n, .symbols = x->info.symbols,
 		.kept = x->info.kept,
 	};
-	char tmp[4200];
-	FILE *f;
-	int err = 0;
+	struct save sv = { &h, x };
 
 	memcpy(h.magic, SYMCACHE_MAGIC, sizeof(h.magic));
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "wxe");
-	if (!f)
-		return -errno;
-	if (fwrite(&h, sizeof(h), 1, f) != 1 || !write_table(f, &x->global) ||
-	    !write_table(f, &x->local))
-		err = errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return ct_replace_file(path, write_cache, &sv);
 }

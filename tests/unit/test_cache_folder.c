@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* lib/cache_bound.c: a folder over its bound loses its files of the kind,
- * least recently used first, just enough; a file touched counts as used
- * now; other files, and a folder under its bound, are left alone. */
+/* lib/cache_folder.c: where a cache folder is (its variable, "off", else
+ * under $HOME); a folder over its bound loses its files of the kind, least
+ * recently used first, just enough; a file touched counts as used now;
+ * other files, and a folder under its bound, are left alone. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "cache_bound.h"
+#include "cache_folder.h"
 
 static char dir[] = "/tmp/ct-cache-bound-XXXXXX";
 
@@ -42,6 +43,22 @@ int main(void)
 	char path[256];
 	int r;
 
+	char where[256];
+
+	setenv("HOME", "/home/someone", 1);
+	unsetenv("CT_TEST_CACHE");
+	ct_cache_dir(where, sizeof(where), "CT_TEST_CACHE", "things");
+	ok_str(where, "/home/someone/.cache/cudatrace/things", "no variable: under $HOME");
+	setenv("CT_TEST_CACHE", "/var/tmp/x", 1);
+	ct_cache_dir(where, sizeof(where), "CT_TEST_CACHE", "things");
+	ok_str(where, "/var/tmp/x", "the variable names the folder");
+	setenv("CT_TEST_CACHE", "off", 1);
+	ct_cache_dir(where, sizeof(where), "CT_TEST_CACHE", "things");
+	ok_str(where, "", "off: none");
+	unsetenv("CT_TEST_CACHE");
+	unsetenv("HOME");
+	ct_cache_dir(where, sizeof(where), "CT_TEST_CACHE", "things");
+	ok_str(where, "", "neither: none");
 	if (!mkdtemp(dir))
 		return 1;
 	make("a.idx", 1000, 1000);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_bound.h"
+#include "cache_folder.h"
 #include "grow.h"
 
 struct entry {
@@ -25,6 +25,19 @@ static int by_use(const void *a, const void *b)
 	if (x->used.tv_sec != y->used.tv_sec)
 		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
 	return (x->used.tv_nsec > y->used.tv_nsec) - (x->used.tv_nsec < y->used.tv_nsec);
+}
+
+void ct_cache_dir(char *out, size_t size, const char *env, const char *sub)
+{
+	const char *dir = getenv(env), *home = getenv("HOME");
+
+	out[0] = 0;
+	if (dir && !strcmp(dir, "off"))
+		return;
+	if (dir && *dir)
+		snprintf(out, size, "%s", dir);
+	else if (home && *home)
+		snprintf(out, size, "%s/.cache/cudatrace/%s", home, sub);
 }
 
 static int has_suffix(const char *name, const char *suffix)

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A cache folder of cudatrace's: where it is, and kept under a size (its
+ * files of one kind, the least recently used removed first).  A file's
+ * time of last use is its mtime, which a use sets (ct_cache_touch): atime
+ * is not kept on most mounts.
+ */
+#ifndef CT_CACHE_FOLDER_H
+#define CT_CACHE_FOLDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The folder named by environment variable env, else ~/.cache/cudatrace/
+ * sub; "" when env is "off" or neither is set. */
+void ct_cache_dir(char *out, size_t size, const char *env, const char *sub);
+
+/* Removes dir's files ending in suffix, least recently used first, until
+ * those left take at most max_bytes.  The files removed, or -errno. */
+int ct_cache_bound(const char *dir, const char *suffix, uint64_t max_bytes);
+/* Marks path used now. */
+void ct_cache_touch(const char *path);
+
+#endif
