@@ -199,6 +199,26 @@ static void report_stacks(const struct ct_capture *c)
 	ct_stack_tally_print(c->stack_tally, stderr);
 }
 
+/* CPython 3.12's count of code objects made, which the kernel's cache of
+ * checks needs: where it was found and where not (their checks are read
+ * every call). */
+static void report_code_counter(const struct ct_python_stats *ps)
+{
+	if (!ps->counter_by_symbol && !ps->counter_found && !ps->counter_missed &&
+	    !ps->counter_searching)
+		return;
+	ct_err("Python: CPython 3.12's count of code objects made: by its symbol in %llu "
+			"process(es), found in its data in %llu",
+		(unsigned long long)ps->counter_by_symbol, (unsigned long long)ps->counter_found);
+	if (ps->counter_missed)
+		fprintf(stderr, ", not found in %llu (%s: their code objects are read every call)",
+			(unsigned long long)ps->counter_missed, ps->counter_miss_why);
+	if (ps->counter_searching)
+		fprintf(stderr, ", still searched for in %llu (no code object made yet)",
+			(unsigned long long)ps->counter_searching);
+	fputc('\n', stderr);
+}
+
 /* How the kernel checked the frames' code objects: read, or known. */
 static void report_code_checks(const struct ct_capture *c)
 {
@@ -240,6 +260,7 @@ static void report_python(const struct ct_capture *c)
 				"at a raised nice value, real time refused here (a cgroup without "
 				"real-time time)" :
 				"at ordinary priority (a higher one needs CAP_SYS_NICE)");
+	report_code_counter(ps);
 	report_code_checks(c);
 }
 

@@ -91,6 +91,29 @@ static unsigned minor_from_name(const char *path)
 	return p && sscanf(p, "python3.%u", &minor) == 1 ? minor : 0;
 }
 
+/* The file's .data section, where it has one with contents. */
+static void find_data(Elf *elf, struct ct_pyelf *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t names;
+	GElf_Shdr sh;
+
+	out->data_addr = out->data_off = out->data_size = 0;
+	if (elf_getshdrstrndx(elf, &names))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, names, sh.sh_name)) || strcmp(name, ".data") != 0)
+			continue;
+		out->data_addr = sh.sh_addr;
+		out->data_off = sh.sh_offset;
+		out->data_size = sh.sh_size;
+		return;
+	}
+}
+
 int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)
 {
 	struct wanted w = {};
@@ -115,6 +138,7 @@ int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)
 	out->str_type = w.str_type;
 	out->bytes_type = w.bytes_type;
 	out->code_counter = w.code_counter;
+	find_data(elf, out);
 	out->head_len = w.has_runtime ? (uint32_t)read_at(elf, out->runtime, out->head,
 							   sizeof(out->head)) : 0;
 	elf_end(elf);

@@ -20,6 +20,9 @@ struct ct_pyelf {
 	/* 3.12: ELF address of _Py_next_func_version, the counter of code objects
 	 * made (a hidden symbol: 0 where the file has no symbol table). */
 	uint64_t code_counter;
+	/* Its .data section (ELF address, file offset, size; size 0: none), where
+	 * a 3.12 without that symbol keeps the counter (pycounter.h). */
+	uint64_t data_addr, data_off, data_size;
 	unsigned minor;         /* 3.minor */
 	/* The first bytes of _PyRuntime as the file initialises them (3.13+:
 	 * _Py_DebugOffsets), so that a process not yet past ld.so is read too. */

@@ -19,6 +19,7 @@
 #include "privs.h"
 #include "pyabi.h"
 #include "pycode.h"
+#include "pycounter.h"
 #include "pyelf.h"
 #include "pyframes.h"
 #include "python.h"
@@ -30,6 +31,7 @@
 
 struct py_proc {
 	struct ct_pycode code;
+	struct ct_pycounter_hunt counter;   /* 3.12 without the counter's symbol */
 	bool found;
 	bool warned;      /* its CPython cannot be read, and the user was told */
 };
@@ -226,6 +228,63 @@ static void unreadable(struct ct_python *p, uint32_t pid, const struct ct_pyelf 
 			e->minor, path);
 }
 
+/* A version with co_version but no per-interpreter counter (3.12) counts
+ * the code objects it makes in a global: by its symbol where the file has
+ * them, else searched for (pycounter.h). */
+static bool global_code_counter(const struct ct_pyabi *abi)
+{
+	return abi->code_version != CT_PY_NONE && abi->interp_code_counter == CT_PY_NONE;
+}
+
+static void start_counter_search(struct ct_python *p, struct py_proc *pr, const struct ct_pyelf *e,
+				 const struct ct_codemap *m, const struct ct_pyabi *abi,
+				 uint64_t code_type)
+{
+	struct ct_pycounter_layout lay = { .code_type = code_type, .ob_type = abi->object_ob_type,
+					   .version = abi->code_version };
+
+	if (e->code_counter) {
+		p->st.counter_by_symbol++;
+		return;
+	}
+	if (ct_pycounter_hunt_start(&pr->counter, m->fd, e->data_off, e->data_addr, e->data_size,
+				    m->bias, &lay)) {
+		p->st.counter_missed++;
+		p->st.counter_miss_why = e->data_size ? "its .data could not be read from the file"
+						      : "its file has no .data";
+	}
+}
+
+/* A search under way tried again with a stack of pid's; the kernel told
+ * where the counter is once found. */
+static void search_counter(struct ct_python *p, uint32_t pid, struct py_proc *pr,
+			   const struct ct_pystack *s)
+{
+	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
+	uint64_t codes[16], at;
+	struct ct_py_proc v;
+	size_t n = 0;
+
+	if (!pr || !pr->counter.file)
+		return;
+	for (uint32_t i = 0; i < s->nframes && n < ARRAY_LEN(codes); i++)
+		codes[n++] = raw[i].code;
+	at = ct_pycounter_hunt_try(&pr->counter, (pid_t)pid, codes, n,
+				   ct_now_ns(CLOCK_MONOTONIC));
+	if (pr->counter.file)
+		return;
+	if (at && !bpf_map_lookup_elem(p->map_fd, &pid, &v)) {
+		v.code_counter = at;
+		if (!bpf_map_update_elem(p->map_fd, &pid, &v, BPF_EXIST)) {
+			p->st.counter_found++;
+			return;
+		}
+	}
+	p->st.counter_missed++;
+	p->st.counter_miss_why = at ? "the kernel's entry could not be updated"
+				    : ct_pycounter_why(pr->counter.last, &pr->counter.found);
+}
+
 /* A mapped file of pid: if it holds CPython, tell the kernel. */
 static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap *m)
 {
@@ -247,10 +306,7 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 		unreadable(p, pid, &e, m->path);
 		return;
 	}
-	/* A version with co_version but no per-interpreter counter (3.12)
-	 * counts in a global, found by its symbol where the file has them. */
-	if (abi.code_version != CT_PY_NONE && abi.interp_code_counter == CT_PY_NONE &&
-	    e.code_counter)
+	if (global_code_counter(&abi) && e.code_counter)
 		v.code_counter = e.code_counter + m->bias;
 	pr = get_proc(p, pid);
 	if (!pr || pr->found)
@@ -261,6 +317,8 @@ static void consider(struct ct_python *p, uint32_t pid, const struct ct_codemap 
 	ct_pycode_init(&pr->code, (pid_t)pid, &abi, &types);
 	pr->found = true;
 	p->st.procs++;
+	if (global_code_counter(&abi))
+		start_counter_search(p, pr, &e, m, &abi, types.code);
 }
 
 void ct_python_scan(struct ct_python *p, uint32_t pid)
@@ -293,6 +351,11 @@ static void forget(struct ct_python *p, uint32_t pid)
 
 	if (!pr)
 		return;
+	if (pr->counter.file) {    /* the search had not ended */
+		p->st.counter_missed++;
+		p->st.counter_miss_why = ct_pycounter_why(pr->counter.last, &pr->counter.found);
+		ct_pycounter_hunt_end(&pr->counter);
+	}
 	if (pr->found) {
 		ct_pycode_free(&pr->code);
 		bpf_map_delete_elem(p->map_fd, &pid);
@@ -474,6 +537,7 @@ static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	struct ct_pyframes *same = repeat(p, s);
 
+	search_counter(p, s->h.pid, pr, s);
 	if (same) {
 		same->h = s->h;
 		same->h.type = CT_REC_PYFRAMES;
@@ -550,6 +614,7 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 	pthread_mutex_lock(&p->lock);
 	p->st.prefetched++;
 	pr = proc_of(p, s->h.pid);
+	search_counter(p, s->h.pid, pr, s);
 	for (uint32_t i = 0; pr && pr->found && i < s->nframes; i++)
 		ct_pycode_prefetch(&pr->code, &raw[i]);
 	pthread_mutex_unlock(&p->lock);
@@ -678,7 +743,19 @@ void ct_python_free(struct ct_python *p)
 	free(p);
 }
 
-const struct ct_python_stats *ct_python_stats(const struct ct_python *p)
+static void count_searching(uint64_t pid, void *val, void *ctx)
 {
+	const struct py_proc *pr = val;
+
+	(void)pid;
+	*(uint64_t *)ctx += pr && pr->counter.file;
+}
+
+const struct ct_python_stats *ct_python_stats(struct ct_python *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->st.counter_searching = 0;
+	idmap_each(&p->procs, count_searching, &p->st.counter_searching);
+	pthread_mutex_unlock(&p->lock);
 	return &p->st;
 }

@@ -49,7 +49,13 @@ struct ct_python_stats {
 	uint64_t busy_ns;        /* time spent naming (monotonic clock: a thread CPU
 	                          * clock is a system call, twice a stack) */
 	enum ct_prefetch_priority prefetch_priority;   /* what the prefetch thread got */
+	/* 3.12's count of code objects made (the kernel's cache of checks):
+	 * found by its symbol, found in the process's data, not found (the
+	 * last reason why), or still searched for. */
+	uint64_t counter_by_symbol, counter_found, counter_missed, counter_searching;
+	const char *counter_miss_why;
 };
-const struct ct_python_stats *ct_python_stats(const struct ct_python *p);
+/* The figures so far (it counts the searches under way: takes the lock). */
+const struct ct_python_stats *ct_python_stats(struct ct_python *p);
 
 #endif
