@@ -4,7 +4,8 @@
 # (CT=... to use another).  Prints PASS/FAIL lines with their figures:
 #  1. BPF time of -k over plain tracing at PyTorch's depth (bench/py_costs.py
 #     --torch, paced at 20,000 calls/s), the kernel's walk against the copy
-#     (the same build with CT_STACK_COPY=1), in turn: target <= +1,500 ns;
+#     (the same build with CT_STACK_COPY=1; COMPARE=CUDATRACE for another
+#     build), in turn: target <= +1,500 ns; MODES=py-stack,k adds --py-stack;
 #  2. the unpaced PyTorch loop (torch.cuda.mem_get_info), -k, 5 runs: 0 lost
 #     each, and the bytes a stack record (target <= 2,048);
 #  3. JAX with -k: stacks complete (end, end_fp, or a thread the driver
@@ -42,14 +43,14 @@ verdict() {   # verdict OK TEXT
 }
 
 # 1. Cost at PyTorch's depth, paced: walk vs copy, in turn.
-python3 bench/py_costs.py --ct "$CT" --compare "$W/ct-copy" --python python3 --torch \
-	--calls "$N" --reps "$REPS" --depths 0,30d --modes k --pace 20000 --rate 0 \
+python3 bench/py_costs.py --ct "$CT" --compare "${COMPARE:-$W/ct-copy}" --python python3 --torch \
+	--calls "$N" --reps "$REPS" --depths 0,30d --modes "${MODES:-k}" --pace 20000 --rate 0 \
 	${PIN:+--pin "$PIN"} | tee "$O/cost.txt" | grep -v '^py-cost rep'
 for d in 0 30d; do
 	k=$(grep -E "depth +$d k " "$O/cost.txt" | bpf_delta)
 	c=$(grep -E "depth +$d k-other " "$O/cost.txt" | bpf_delta)
 	verdict "$([ -n "$k" ] && [ "${k#+}" -le 1500 ] && echo 1)" \
-		"-k BPF over plain tracing, PyTorch depth $d: walked $k ns (copied $c ns), target <= +1500"
+		"-k BPF over plain tracing, PyTorch depth $d: $k ns (${COMPARE:-the copy}: $c ns), target <= +1500"
 done
 
 # 2. Unpaced PyTorch loop, 5 runs.
