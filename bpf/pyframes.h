@@ -25,7 +25,7 @@
 /* 3.11+ push their frames on a per-thread data stack: the innermost bytes
  * of it (at most this many) are copied at once, and the frames that lie in
  * that copy are read from it, not one by one (a power of two). */
-#define CT_PY_STACK_WINDOW 4096
+#define CT_PY_STACK_WINDOW 16384
 
 struct ct_py_proc {
 	__u64 runtime;                   /* address of _PyRuntime */
