@@ -138,6 +138,18 @@ int ct_pycounter_hunt_start(struct ct_pycounter_hunt *h, int fd, uint64_t off, u
 	return 0;
 }
 
+int ct_pycounter_hunt_copy(struct ct_pycounter_hunt *child, const struct ct_pycounter_hunt *parent)
+{
+	*child = *parent;
+	child->next_ns = 0;
+	child->unreadable = 0;
+	child->file = parent->file ? malloc(parent->size) : NULL;
+	if (!child->file)
+		return -1;
+	memcpy(child->file, parent->file, parent->size);
+	return 0;
+}
+
 void ct_pycounter_hunt_end(struct ct_pycounter_hunt *h)
 {
 	free(h->file);

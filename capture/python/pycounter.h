@@ -88,6 +88,9 @@ int ct_pycounter_hunt_start(struct ct_pycounter_hunt *h, int fd, uint64_t off, u
  */
 uint64_t ct_pycounter_hunt_try(struct ct_pycounter_hunt *h, pid_t pid, const uint64_t *codes,
 			       size_t n, uint64_t now_ns);
+/* A fork's search, begun from its parent's (the same file, the same
+ * addresses); 0, or -1 (the parent was not searching, or no memory). */
+int ct_pycounter_hunt_copy(struct ct_pycounter_hunt *child, const struct ct_pycounter_hunt *parent);
 void ct_pycounter_hunt_end(struct ct_pycounter_hunt *h);
 
 #endif

@@ -390,6 +390,13 @@ static void forked(struct ct_python *p, uint32_t parent, uint32_t child, uint64_
 	ct_pycode_inherit(&pr->code, &pp->code, fork_ns);
 	pr->found = true;
 	p->st.procs++;
+	/* Forked before its parent's count of code objects was found: its own
+	 * search (the entry copied at the fork has none). */
+	if (!v.code_counter && pp->counter.file &&
+	    ct_pycounter_hunt_copy(&pr->counter, &pp->counter)) {
+		p->st.counter_missed++;
+		p->st.counter_miss_why = "out of memory";
+	}
 }
 
 /*

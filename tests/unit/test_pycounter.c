@@ -143,7 +143,7 @@ static void hunts(void)
 	int fd = mkstemp(path);
 	struct ct_pycounter_layout lay = { .code_type = CODE_TYPE, .ob_type = OB_TYPE,
 					   .version = VERSION };
-	struct ct_pycounter_hunt h;
+	struct ct_pycounter_hunt h, child;
 	uint64_t elf_addr = 0x546ca0, bias = (uint64_t)(uintptr_t)im.live - elf_addr, at;
 	uint64_t code = (uint64_t)(uintptr_t)(im.live + FIRST_OBJ + 2 * OBJ);
 
@@ -154,7 +154,13 @@ static void hunts(void)
 	ok(ct_pycounter_hunt_start(&h, fd, 0, elf_addr, SIZE, bias, &lay) == 0, "search started");
 	at = ct_pycounter_hunt_try(&h, getpid(), &code, 1, 1000);
 	ok(!at && h.file && h.last == CT_PYCOUNTER_NOT_YET, "not moved yet: searched again later");
+	ok(ct_pycounter_hunt_copy(&child, &h) == 0 && child.file && child.file != h.file &&
+	   !memcmp(child.file, h.file, SIZE), "a fork's search: a copy of its parent's file image");
 	put32(im.live, 200, 77);
+	at = ct_pycounter_hunt_try(&child, getpid(), &code, 1, 1001);
+	ok(at == (uint64_t)(uintptr_t)(im.live + 200) && !child.file,
+	   "... tried at once, found where its parent's would be");
+	ct_pycounter_hunt_end(&child);
 	at = ct_pycounter_hunt_try(&h, getpid(), &code, 1, 1001);
 	ok(!at && h.file, "tried again only after a while");
 	at = ct_pycounter_hunt_try(&h, getpid(), &code, 1, 1000 + 30000000);
@@ -171,6 +177,8 @@ static void hunts(void)
 	   "ends as unreadable after failed reads (%s)", ct_pycounter_why(h.last, &h.found));
 	ok(ct_pycounter_hunt_start(&h, fd, 0, elf_addr, 0, bias, &lay) == -1 && !h.file,
 	   "no .data: no search");
+	ok(ct_pycounter_hunt_copy(&child, &h) == -1 && !child.file,
+	   "no search copied where the parent had none");
 	close(fd);
 	unlink(path);
 }
