@@ -218,8 +218,13 @@ else:
     t.skip("promtool check metrics", "promtool not installed (make deps)")
 errors = value(text, "cudatrace_metrics_http_errors_total")
 slows = value(text, "cudatrace_metrics_http_slow_requests_total")
-t.ok(errors and errors >= 1000 and slows and slows >= 80,
-     "what clients did is counted, not printed: %s errors, %s slow heads" % (errors, slows))
+# Each refusal of the flood is counted; how many of the 2,000 resets are
+# depends on whether the server reads a half head before its reset lands
+# (here 1,787 and 2,238 errors in all; on a busier machine 962 and 991):
+# beyond the refusals, some, not a share.
+t.ok(errors and errors > refused and slows and slows >= 80,
+     "what clients did is counted, not printed: %s errors (the flood alone refused %d), "
+     "%s slow heads" % (errors, refused, slows))
 
 scraper.stop = True
 scraper.join()
