@@ -6,30 +6,25 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "elf_section.h"
 #include "fatbin_format.h"
 #include "hostelf.h"
 
 static int find_section(Elf *e, size_t file_size, struct ct_fatbin_map *m)
 {
-	Elf_Scn *s = NULL;
-	size_t shstr;
+	GElf_Shdr sh;
+	size_t names;
 
-	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr))
+	/* Not ELF, or no section names: -1, as apart from no such section. */
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &names))
 		return -1;
-	while ((s = elf_nextscn(e, s))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(s, &sh) || !(name = elf_strptr(e, shstr, sh.sh_name)) ||
-		    strcmp(name, FATBIN_SECTION) || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset)
-			return -1;
-		m->fatbin = (const uint8_t *)m->base + sh.sh_offset;
-		m->size = (size_t)sh.sh_size;
-		return 0;
-	}
-	return 1;
+	if (!ct_elf_section_named(e, FATBIN_SECTION, &sh))
+		return 1;
+	if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset)
+		return -1;
+	m->fatbin = (const uint8_t *)m->base + sh.sh_offset;
+	m->size = (size_t)sh.sh_size;
+	return 0;
 }
 
 int ct_fatbin_map_fd(int fd, struct ct_fatbin_map *m)

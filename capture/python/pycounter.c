@@ -14,8 +14,6 @@
 #define RETRY_NS 20000000ull
 /* Tries whose reads failed before the search ends. */
 #define UNREADABLE_MAX 50
-/* The stack's code objects whose numbers are read. */
-#define CODES_MAX 16
 
 static uint64_t word64(const uint8_t *p, size_t off)
 {
@@ -163,7 +161,7 @@ static uint32_t newest_of(const struct ct_pycounter_hunt *h, pid_t pid, const ui
 	uint32_t newest = 0, v;
 	uint64_t type;
 
-	for (size_t i = 0; i < n && i < CODES_MAX; i++)
+	for (size_t i = 0; i < n && i < CT_PYCOUNTER_CODES_MAX; i++)
 		if (codes[i] &&
 		    !ct_pymem_read(pid, codes[i] + h->lay.ob_type, &type, sizeof(type)) &&
 		    type == h->lay.code_type &&

@@ -80,9 +80,13 @@ struct ct_pycounter_hunt {
 /* Copies size bytes at off of the file open at fd; 0, or -1 (not searching). */
 int ct_pycounter_hunt_start(struct ct_pycounter_hunt *h, int fd, uint64_t off, uint64_t addr,
 			    size_t size, uint64_t bias, const struct ct_pycounter_layout *lay);
+/* The stack's code objects a try reads the numbers of, at most. */
+#define CT_PYCOUNTER_CODES_MAX 16
+
 /*
  * One try, unless one was made lately: reads pid's .data and the numbers of
- * the code objects at codes[0..n) (the stack's).  Returns the counter's
+ * the code objects at codes[0..n) (the stack's, n at most
+ * CT_PYCOUNTER_CODES_MAX).  Returns the counter's
  * address in the process once found (the search then ends), else 0; a
  * search that ends without it leaves h->last and h->found saying why.
  */

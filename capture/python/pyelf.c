@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_section.h"
 #include "pyelf.h"
 
 /* Py_Version and PY_VERSION_HEX: major in bits 31:24, minor in 23:16. */
@@ -94,24 +95,14 @@ static unsigned minor_from_name(const char *path)
 /* The file's .data section, where it has one with contents. */
 static void find_data(Elf *elf, struct ct_pyelf *out)
 {
-	Elf_Scn *scn = NULL;
-	size_t names;
 	GElf_Shdr sh;
 
 	out->data_addr = out->data_off = out->data_size = 0;
-	if (elf_getshdrstrndx(elf, &names))
+	if (!ct_elf_section_named(elf, ".data", &sh))
 		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(elf, names, sh.sh_name)) || strcmp(name, ".data") != 0)
-			continue;
-		out->data_addr = sh.sh_addr;
-		out->data_off = sh.sh_offset;
-		out->data_size = sh.sh_size;
-		return;
-	}
+	out->data_addr = sh.sh_addr;
+	out->data_off = sh.sh_offset;
+	out->data_size = sh.sh_size;
 }
 
 int ct_pyelf_find(int fd, const char *path, struct ct_pyelf *out)

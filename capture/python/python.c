@@ -261,7 +261,7 @@ static void search_counter(struct ct_python *p, uint32_t pid, struct py_proc *pr
 			   const struct ct_pystack *s)
 {
 	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
-	uint64_t codes[16], at;
+	uint64_t codes[CT_PYCOUNTER_CODES_MAX], at;
 	struct ct_py_proc v;
 	size_t n = 0;
 
