@@ -7,6 +7,7 @@
 #            make demo       decode a real H100 trace from traces/
 #            make STATIC=1   ./cudatrace-static, fully static, for machines without packages
 #            V=1             show the commands
+#            BPF_DEFS=-DNAME=V   defines for the BPF object (measuring variants)
 
 ifeq ($(STATIC),1)
 OUTPUT  ?= build/static
@@ -107,7 +108,7 @@ all: $(BIN)
 $(OUTPUT)/cudatrace.bpf.o: bpf/cudatrace.bpf.c $(wildcard bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(BPF_DEFS) -Ibpf -c $< -o $@
 
 $(OUTPUT)/cudatrace.skel.h: $(OUTPUT)/cudatrace.bpf.o
 	$(call msg,GEN-SKEL,$@)

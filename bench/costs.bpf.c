@@ -283,6 +283,79 @@ PIECE(stack_ring_4k)
 	}
 }
 
+/*
+ * -k's walk reads the stack through a window, a read every frame or two:
+ * READS reads of each size from the caller's stack (costs.c runs its loop
+ * below 320 KiB of stack), each further up as a walk's are, into a per-CPU
+ * map value as the walk's window is.  And 256 and 512 bytes into other
+ * destinations, since the kernel checks the destination of every copy from
+ * user memory (hardened usercopy), by where it lies: the BPF stack, a
+ * task's storage (slab).
+ */
+#define WIN_MAX 32768
+#define READS 8
+
+struct win_buf {
+	__u8 data[WIN_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct win_buf);
+} win_percpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct slot);
+} win_task SEC(".maps");
+
+static __always_inline void reads_into(__u8 *dst, __u32 n)
+{
+	__u64 sp = current_user_regs()->sp;
+
+	for (int i = 0; i < READS; i++)
+		bpf_probe_read_user(dst, n, (void *)(sp + i * (n > 256 ? n : 256)));
+}
+
+#define WIN_PIECE(n) \
+	PIECE(win_##n) \
+	{ \
+		__u32 zero = 0; \
+		struct win_buf *b = bpf_map_lookup_elem(&win_percpu, &zero); \
+		if (b) \
+			reads_into(b->data, n); \
+	}
+
+WIN_PIECE(16)
+WIN_PIECE(64)
+WIN_PIECE(256)
+WIN_PIECE(512)
+WIN_PIECE(2048)
+WIN_PIECE(4096)
+WIN_PIECE(8192)
+WIN_PIECE(32768)
+
+PIECE(win_task_512)
+{
+	struct slot *b = bpf_task_storage_get(&win_task, bpf_get_current_task_btf(), 0,
+					      BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (b)
+		reads_into(b->data, 2 * LARGE);
+}
+
+PIECE(win_stack_256)
+{
+	__u8 buf[256];
+
+	reads_into(buf, sizeof(buf));
+	asm volatile("" : : "r"(buf) : "memory");
+}
+
 /* One entry's work as cudatrace does it now: walk, time, name, copies, record. */
 PIECE(entry_now)
 {

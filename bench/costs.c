@@ -6,7 +6,8 @@
  * times over, alternating, and prints per piece the median of
  *   run_ns   the program's own time per run (bpf_stats)
  *   added_ns wall ns per call added over the "guard" program alone
- * The ring is emptied between timed loops, as cudatrace's reader empties
+ * The loop runs below 64 KiB of stack (the win_* pieces read up to 256
+ * KiB above its stack pointer).  The ring is emptied between timed loops, as cudatrace's reader empties
  * it between its polls.
  */
 #include <bpf/bpf.h>
@@ -28,7 +29,8 @@ static const char *const pieces[] = {
 	"guard", "ktime", "comm", "comm_direct", "fd_walk", "read_small", "read_both", "task_storage",
 	"query", "ring_output", "ring_reserve", "ring_direct", "ring_dynptr", "stack_scratch_4k",
 	"stack_ring_only_4k", "stack_ring_4k", "entry_now",
-	"exit_raw", "exit_task_work",
+	"exit_raw", "exit_task_work", "win_16", "win_64", "win_256", "win_512", "win_2048",
+	"win_4096", "win_8192", "win_32768", "win_task_512", "win_stack_256",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))
 _Static_assert(NPIECES <= MAX_PIECES, "raise MAX_PIECES");
@@ -49,13 +51,27 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static double loop_ns(long calls)
+static __attribute__((noinline)) double loop_ns_here(long calls)
 {
 	uint64_t t0 = now_ns();
 
 	for (long i = 0; i < calls; i++)
 		syscall(SYS_getppid);
 	return (double)(now_ns() - t0) / (double)calls;
+}
+
+/* The loop below 320 KiB of stack, written: the win_* pieces read up to
+ * 256 KiB above the stack pointer (8 reads of 32 KiB), as -k's walk of a
+ * deep stack reads through it. */
+static __attribute__((noinline)) double loop_ns(long calls)
+{
+	volatile char below[320 * 1024];
+	double ns;
+
+	memset((char *)below, 1, sizeof(below));
+	ns = loop_ns_here(calls);
+	__asm__ volatile("" : : "r"(below) : "memory");
+	return ns;
 }
 
 static int discard(void *ctx, void *data, size_t len)

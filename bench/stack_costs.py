@@ -11,13 +11,19 @@ loop's CPU ns per call, and the closing line's bytes a stack record.
 The loop starts with 100 calls and a pause of 300 ms, in which the capture
 builds the tables -k walks from (once a file, not a call).  --deep: the
 same loop below 7 frames of 16 KiB (stackprog deep: 15 frames, 112 KiB
-from sp to _start, deeper than -k's largest copy).
+from sp to _start, deeper than -k's largest copy).  --tall: below 96
+small frames (stackprog tall: about 100 frames in 20 KiB, the shape of
+PyTorch's native stacks).  --ring MIB: the cost runs' ring (-b), large
+enough that the reader, which an unpaced loop outruns, is never half a
+ring behind: past that mark every record wakes it (the brake before the
+ring overflows), and the figures would be the wakeups'.
 
 Loss: nvfake's two threads of CALLS RM_CONTROL each, unpaced, with the
 default ring, in each -k mode: records lost.
 
   stack_costs.py --ct CUDATRACE [--compare OTHER] [--calls N] [--reps R]
-                 [--modes traced,k,k-copy] [--loss-calls 300000] [--pin L,T] [--deep]
+                 [--modes traced,k,k-copy] [--loss-calls 300000] [--pin L,T] [--deep | --tall]
+                 [--ring MIB]
 
 Modes: traced (no -k), k (-k as built: the kernel's walk), k-copy (-k with
 CT_STACK_COPY=1: the stack copied and unwound by the capture, as before);
@@ -78,8 +84,11 @@ def cost_run(a, name, dev, out, helper):
     script = ("b0=$(python3 %s $PPID); %s %s %s %s loop %d 300; b1=$(python3 %s $PPID); "
               "echo bpf_total $((b1 - b0))" % (helper, " ".join(pinned(loop_cpu)), PROG, LIB,
                                               dev, a.calls, helper))
-    if a.deep:
-        script = script.replace(" loop %d 300;" % a.calls, " deep %d 300;" % a.calls)
+    if a.deep or a.tall:
+        script = script.replace(" loop %d 300;" % a.calls, " %s %d 300;"
+                                % ("deep" if a.deep else "tall", a.calls))
+    if a.ring:
+        args = args + ["-b", str(a.ring)]
     p = subprocess.run(pinned(tracer_cpu) + [ct] + args + ["--device", dev, "-w", out, "--",
                                                            "sh", "-c", script],
                        capture_output=True, text=True, env=dict(os.environ, **env))
@@ -114,6 +123,8 @@ def main():
     ap.add_argument("--loss-calls", type=int, default=300000)
     ap.add_argument("--pin")
     ap.add_argument("--deep", action="store_true")
+    ap.add_argument("--tall", action="store_true")
+    ap.add_argument("--ring", type=int, help="the cost runs' ring in MiB (-b)")
     a = ap.parse_args()
     modes = a.modes.split(",") + (["k-other"] if a.compare else [])
     res = {}
@@ -138,7 +149,7 @@ def main():
             stats_on(old == "1")
         base = statistics.median(x[1] for x in res["traced"])
         print("stack-cost medians over %d reps, %d calls%s (delta: BPF ns over plain tracing):"
-              % (a.reps, a.calls, ", deep stack" if a.deep else ""))
+              % (a.reps, a.calls, ", deep stack" if a.deep else ", tall stack" if a.tall else ""))
         for name in modes:
             v = res[name]
             b = statistics.median(x[1] for x in v)

@@ -604,6 +604,13 @@ enum ct_counter {
 	CT_CNT_KWALK_COPY_OTHER,      /* a rule of another shape (CFA expression, signal frame) */
 	CT_CNT_KWALK_COPY_LAZY,       /* ... in a lazy file's FDE not built yet */
 	CT_CNT_KWALK_CHECKED,         /* CT_UNWIND_CHECK: walked and copied both */
+	CT_CNT_KWALK_FRAMES,          /* frames of the stacks walked (CT_CNT_KWALK_DONE) */
+	CT_CNT_KWALK_READS,           /* their reads of user memory (the walk's main cost) */
+	CT_CNT_KWALK_MISSES,          /* their rules not in the per-CPU cache (two searches each) */
+	CT_CNT_TIMED_KWALK_NS,        /* a build with -DCT_TIMED: ns in the native walks' loop */
+	CT_CNT_TIMED_KSTACK_NS,       /* ... in send_kstack, whole */
+	CT_CNT_TIMED_PYSTACK_NS,      /* ... in send_pystack, whole */
+	CT_CNT_TIMED_PYSTACKS,        /* ... its calls */
 	CT_CNT_MAX
 };
 

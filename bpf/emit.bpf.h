@@ -91,6 +91,16 @@ static __always_inline void emit(void *data, __u64 size)
 		count(CT_CNT_LOST);
 }
 
+/* A build made to find where -k's time goes (BPF_DEFS=-DCT_TIMED): ns
+ * since t0 added to a counter; nothing in other builds. */
+#ifdef CT_TIMED
+#define TIMER_START(t) __u64 t = bpf_ktime_get_ns()
+#define TIMER_ADD(which, t) count_n(which, bpf_ktime_get_ns() - (t))
+#else
+#define TIMER_START(t) do {} while (0)
+#define TIMER_ADD(which, t) do {} while (0)
+#endif
+
 static __always_inline struct scratch *get_scratch(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();

@@ -482,9 +482,8 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 	return check;
 }
 
-static long py_frame_step(__u32 i, void *ctx)
+static __always_inline long py_frame_step(struct py_walk *w)
 {
-	struct py_walk *w = ctx;
 	const struct ct_py_proc *pp = w->pp;
 	struct ct_pyframe_raw *out;
 	__u64 code, instr;
@@ -525,14 +524,38 @@ static long py_frame_step(__u32 i, void *ctx)
 /* The check of frame i's code object, once all frames are found: a loop
  * of its own, run w->n times (never compared here: the frame loop's count
  * would have to be tracked exactly, one verifier state per value). */
-static long py_check_step(__u32 i, void *ctx)
+static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 {
-	struct py_walk *w = ctx;
 	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];
 
 	if (f->code)
 		f->check = code_check_of(w, f->code);
 	w->hash = (w->hash ^ f->code ^ f->check) * 0x100000001b3ULL;
+}
+
+/* PY_UNROLL frames a call of bpf_loop's callback, as the native walk
+ * (kwalk.bpf.h): a call's entry and return are a good part of a frame. */
+#ifndef PY_UNROLL
+#define PY_UNROLL 4
+#endif
+
+static long py_frame_steps(__u32 i, void *ctx)
+{
+	for (int k = 0; k < PY_UNROLL; k++)
+		if (py_frame_step(ctx))
+			return 1;
+	return 0;
+}
+
+static long py_check_steps(__u32 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+
+	for (int k = 0; k < PY_UNROLL; k++) {
+		if (i * PY_UNROLL + k >= w->n)
+			return 1;
+		py_check_step(w, i * PY_UNROLL + k);
+	}
 	return 0;
 }
 
@@ -545,6 +568,7 @@ static __noinline void send_pystack(__u64 ts)
 	struct py_walk w = {};
 	struct py_thread *t;
 	bool fresh = false, prefetch = false;
+	TIMER_START(t_all);
 
 	if (!pp || !pp->runtime)
 		return;
@@ -571,8 +595,8 @@ static __noinline void send_pystack(__u64 ts)
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
 	}
-	bpf_loop(CT_PY_FRAMES_MAX + 1, py_frame_step, &w, 0);
-	bpf_loop(w.n, py_check_step, &w, 0);
+	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
+	bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
 	if (w.ps->code_known)
@@ -595,6 +619,10 @@ static __noinline void send_pystack(__u64 ts)
 	if (prefetch)
 		bpf_ringbuf_output(&py_rb, w.ps, size, 0);
 	emit(w.ps, size);
+	TIMER_ADD(CT_CNT_TIMED_PYSTACK_NS, t_all);
+#ifdef CT_TIMED
+	count(CT_CNT_TIMED_PYSTACKS);
+#endif
 }
 
 #endif /* CT_PYFRAMES_BPF_H */

@@ -73,8 +73,28 @@ static void report_left_to_libdw(const struct ct_unwind_stats *us)
 	fputc('\n', stderr);
 }
 
-/* -k walked in the kernel: how many were, why the others were copied,
- * and the tables. */
+static double per_stack(uint64_t n, uint64_t stacks)
+{
+	return stacks ? (double)n / (double)stacks : 0;
+}
+
+/* A build with BPF_DEFS=-DCT_TIMED: where the stacks' BPF time went. */
+static void report_timed(const struct ct_capture *c, uint64_t walked)
+{
+	uint64_t walk = ct_bpf_counter_total(c->skel, CT_CNT_TIMED_KWALK_NS);
+	uint64_t kstack = ct_bpf_counter_total(c->skel, CT_CNT_TIMED_KSTACK_NS);
+	uint64_t py = ct_bpf_counter_total(c->skel, CT_CNT_TIMED_PYSTACK_NS);
+	uint64_t pys = ct_bpf_counter_total(c->skel, CT_CNT_TIMED_PYSTACKS);
+
+	if (!kstack && !py)
+		return;
+	fprintf(stderr, " [timed build: a native walk %.0f ns in its loop, %.0f ns whole; "
+		"a Python walk %.0f ns whole (%llu)]", per_stack(walk, walked),
+		per_stack(kstack, walked), per_stack(py, pys), (unsigned long long)pys);
+}
+
+/* -k walked in the kernel: how many were, their frames and reads, why the
+ * others were copied, and the tables. */
 static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwind_stats *us)
 {
 	static const char *const why[] = {
@@ -83,17 +103,22 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 		"a rule of another shape", "a lazy file's FDE not built yet",
 	};
 	struct ct_ktables_stats kt;
-	uint64_t copies = 0, n;
+	uint64_t copies = 0, walked, n;
 	const char *sep = ": ";
 
 	if (!ct_unwinder_ktables_stats(c->unwinder, &kt))
 		return;
 	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++)
 		copies += ct_bpf_counter_total(c->skel, (uint32_t)i);
-	ct_err("stacks walked in the kernel %llu (%llu through code without a "
-		"table, by frame pointer), copied %llu",
-		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE),
+	walked = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE);
+	ct_err("stacks walked in the kernel %llu (%.1f frames, %.1f reads of the "
+		"stack and %.2f rules searched for a stack; %llu through code without "
+		"a table, by frame pointer), copied %llu", (unsigned long long)walked,
+		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_FRAMES), walked),
+		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_READS), walked),
+		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_MISSES), walked),
 		(unsigned long long)us->kstack_fp, (unsigned long long)copies);
+	report_timed(c, walked);
 	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++) {
 		if (!(n = ct_bpf_counter_total(c->skel, (uint32_t)i)))
 			continue;

@@ -271,7 +271,9 @@ LOOP_CHAIN = ["ioctl", "drv_submit", "fakeCtxSync", "loop", "main"]
 
 
 def kernel_walks(stderr):
-    m = re.search(r"stacks walked in the kernel (\d+) \((\d+) through code without a table", stderr)
+    m = re.search(r"stacks walked in the kernel (\d+) \([\d.]+ frames, [\d.]+ reads of the "
+                  r"stack and [\d.]+ rules searched for a stack; (\d+) through code without a "
+                  r"table", stderr)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
@@ -409,6 +411,28 @@ t.ok(walked >= 270 and len(full) == walked and m and m.group(1) == "0",
      "complete (%s)" % (len(full), len(mev) - 100, len(full[0]["stack"]) if full else 0,
                         m.group(0) if m else "no check line"),
      [(len(e.get("stack", [])), e.get("stack_end")) for e in mev[-1:]] + [p.stderr])
+
+# 7h. Many small frames (stackprog tall: 96 frames of 64 to 448 bytes, the
+# shape of PyTorch's native stacks): the walk reads them through windows of
+# the stack, a read serving several frames, not one a frame (a window that
+# would cross the stack's end is cut at its page, not given up for reads of
+# a word each), and walks them as the capture unwinds a copy.
+tl = os.path.join(tmp, "tall.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", tl, "--", PROG, LIB, dev, "tall", "300", "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+w = re.search(r"\(([\d.]+) frames, ([\d.]+) reads of the stack", p.stderr)
+tev = ioctls(tl)
+full = [e for e in tev[100:] if e.get("stack_end") == "end" and
+        [base(f.get("sym")) for f in e["stack"]][:101] == LOOP_CHAIN[:4] + ["tall_frames"] * 96 +
+        ["main"]]
+t.ok(walked >= 270 and len(full) == walked and m and m.group(1) == "0" and w and
+     float(w.group(1)) >= 100 and float(w.group(2)) <= float(w.group(1)) / 4,
+     "96 small frames: %d of %d walked in the kernel to _start, %s frames and %s reads a stack "
+     "(at most a read for 4 frames; %s)" % (len(full), len(tev) - 100, w.group(1) if w else "?",
+                                           w.group(2) if w else "?",
+                                           m.group(0) if m else "no check line"),
+     [(len(e.get("stack", [])), e.get("stack_end")) for e in tev[-1:]] + [p.stderr])
 
 # 7f. A stack deeper than the walk's own bound (stackprog huge: a frame of
 # 9 MiB on a thread of 16 MiB): the walk stops 8 MiB above sp and says so.

@@ -11,6 +11,9 @@
  *                               largest copy)
  *   stackprog LIB FILE many N [MS]  the same, below MANY_LEVELS of them
  *                               (over 128 frames, 2.3 MiB)
+ *   stackprog LIB FILE tall N [MS]  the same, below TALL_LEVELS small frames
+ *                               (of 64 to 448 bytes: a C++ library's
+ *                               call chain, as PyTorch's 100-odd frames)
  *   stackprog LIB FILE huge N [MS]  the same, on a thread of 16 MiB of
  *                               stack, below a frame of HUGE_FRAME bytes
  *                               (past the kernel's walk's bound, 8 MiB)
@@ -139,6 +142,24 @@ static NOINLINE int deep_frames(int level, sync_fn f, int fd, long n, long ms)
 	return NO_TAIL(loop(f, fd, n));
 }
 
+/* Small frames of three sizes in turn, TALL_LEVELS of them: the shape of
+ * PyTorch's native stacks (about 100 frames in 20 KiB), which -k's walk
+ * reads frame by frame. */
+#define TALL_LEVELS 96
+
+static NOINLINE int tall_frames(int level, sync_fn f, int fd, long n, long ms)
+{
+	volatile char frame[64 + 192 * (level % 3)];
+
+	frame[0] = level;
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	if (level > 1)
+		return NO_TAIL(tall_frames(level - 1, f, fd, n, ms));
+	if (ms)
+		warm_up(f, fd, ms);
+	return NO_TAIL(loop(f, fd, n));
+}
+
 /* A frame of 9 MiB (a variable-length array: its CFA is rbp's, which a
  * table holds at any size), on a thread whose stack holds it. */
 #define HUGE_FRAME (9l << 20)
@@ -213,6 +234,9 @@ int main(int argc, char **argv)
 		return deep_frames(argv[3][0] == 'd' ? DEEP_LEVELS : MANY_LEVELS,
 				   (sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
 				   argc > 5 ? atol(argv[5]) : 0);
+	if (argc > 4 && strcmp(argv[3], "tall") == 0)
+		return tall_frames(TALL_LEVELS, (sync_fn)dlsym(lib, "fakeCtxSync"), fd,
+				   atol(argv[4]), argc > 5 ? atol(argv[5]) : 0);
 	if (argc > 3 && strcmp(argv[3], "holes") == 0)
 		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)
