@@ -165,6 +165,7 @@ static __always_inline bool kw_read_window(struct kwalk_rec *o, __u64 addr, __u6
 {
 	struct kwalk *w = &o->w;
 
+	keep_in_register(n);   /* the bound is checked on the register the read gets */
 	w->reads++;
 	if (n < 8 || n > KW_WIN || bpf_probe_read_user(o->win, n, (void *)addr))
 		return false;
@@ -180,7 +181,7 @@ static __always_inline bool kw_read_window(struct kwalk_rec *o, __u64 addr, __u6
 static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64 *out)
 {
 	struct kwalk *w = &o->w;
-	__u64 off = addr - w->win_lo, n;
+	__u64 off = addr - w->win_lo, n, bound, page;
 
 	/* The window lies within the bounds below (it is read only there),
 	 * and its bytes count by 8: one test for the frames it serves. */
@@ -197,18 +198,16 @@ static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64
 		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
 		return false;
 	}
-	/* A new window from addr, within the bound; where it crosses into a
-	 * page that cannot be read (the stack's end), the window ends with
-	 * addr's page: read word by word after it, the frames at the top of
-	 * a stack took a read each. */
-	n = w->sp0 + CT_KSTACK_BYTES - addr;
-	if (n > KW_WIN)
-		n = KW_WIN;
-	n &= ~7ull;
+	/* A new window from addr, within the bound; where that crosses into
+	 * a page that cannot be read (the stack's end), one to the end of
+	 * addr's page, still within the bound (the frames at a stack's top
+	 * were read a word at a time before); else the word alone. */
+	bound = w->sp0 + CT_KSTACK_BYTES - addr;
+	n = bound < KW_WIN ? bound & ~7ull : KW_WIN;
 	if (n >= 8 && n <= KW_WIN && kw_read_window(o, addr, n, out))
 		return true;
-	n = KW_PAGE - (addr & (KW_PAGE - 1));
-	if (!(addr & 7) && n < KW_WIN && kw_read_window(o, addr, n, out))
+	page = KW_PAGE - (addr & (KW_PAGE - 1));
+	if (!(addr & 7) && page < n && kw_read_window(o, addr, page, out))
 		return true;
 	w->win_n = 0;
 	w->reads++;
