@@ -607,6 +607,7 @@ enum ct_counter {
 	CT_CNT_KWALK_FRAMES,          /* frames of the stacks walked (CT_CNT_KWALK_DONE) */
 	CT_CNT_KWALK_READS,           /* their reads of user memory (the walk's main cost) */
 	CT_CNT_KWALK_MISSES,          /* their rules not in the per-CPU cache (two searches each) */
+	CT_CNT_KWALK_REUSED,          /* their frames checked against the thread's last walk, not stepped */
 	CT_CNT_TIMED_KWALK_NS,        /* a build with -DCT_TIMED: ns in the native walks' loop */
 	CT_CNT_TIMED_KSTACK_NS,       /* ... in send_kstack, whole */
 	CT_CNT_TIMED_PYSTACK_NS,      /* ... in send_pystack, whole */

@@ -9,7 +9,10 @@
  * FDEs) is walked by frame pointer where rbp is one.  A frame the tables
  * cannot walk (a file whose table is not loaded yet, a rule of another
  * shape) makes the caller copy the stack as before, for the capture to
- * unwind: counted by why (CT_CNT_KWALK_COPY_*).  Included by stacks.bpf.h.
+ * unwind: counted by why (CT_CNT_KWALK_COPY_*).  A frame that is one of
+ * the thread's last walk's is not stepped: the words that walk read from
+ * there out are read again, in one read, and compared (kwalk_memo.bpf.h).
+ * Included by stacks.bpf.h.
  */
 #ifndef CT_KWALK_BPF_H
 #define CT_KWALK_BPF_H
@@ -54,11 +57,38 @@ struct kwalk {
 	__u64 pc, sp, bp, sp0;
 	__u32 n, end, need, fp, copy, bp_known;
 	__u64 win_lo;      /* the stack bytes in win: [win_lo, win_lo + win_n) */
-	__u32 win_n, tgid, gen, reads;   /* reads: of the stack, this walk */
+	__u32 win_n, tgid, reads, pad0;   /* reads: of the stack, this walk */
 	__u64 who;         /* kw_who(tgid, gen): what a cached rule must match */
 	__u32 misses, pad; /* rules not in the cache, this walk */
 	__u64 want;        /* KW_PENDING, KW_LAZY: the pc whose table is missing */
+	/* kwalk_memo.bpf.h: the thread's last walk, by depth from its end */
+	__s32 cursor;      /* the last walk's frame this one may meet next; -1: none */
+	__s32 vd;          /* the last walk's frame being checked; -1: walking */
+	__u32 vk, vstart;  /* where the check began: this walk's frame, the last walk's */
+	__u32 reused, tries; /* frames taken from the last walk, checked; checks begun */
 };
+
+/*
+ * A frame as its step found it, for the next walk of the thread to check
+ * its words rather than search its rule (kwalk_memo.bpf.h): where the
+ * step read the stack is the caller's sp - 8 (its return address) and,
+ * with KWM_SLOT, the caller's sp + slot words (its rbp).
+ */
+struct kw_mframe {
+	__u64 pc, sp, bp;
+	__u8 flags;        /* KWM_* */
+	__s8 slot;         /* KWM_SLOT: the caller's rbp at its sp + slot * 8 */
+	__u16 fps;         /* steps by frame pointer from here out, this one's included */
+	__u32 _pad;
+};
+
+#define KWM_BP_KNOWN 0x01  /* rbp was known at this frame */
+#define KWM_USES_BP  0x02  /* its step used rbp (CFA = rbp + N, a frame-pointer step) */
+#define KWM_SAME_BP  0x04  /* its step left rbp to the caller as it was */
+#define KWM_SLOT     0x08  /* its step read the caller's rbp from the stack */
+#define KWM_FP       0x10  /* a step by frame pointer */
+#define KWM_ZERO_RA  0x20  /* the last frame: its frame-pointer step read a zero return address */
+#define KWM_NEEDS_BP 0x40  /* the steps from here out depend on rbp here */
 
 /*
  * A frame's words are read through a window of the stack: one read of up
@@ -73,11 +103,19 @@ struct kwalk {
 #endif
 #define KW_WIN CT_KWALK_WINDOW
 
+/* The check against the thread's last walk (kwalk_memo.bpf.h) knows the
+ * span of the words it reads: one read of it up to this, for all. */
+#ifndef CT_KWALK_CHECK_WINDOW   /* a power of two, at least KW_WIN */
+#define CT_KWALK_CHECK_WINDOW 16384
+#endif
+#define KW_BUF CT_KWALK_CHECK_WINDOW
+
 struct kwalk_rec {
 	struct ct_kstack rec;
 	__u64 pcs[CT_KSTACK_FRAMES];
 	struct kwalk w;
-	__u64 win[KW_WIN / 8];
+	__u64 win[KW_BUF / 8];
+	struct kw_mframe log[CT_KSTACK_FRAMES];   /* this walk's frames, for the next */
 };
 
 /*
@@ -137,6 +175,7 @@ struct kwalk_ctx {
 	struct kwalk_rec *out;
 	struct ct_uw_proc *proc;
 	struct kw_cache *cache;
+	struct kw_memo *memo;
 };
 
 struct {
@@ -159,7 +198,7 @@ enum kwalk_copy {
 
 #define KW_PAGE 4096   /* the smallest page: a window clipped to one is readable where its word is */
 
-/* The window read from addr, n bytes (8 to KW_WIN, by 8), and its first
+/* The window read from addr, n bytes (8 to KW_BUF, by 8), and its first
  * word; false where a page of it cannot be read. */
 static __always_inline bool kw_read_window(struct kwalk_rec *o, __u64 addr, __u64 n, __u64 *out)
 {
@@ -167,7 +206,7 @@ static __always_inline bool kw_read_window(struct kwalk_rec *o, __u64 addr, __u6
 
 	keep_in_register(n);   /* the bound is checked on the register the read gets */
 	w->reads++;
-	if (n < 8 || n > KW_WIN || bpf_probe_read_user(o->win, n, (void *)addr))
+	if (n < 8 || n > KW_BUF || bpf_probe_read_user(o->win, n, (void *)addr))
 		return false;
 	w->win_lo = addr;
 	w->win_n = n;
@@ -186,7 +225,7 @@ static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64
 	/* The window lies within the bounds below (it is read only there),
 	 * and its bytes count by 8: one test for the frames it serves. */
 	if (off < w->win_n && !(off & 7)) {
-		*out = o->win[(off / 8) & (KW_WIN / 8 - 1)];
+		*out = o->win[(off / 8) & (KW_BUF / 8 - 1)];
 		return true;
 	}
 	if (addr < w->sp0) {
@@ -217,6 +256,8 @@ static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64
 	}
 	return true;
 }
+
+#include "kwalk_memo.bpf.h"
 
 /*
  * Binary searches of a fixed number of steps, each halving the range
@@ -411,20 +452,29 @@ static __always_inline long kwalk_step(void *ctx)
 	struct kwalk_rec *out = c->out;
 	struct kwalk *w = &out->w;
 	__u64 look = w->n ? w->pc - 1 : w->pc;
+	struct kw_mframe *l;
 	struct ct_uw_row r;
 	__u32 n = w->n;
+	long ended;
 
 	if (n >= CT_KSTACK_FRAMES) {
 		w->end = CT_STACK_END_MAX_FRAMES;
 		return 1;
 	}
+	if (memo_meets(w, c->memo)) {
+		memo_window(out, c->memo);
+		return 1;   /* checked from the loop's next call (memo_check_frames) */
+	}
+	l = memo_log(out);
 	out->pcs[n & (CT_KSTACK_FRAMES - 1)] = w->pc;
 	w->n = n + 1;
 	switch (rule_at(c, look, &r)) {
 	case KW_STOP:
 		return 1;
 	case KW_FP:
-		return fp_step(out);
+		ended = fp_step(out);
+		memo_log_fp(l, w, ended);
+		return ended;
 	case KW_RULE:
 		break;
 	}
@@ -436,6 +486,7 @@ static __always_inline long kwalk_step(void *ctx)
 		w->end = w->fp ? CT_STACK_END_COMPLETE_FP : CT_STACK_END_COMPLETE;
 		return 1;
 	}
+	memo_log_rule(l, &r);
 	return cfa_step(out, &r);
 }
 
@@ -451,9 +502,14 @@ static __always_inline long kwalk_step(void *ctx)
 
 static long kwalk_steps(__u32 i, void *ctx)
 {
+	struct kwalk_ctx *c = ctx;
+	struct kwalk *w = &c->out->w;
+
+	if (w->vd >= 0)
+		return memo_check_frames(c->out, c->memo);
 	for (int k = 0; k < KW_UNROLL; k++)
 		if (kwalk_step(ctx))
-			return 1;
+			return w->vd >= 0 ? 0 : 1;   /* met the last walk: checked from the next call */
 	return 0;
 }
 
@@ -488,20 +544,26 @@ static __noinline bool send_kstack(__u64 ts)
 	c.proc = NULL;
 	c.out = out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
 	c.cache = bpf_map_lookup_elem(&kwalk_cache, &zero);
+	c.memo = bpf_map_lookup_elem(&kwalk_memo, &zero);
 	gen = bpf_map_lookup_elem(&uw_gen, &zero);
-	if (!out || !c.cache || !gen)
+	if (!out || !c.cache || !c.memo || !gen)
 		return false;
 	w = &out->w;
 	*w = (struct kwalk){ .pc = regs->ip, .sp = regs->sp, .sp0 = regs->sp, .bp = regs->bp,
-			     .bp_known = 1, .end = CT_STACK_END_ERROR, .tgid = tgid, .gen = *gen,
+			     .bp_known = 1, .end = CT_STACK_END_ERROR, .tgid = tgid,
 			     .who = kw_who(tgid, *gen) };
+	memo_begin(w, c.memo, (__u32)id);
 	TIMER_START(t_walk);
-	bpf_loop(CT_KSTACK_FRAMES / KW_UNROLL + 1, kwalk_steps, &c, 0);
+	/* Frames stepped (each once), checked against the last walk (each
+	 * once), and the calls cut short where the one becomes the other. */
+	bpf_loop(CT_KSTACK_FRAMES / KW_UNROLL + CT_KSTACK_FRAMES / KWM_UNROLL + 2 * KWM_TRIES + 2,
+		 kwalk_steps, &c, 0);
 	TIMER_ADD(CT_CNT_TIMED_KWALK_NS, t_walk);
 	if (w->copy) {
 		count(w->copy);
 		return false;
 	}
+	memo_keep(out, c.memo, (__u32)id);
 	out->rec.h.type = CT_REC_KSTACK;
 	out->rec.h.ts_ns = ts;
 	out->rec.h.pid = tgid;
@@ -521,6 +583,7 @@ static __noinline bool send_kstack(__u64 ts)
 	count_n(CT_CNT_KWALK_FRAMES, w->n);
 	count_n(CT_CNT_KWALK_READS, w->reads);
 	count_n(CT_CNT_KWALK_MISSES, w->misses);
+	count_n(CT_CNT_KWALK_REUSED, w->reused);
 	TIMER_ADD(CT_CNT_TIMED_KSTACK_NS, t_all);
 	return true;
 }

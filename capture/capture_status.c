@@ -113,11 +113,14 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 	walked = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_DONE);
 	ct_err("stacks walked in the kernel %llu (%.1f frames, %.1f reads of the "
 		"stack and %.2f rules searched for a stack; %llu through code without "
-		"a table, by frame pointer), copied %llu", (unsigned long long)walked,
+		"a table, by frame pointer; %.1f frames a stack the thread's last walk had, "
+		"checked word by word), copied %llu", (unsigned long long)walked,
 		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_FRAMES), walked),
 		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_READS), walked),
 		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_MISSES), walked),
-		(unsigned long long)us->kstack_fp, (unsigned long long)copies);
+		(unsigned long long)us->kstack_fp,
+		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_REUSED), walked),
+		(unsigned long long)copies);
 	report_timed(c, walked);
 	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++) {
 		if (!(n = ct_bpf_counter_total(c->skel, (uint32_t)i)))

@@ -434,6 +434,34 @@ t.ok(walked >= 270 and len(full) == walked and m and m.group(1) == "0" and w and
                                            m.group(0) if m else "no check line"),
      [(len(e.get("stack", [])), e.get("stack_end")) for e in tev[-1:]] + [p.stderr])
 
+# 7m. Each walk checks the thread's last walk word by word where it meets
+# one of its frames (bpf/kwalk_memo.bpf.h).  stackprog mixed calls by way
+# of three chains in turn through one call site: via_a and via_b at the
+# same sp (a return address differs), via_c one frame deeper.  Each walk
+# meets the last one's innermost frame or none, finds a word changed (or
+# no frame to meet), goes on by the rules and meets it again at mixed's
+# frame: only the frames from mixed out are taken from the last walk, and
+# every stack is walked as the capture unwinds its copy.
+mx = os.path.join(tmp, "mixed.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", mx, "--", PROG, LIB, dev, "mixed", "300", "1000"])
+walked, _ = kernel_walks(p.stderr)
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", p.stderr)
+w = re.search(r"\(([\d.]+) frames, .*; ([\d.]+) frames a stack the thread's last walk had",
+              p.stderr)
+xev = ioctls(mx)
+VIA = [["via_a"], ["via_b"], ["via_a", "via_c"]]
+chains_ok = [[base(f.get("sym")) for f in e.get("stack", [])][:6 + (i % 3 == 2)] ==
+             LOOP_CHAIN[:3] + VIA[i % 3] + ["mixed", "main"] and e.get("stack_end") == "end"
+             for i, e in enumerate(xev[100:])]
+frames, reused = (float(w.group(1)), float(w.group(2))) if w else (0, 0)
+t.ok(walked >= 270 and len(xev) == 400 and all(chains_ok) and m and m.group(1) == "0" and
+     4 <= reused <= frames - 3,
+     "three chains in turn: %d walked in the kernel, %d of %d stacks exact, %.1f of %.1f frames "
+     "a stack checked against the last walk, not stepped (%s)"
+     % (walked, sum(chains_ok), len(xev) - 100, reused, frames,
+        m.group(0) if m else "no check line"),
+     [(base(f.get("sym")) for f in e.get("stack", [])) for e in xev[100:103]] + [p.stderr])
+
 # 7f. A stack deeper than the walk's own bound (stackprog huge: a frame of
 # 9 MiB on a thread of 16 MiB): the walk stops 8 MiB above sp and says so.
 hg = os.path.join(tmp, "huge.ctrace")

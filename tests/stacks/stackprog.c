@@ -160,6 +160,52 @@ static NOINLINE int tall_frames(int level, sync_fn f, int fd, long n, long ms)
 	return NO_TAIL(loop(f, fd, n));
 }
 
+/* Calls by way of three chains in turn, through one call site: via_a and
+ * via_b have frames of one size (their callees' frames lie at the same sp,
+ * the return address into each differs), via_c calls via_a (one frame
+ * more: every frame below it lies lower).  A walk that meets the thread's
+ * last walk finds a word changed, and goes on by the rules to the frame
+ * where the two chains meet again (mixed's). */
+typedef int (*via_fn)(sync_fn, int);
+
+static NOINLINE int via_a(sync_fn f, int fd)
+{
+	volatile char frame[48];
+
+	frame[0] = 'a';
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	return NO_TAIL(f(fd));
+}
+
+static NOINLINE int via_b(sync_fn f, int fd)
+{
+	volatile char frame[48];
+
+	frame[0] = 'b';
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	return NO_TAIL(f(fd));
+}
+
+static NOINLINE int via_c(sync_fn f, int fd)
+{
+	volatile char frame[80];
+
+	frame[0] = 'c';
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	return NO_TAIL(via_a(f, fd));
+}
+
+static NOINLINE int mixed(sync_fn f, int fd, long n, long ms)
+{
+	static via_fn const via[] = { via_a, via_b, via_c };
+
+	if (ms)
+		warm_up(f, fd, ms);
+	for (long i = 0; i < n; i++)
+		NO_TAIL(via[i % 3](f, fd));
+	return 0;
+}
+
 /* A frame of 9 MiB (a variable-length array: its CFA is rbp's, which a
  * table holds at any size), on a thread whose stack holds it. */
 #define HUGE_FRAME (9l << 20)
@@ -237,6 +283,9 @@ int main(int argc, char **argv)
 	if (argc > 4 && strcmp(argv[3], "tall") == 0)
 		return tall_frames(TALL_LEVELS, (sync_fn)dlsym(lib, "fakeCtxSync"), fd,
 				   atol(argv[4]), argc > 5 ? atol(argv[5]) : 0);
+	if (argc > 4 && strcmp(argv[3], "mixed") == 0)
+		return mixed((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
+			     argc > 5 ? atol(argv[5]) : 0);
 	if (argc > 3 && strcmp(argv[3], "holes") == 0)
 		_exit(call_below_untouched_pages(fd));
 	if (argc > 3 && strcmp(argv[3], "thread") == 0)
