@@ -594,6 +594,8 @@ enum ct_counter {
 	CT_CNT_PY_CODE_READ,  /* Python frames whose code object was read for its check */
 	CT_CNT_PY_CODE_KNOWN, /* ... whose check was known: read before, no code object made since */
 	CT_CNT_PY_FRAME_ALONE, /* Python frames read on their own, outside the data stack's copy */
+	CT_CNT_PY_CFRAME_WALKED, /* 3.11/3.12 C frames taken from -k's read of the native stack */
+	CT_CNT_PY_FRAME_WALKED, /* Python frames outside the data stack's copy taken from -k's read */
 	/* -k walked in the kernel (bpf/kwalk.bpf.h): stacks sent as frame
 	 * addresses, and those copied instead, by why */
 	CT_CNT_KWALK_DONE,

@@ -527,13 +527,15 @@ static __always_inline __u64 kwalk_wanted(void)
 }
 
 /*
- * Walks the calling thread's stack and sends its frames; false where it
- * could not (no table for a frame: the caller copies the stack, counted).
+ * Walks the calling thread's stack, for send_kstack to send (the Python
+ * walk, between the two, may take words from the walk's read); false
+ * where it could not (no table for a frame: the caller copies the stack,
+ * counted).
  */
-static __noinline bool send_kstack(__u64 ts)
+static __noinline bool walk_kstack(__u64 ts)
 {
 	struct pt_regs *regs = current_user_regs();
-	__u64 id = bpf_get_current_pid_tgid(), size;
+	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0;
 	struct kwalk_ctx c;
 	struct kwalk_rec *out;
@@ -552,6 +554,9 @@ static __noinline bool send_kstack(__u64 ts)
 	*w = (struct kwalk){ .pc = regs->ip, .sp = regs->sp, .sp0 = regs->sp, .bp = regs->bp,
 			     .bp_known = 1, .end = CT_STACK_END_ERROR, .tgid = tgid,
 			     .who = kw_who(tgid, *gen) };
+	/* whose the window is: this call's (kwalk_stack_word) */
+	out->rec.h.ts_ns = ts;
+	out->rec.h.tid = (__u32)id;
 	memo_begin(w, c.memo, (__u32)id);
 	TIMER_START(t_walk);
 	/* Frames stepped (each once), checked against the last walk (each
@@ -559,15 +564,60 @@ static __noinline bool send_kstack(__u64 ts)
 	bpf_loop(CT_KSTACK_FRAMES / KW_UNROLL + CT_KSTACK_FRAMES / KWM_UNROLL + 2 * KWM_TRIES + 2,
 		 kwalk_steps, &c, 0);
 	TIMER_ADD(CT_CNT_TIMED_KWALK_NS, t_walk);
+	TIMER_ADD(CT_CNT_TIMED_KSTACK_NS, t_all);
 	if (w->copy) {
 		count(w->copy);
 		return false;
 	}
 	memo_keep(out, c.memo, (__u32)id);
+	return true;
+}
+
+/*
+ * Bytes of the calling thread's stack at addr from this call's walk's
+ * last read (after a check against the thread's last walk, its whole
+ * stack, up to 16 KiB): the stack is as the walk read it, the thread
+ * being in this call since.  False where the read does not hold it.
+ */
+static __always_inline const __u8 *kwalk_stack_bytes(__u64 ts, __u64 addr, __u32 len)
+{
+	__u32 zero = 0;
+	struct kwalk_rec *out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
+	__u64 off;
+
+	if (!out || out->rec.h.ts_ns != ts || out->rec.h.tid != (__u32)bpf_get_current_pid_tgid())
+		return NULL;
+	off = addr - out->w.win_lo;
+	if (off >= out->w.win_n || len > out->w.win_n - off)
+		return NULL;
+	return (const __u8 *)out->win + (off & (KW_BUF - 1));
+}
+
+/* ... a word of it, aligned as the stack's words are. */
+static __always_inline bool kwalk_stack_word(__u64 ts, __u64 addr, __u64 *v)
+{
+	const __u8 *at = (addr & 7) ? NULL : kwalk_stack_bytes(ts, addr, 8);
+
+	if (!at)
+		return false;
+	*v = *(const __u64 *)at;
+	return true;
+}
+
+/* Sends the frames walk_kstack found. */
+static __noinline void send_kstack(void)
+{
+	__u64 id = bpf_get_current_pid_tgid(), size;
+	__u32 zero = 0;
+	struct kwalk_rec *out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
+	struct kwalk *w;
+	TIMER_START(t_send);
+
+	if (!out)
+		return;
+	w = &out->w;
 	out->rec.h.type = CT_REC_KSTACK;
-	out->rec.h.ts_ns = ts;
-	out->rec.h.pid = tgid;
-	out->rec.h.tid = (__u32)id;
+	out->rec.h.pid = id >> 32;
 	out->rec.nframes = w->n;
 	out->rec.end = w->end == CT_STACK_END_COMPLETE && w->fp ? CT_STACK_END_COMPLETE_FP : w->end;
 	out->rec.need_bytes = w->need;
@@ -576,7 +626,7 @@ static __noinline bool send_kstack(__u64 ts)
 	out->rec._pad = 0;
 	size = sizeof(struct ct_kstack) + (__u64)(w->n & (CT_KSTACK_FRAMES * 2 - 1)) * 8;
 	if (size > sizeof(out->rec) + sizeof(out->pcs))
-		return false;
+		return;
 	out->rec.h.size = size;
 	emit(out, size);
 	count(CT_CNT_KWALK_DONE);
@@ -584,8 +634,7 @@ static __noinline bool send_kstack(__u64 ts)
 	count_n(CT_CNT_KWALK_READS, w->reads);
 	count_n(CT_CNT_KWALK_MISSES, w->misses);
 	count_n(CT_CNT_KWALK_REUSED, w->reused);
-	TIMER_ADD(CT_CNT_TIMED_KSTACK_NS, t_all);
-	return true;
+	TIMER_ADD(CT_CNT_TIMED_KSTACK_NS, t_send);
 }
 
 #endif /* CT_KWALK_BPF_H */

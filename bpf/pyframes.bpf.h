@@ -141,7 +141,7 @@ struct py_scratch {
 	 * same module machinery at many levels, repeat them). */
 	struct py_code_seen seen[PY_CODES_SEEN];
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
-	__u32 frames_alone, _pad;
+	__u32 frames_alone, frames_walked;   /* ... of these, taken from -k's read */
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -281,14 +281,22 @@ static __always_inline struct py_thread *current_thread(const struct ct_py_proc 
 	return bpf_map_lookup_elem(&py_threads, &tid);
 }
 
-/* The innermost frame of the thread state loaded in ps. */
-static __always_inline __u64 top_frame(const struct ct_py_proc *pp, const struct py_scratch *ps)
+/* The innermost frame of the thread state loaded in ps.  3.11 and 3.12
+ * keep it in a C frame (_PyCFrame) on the native stack, which -k's walk
+ * of this call has mostly just read (kwalk_stack_word). */
+static __always_inline __u64 top_frame(const struct ct_py_proc *pp, const struct py_scratch *ps,
+				       __u64 ts)
 {
-	__u64 f = tstate_field(ps, pp->tstate_frame);
+	__u64 f = tstate_field(ps, pp->tstate_frame), at;
 
-	if (f && pp->cframe_current_frame != CT_PY_NO_FIELD)
-		f = read_ptr(f + pp->cframe_current_frame);
-	return f;
+	if (!f || pp->cframe_current_frame == CT_PY_NO_FIELD)
+		return f;
+	at = f + pp->cframe_current_frame;
+	if (kwalk_stack_word(ts, at, &f)) {
+		count(CT_CNT_PY_CFRAME_WALKED);
+		return f;
+	}
+	return read_ptr(at);
 }
 
 struct py_walk {
@@ -300,6 +308,7 @@ struct py_walk {
 	__u64 scope;                         /* where counter was read: py_code_cached.scope */
 	__u32 counter;                       /* the code objects' counter now; 0: no cache */
 	__u32 _pad;
+	__u64 ts;                            /* the call's: whose -k's read is (kwalk_stack_bytes) */
 	/* n shares its 8 bytes with fbase: the verifier then does not track
 	 * n's value, and checks the frame loop in a few passes, not one per
 	 * value of n (over its 1M-instruction limit). */
@@ -380,19 +389,27 @@ static __always_inline void copy_datastack(struct py_walk *w)
 }
 
 /* The frame at w->frame into ps->stack (from the data stack's copy where
- * it lies inside it), w->fbase set to it; 0 or an error. */
+ * it lies inside it), w->fbase set to it; 0 or an error.  A frame outside
+ * it (3.12's entry frames are on the native stack) is taken from -k's
+ * read of the native stack where that holds it, else read. */
 static __always_inline long load_frame(struct py_walk *w)
 {
 	const struct ct_py_proc *pp = w->pp;
 	__u64 at = w->frame + pp->frame_read_off;
+	__u32 len = pp->frame_read_len;
+	const __u8 *walked;
 
-	if (at >= w->win_lo && at + pp->frame_read_len <= w->win_hi) {
+	if (at >= w->win_lo && at + len <= w->win_hi) {
 		w->fbase = at - w->win_lo;
 		return 0;
 	}
 	w->fbase = PY_WINDOW;
+	if (len && len <= CT_PY_FRAME_CHUNK && (walked = kwalk_stack_bytes(w->ts, at, len))) {
+		w->ps->frames_walked++;
+		return bpf_probe_read_kernel(w->ps->stack + PY_WINDOW, len, walked);
+	}
 	w->ps->frames_alone++;
-	return read_window(w->ps->stack + PY_WINDOW, CT_PY_FRAME_CHUNK, at, pp->frame_read_len);
+	return read_window(w->ps->stack + PY_WINDOW, CT_PY_FRAME_CHUNK, at, len);
 }
 
 /* The process's counter of code objects made, for the cache: 0 where it
@@ -587,9 +604,10 @@ static __noinline void send_pystack(__u64 ts)
 	if (fresh)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
-	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = 0;
+	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = w.ps->frames_walked = 0;
+	w.ts = ts;
 	if (t) {
-		w.frame = top_frame(pp, w.ps);
+		w.frame = top_frame(pp, w.ps, ts);
 		copy_datastack(&w);
 		read_code_counter(&w, t);
 	} else {
@@ -603,6 +621,8 @@ static __noinline void send_pystack(__u64 ts)
 		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
 	if (w.ps->frames_alone)
 		count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
+	if (w.ps->frames_walked)
+		count_n(CT_CNT_PY_FRAME_WALKED, w.ps->frames_walked);
 	/* Frames this thread did not send last time may name code objects the
 	 * capture has not read: have them read now, while the process lives.
 	 * The prefetch ring wakes its reader only when it has read all before

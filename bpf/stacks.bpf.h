@@ -219,13 +219,22 @@ static __noinline void send_stack_copy(__u64 ts, __u64 want)
 	bpf_ringbuf_submit_dynptr(&w.rec, wake_flags(size));
 }
 
-/* The stack walked here where the tables allow, else copied. */
-static __always_inline void send_stack(__u64 ts)
+/* -k's walk in the kernel, where -k walks: first, so that the Python
+ * walk may take its C frame from the walk's read of the stack. */
+static __always_inline bool walk_stack(__u64 ts)
+{
+	return stack_bytes && stack_walk && walk_kstack(ts);
+}
+
+/* The stack: as walk_stack walked it, else copied. */
+static __always_inline void send_stack(__u64 ts, bool walked)
 {
 	__u64 want = 0;
 
 	if (stack_walk) {
-		if (send_kstack(ts) && !stack_check)
+		if (walked)
+			send_kstack();
+		if (walked && !stack_check)
 			return;
 		want = kwalk_wanted();
 	}

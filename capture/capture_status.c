@@ -250,12 +250,20 @@ static void report_code_counter(const struct ct_python_stats *ps)
 /* How the kernel checked the frames' code objects: read, or known. */
 static void report_code_checks(const struct ct_capture *c)
 {
+	uint64_t cframes = ct_bpf_counter_total(c->skel, CT_CNT_PY_CFRAME_WALKED);
+	uint64_t frames = ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_WALKED);
+
 	ct_err("Python: %llu code objects read to check them, %llu known "
 			"(read before, no code object made since); %llu frames read alone "
-			"(not in the data stack's copy)\n",
+			"(not in the data stack's copy)",
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_READ),
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_KNOWN),
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_ALONE));
+	if (cframes || frames)
+		fprintf(stderr, "; from -k's read of the native stack, %llu C frames (3.11, "
+			"3.12) and %llu frames outside the data stack", (unsigned long long)cframes,
+			(unsigned long long)frames);
+	fputc('\n', stderr);
 }
 
 /* --py-stack: the Python frames named.  No process ran CPython: -k says
