@@ -398,6 +398,22 @@ static __always_inline void emit_proc(__u32 source)
 	emit(p, size);
 }
 
+/*
+ * The call's stacks, -k's and --py-stack's.  The Python frames are sent
+ * first: the capture reads their code objects before it spends time
+ * unwinding, while the process surely lives; but they are walked after
+ * the native stack, whose read they may use.
+ */
+static __always_inline void send_call_stacks(__u64 ts)
+{
+	bool walked = walk_stack(ts);
+
+	if (py_frames)
+		send_pystack(ts);
+	if (stack_bytes)
+		send_stack(ts, walked);
+}
+
 static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -406,7 +422,6 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	struct inflight *in;
 	struct scratch *s;
 	struct ct_ioctl *r;
-	bool walked;
 
 	if (!pid_traced(tgid) || !fd_traced((int)ctx->args[0], &fi))
 		return 0;
@@ -439,14 +454,7 @@ static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)
 	r->_pad = 0;
 	send_ioctl(s, true);
 	send_fileref(s);
-	/* Python frames sent first: the capture reads their code objects
-	 * before it spends time unwinding, while the process surely lives;
-	 * but walked after the native stack, whose read they may use. */
-	walked = walk_stack(r->ts_enter);
-	if (py_frames)
-		send_pystack(r->ts_enter);
-	if (stack_bytes)
-		send_stack(r->ts_enter, walked);
+	send_call_stacks(r->ts_enter);
 
 	in = bpf_task_storage_get(&inflight_ioctl, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -515,7 +523,6 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 	struct mmap_inflight in = {}, *slot;
 	struct fd_info fi;
 	int fd = (int)ctx->args[4];
-	bool walked;
 
 	if (fd < 0 || !pid_traced(id >> 32) || !fd_traced(fd, &fi))
 		return 0;
@@ -535,14 +542,7 @@ static __noinline int mmap_enter(struct syscall_enter_ctx *ctx)
 		*slot = in;
 	else
 		count(CT_CNT_INFLIGHT_FULL);
-	/* Python frames sent first: the capture reads their code objects
-	 * before it spends time unwinding, while the process surely lives;
-	 * but walked after the native stack, whose read they may use. */
-	walked = walk_stack(in.ts);
-	if (py_frames)
-		send_pystack(in.ts);
-	if (stack_bytes)
-		send_stack(in.ts, walked);
+	send_call_stacks(in.ts);
 	return 0;
 }
 
@@ -589,7 +589,6 @@ static __noinline int munmap_enter(struct syscall_enter_ctx *ctx)
 	struct map_key k = { .tgid = id >> 32, .addr = ctx->args[0] };
 	struct ct_munmap r = {};
 	__u64 *len = bpf_map_lookup_elem(&nv_mappings, &k);
-	bool walked;
 
 	if (!len)
 		return 0;
@@ -602,14 +601,7 @@ static __noinline int munmap_enter(struct syscall_enter_ctx *ctx)
 	r.len = ctx->args[1];
 	r.map_len = *len;
 	/* The stack first: the decoder prints a munmap as soon as it comes. */
-	/* Python frames sent first: the capture reads their code objects
-	 * before it spends time unwinding, while the process surely lives;
-	 * but walked after the native stack, whose read they may use. */
-	walked = walk_stack(r.h.ts_ns);
-	if (py_frames)
-		send_pystack(r.h.ts_ns);
-	if (stack_bytes)
-		send_stack(r.h.ts_ns, walked);
+	send_call_stacks(r.h.ts_ns);
 	emit(&r, sizeof(r));
 	bpf_map_delete_elem(&nv_mappings, &k);
 	return 0;
