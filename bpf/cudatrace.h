@@ -448,6 +448,10 @@ struct ct_stack_end {
 				 * were overwritten unread (GPPut is an index into the
 				 * ring: whole rings more cannot be ruled out; captures
 				 * before this was counted hold 0, still true) */
+#define CT_GS_LATE   (1u << 4)  /* with CT_GS_LOST, `lost` 0: the reader learned the
+				 * channel only as or after its process exited, too
+				 * late for the kernel's last look: what it put after
+				 * its last poll (or ever) is not counted */
 
 struct ct_gpu_seg {
 	struct ct_rec h;
@@ -522,6 +526,9 @@ struct ct_gx_chan {
 #define CT_GX_NO_SEG    (1u << 3)  /* the segment could not be read: ndwords 0 */
 #define CT_GX_TRUNC     (1u << 4)  /* ndwords < want_dwords */
 #define CT_GX_CONTROL   (1u << 5)  /* a control entry (length 0): nothing to copy */
+#define CT_GX_LOOK      (1u << 6)  /* the look begins (ts_ns): no channel; every exit
+				    * of a traced process sends one first, so the reader
+				    * can tell the rings it published too late */
 
 struct ct_gpu_exit {
 	struct ct_rec h;     /* pid; tid: the exiting thread; ts_ns: its exit */

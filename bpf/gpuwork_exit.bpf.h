@@ -131,13 +131,21 @@ static long gx_channel(__u64 i, void *ctx)
 	return 0;
 }
 
-/* The exiting process's channels, before its memory goes. */
+/* The exiting process's channels, before its memory goes.  First a record
+ * of when the look began: a ring the reader published after that was not
+ * in the map the look read. */
 static __always_inline void gpuwork_last_look(__u32 tgid)
 {
-	struct gx_walk w = { .key = { .pid = tgid }, .ts = bpf_ktime_get_ns() };
+	struct gx_walk w = { .key = { .pid = tgid, .slot = 0 } };
+	struct scratch *s;
 
-	if (gpu_work)
-		bpf_loop(CT_GX_SLOTS, gx_channel, &w, 0);
+	if (!gpu_work)
+		return;
+	w.ts = bpf_ktime_get_ns();
+	s = get_scratch();
+	if (s)
+		emit(gx_record(s, &w, 0, CT_GX_LOOK), sizeof(struct ct_gpu_exit));
+	bpf_loop(CT_GX_SLOTS, gx_channel, &w, 0);
 }
 
 #endif

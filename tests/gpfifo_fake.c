@@ -60,6 +60,8 @@
  *          and a launch, then exit at once: prints "launch 4242 ..." and
  *          "big 6000"
  *        gpfifo_fake -f PATH burst-exit N [kill]
+ *          (big-exit and burst-exit: GPFIFO_FAKE_SETTLE_MS for the 300 ms;
+ *          every mode: GPFIFO_FAKE_START_MS, a pause before the set-up)
  *          sets up, waits 300 ms (a poller has read the set-up), then puts
  *          N launches of distinct grids at once and exits within a
  *          millisecond (with `kill`: SIGKILL to itself instead); prints
@@ -259,8 +261,18 @@ static void announce(void)
 	announce_channel(CHANNEL, USERD, USERD_OFF);
 }
 
+/* GPFIFO_FAKE_<name>_MS from the environment, else `ms` (tests that must
+ * place the stand-in's steps against a reader slowed on purpose). */
+static long env_us(const char *name, long ms)
+{
+	const char *v = getenv(name);
+
+	return (v && *v ? atol(v) : ms) * 1000;
+}
+
 static void setup(const char *path)
 {
+	pause_us(env_us("GPFIFO_FAKE_START_MS", 0));
 	nv_fd = open(path, O_RDWR | O_CREAT, 0600);
 	if (nv_fd < 0 || ftruncate(nv_fd, 4096))
 		die(path);
@@ -638,7 +650,7 @@ static void big_exit(void)
 {
 	const uint32_t n = 6000;
 
-	pause_us(300000);
+	pause_us(env_us("GPFIFO_FAKE_SETTLE_MS", 300));
 	pace_us = 0;
 	put_long_segment(n);
 	launch(4242, 64, 0, 0x204e00000ull);
@@ -671,7 +683,7 @@ static void burst_exit(int n, int kill_self)
 		n = (int)ENTRIES - 1;
 	srand((unsigned)getpid());
 	distinct(grids, n, 1, 65536);
-	pause_us(300000);
+	pause_us(env_us("GPFIFO_FAKE_SETTLE_MS", 300));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);   /* printed in one write, after the work */
 	pace_us = 0;
 	for (int i = 0; i < n; i++)

@@ -74,6 +74,10 @@ struct ct_gw_unseen ct_gw_unseen_of(const struct ct_gpu_seg *g)
 	if (g->flags & CT_GS_WRAP)
 		return (struct ct_gw_unseen){ "LOST IN RING WRAPS (at least)", "ring_wrap", g->lost,
 					      false };
+	/* a channel learned too late for the look at its exit (gpuwork_exit.c) */
+	if (g->flags & CT_GS_LATE)
+		return (struct ct_gw_unseen){ "CHANNELS LEARNED ONLY AT EXIT (work not counted)",
+					      "learned_at_exit", 1, true };
 	/* the reader's word for a channel it gave up (gpuwork_ring.c) */
 	if (!g->lost && g->gp_put >= g->ring_entries)
 		return (struct ct_gw_unseen){ "CHANNELS NOT FOLLOWED (GPPut outside ring)",

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_class.h"
 #include "gpuwork_ring.h"
@@ -72,6 +73,8 @@ void gw_exit_publish(struct gw_lane *l, struct gw_ring *r)
 		r->f.slot = UINT32_MAX;
 		return;
 	}
+	if (!r->f.published)
+		r->f.published_ns = ct_now_ns(CLOCK_MONOTONIC);
 	r->f.published = true;
 	r->f.published_next = r->next;
 }
@@ -204,16 +207,46 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 	gw_take_segment(&g->lane0, s);
 }
 
+/* The look at x's process begins: every ring of it learns when. */
+static void take_look(struct ct_gpuwork *g, const struct ct_gpu_exit *x)
+{
+	for (size_t i = 0; i < g->chans.nrings; i++)
+		if (g->chans.rings[i].pid == x->h.pid)
+			g->chans.rings[i].f.looked_ns = x->h.ts_ns;
+}
+
 void gw_exit_take(struct ct_gpuwork *g, const struct ct_gpu_exit *x)
 {
-	struct gw_ring *r = ring_of(g, x);
+	struct gw_ring *r;
 
+	if (x->flags & CT_GX_LOOK) {
+		take_look(g, x);
+		return;
+	}
+	r = ring_of(g, x);
 	if (!r)
 		return;
 	if (x->flags & CT_GX_HEAD)
 		take_head(g, r, x);
 	else if (r->f.exit_seen)
 		take_entry(g, r, x);
+}
+
+/*
+ * A ring the look could not have read: the reader learned it (its USERD
+ * mapped) but published it only after the look began, or not at all (a
+ * reader held up for the process's whole life).  What it put after its
+ * last poll, or ever, is gone with the process, uncountable.  A publish
+ * whose update was under way as the look began may have been in time;
+ * with no record from the look it is counted all the same ("at most").
+ */
+static bool missed_by_look(const struct gw_ring *r)
+{
+	if (r->dead || r->f.exit_seen || !r->f.looked_ns || !r->userd_cpu)
+		return false;
+	if (r->f.published && r->f.slot == UINT32_MAX)
+		return false;   /* could not be published: counted as unpublished */
+	return !r->f.published || r->f.published_ns >= r->f.looked_ns;
 }
 
 void gw_exit_finish(struct ct_gpuwork *g, uint32_t pid)
@@ -223,6 +256,16 @@ void gw_exit_finish(struct ct_gpuwork *g, uint32_t pid)
 		struct ct_gpu_exit x = { .h = { .ts_ns = r->f.exit_ns }, .put = r->snap_put };
 		uint32_t missing;
 
+		if (r->pid == pid && missed_by_look(r)) {
+			struct ct_gpu_seg *s = seg_record(g, r, &x, r->next);
+
+			s->h.ts_ns = r->f.looked_ns;
+			s->flags = CT_GS_LOST | CT_GS_LATE;
+			s->gp_put = r->next;   /* not read: an index inside the ring */
+			g->st.exit_too_late++;
+			gw_sink(&g->lane0, &s->h);
+			continue;
+		}
 		if (r->pid != pid || !r->f.exit_seen || r->f.exit_no_put)
 			continue;
 		missing = r->f.exit_expect - r->f.exit_skip - r->f.exit_got;

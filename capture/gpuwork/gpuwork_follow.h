@@ -19,6 +19,8 @@ struct gw_follow {
 	/* the kernel's last look (gpuwork_exit.c) */
 	bool published;             /* in the BPF map gw_exit, at `slot` */
 	uint32_t slot, published_next;
+	uint64_t published_ns;      /* when the map first held it (its update returned) */
+	uint64_t looked_ns;         /* when the kernel's look at its process began */
 	bool exit_seen;             /* its exit records came: the reader reads it no more */
 	bool exit_no_put;           /* ... GPPut could not be read at exit */
 	uint32_t exit_from, exit_skip, exit_expect, exit_got;

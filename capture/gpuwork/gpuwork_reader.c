@@ -403,6 +403,12 @@ static void report_exit(const struct ct_gpuwork_stats *s)
 				"outside the ring (not the USERD the allocation named, or a corrupt one); "
 				"what they put after is not in this capture, and not counted\n",
 			(unsigned long long)s->not_followed);
+	if (s->exit_too_late)
+		ct_err("gpu-work: at exit: %llu rings were learned by the reader only as or "
+				"after their process exited (the reader held up: run it with real-time "
+				"priority, or load the machine less); what they put after their last "
+				"poll, or at all if never polled, is not read and not counted\n",
+			(unsigned long long)s->exit_too_late);
 	if (s->unpublished)
 		ct_err("gpu-work: %llu rings could not be given to the kernel's "
 				"last look (more than %d channels in a process, or the map full): work "

@@ -66,6 +66,7 @@ struct ct_gpuwork_stats {
 	uint64_t exit_entries;      /* ... entries read then */
 	uint64_t exit_unseen;       /* ... entries it could not copy (in lost) */
 	uint64_t exit_no_put;       /* rings whose GPPut could not be read at exit */
+	uint64_t exit_too_late;     /* rings published after their process's look began */
 	uint64_t exit_gap_ns;       /* the longest a process ran after a ring's last poll */
 	uint64_t unpublished;       /* rings the kernel could not be told of (map full) */
 	struct gw_read_cost read[GW_READ_KINDS];   /* process memory read, by purpose */

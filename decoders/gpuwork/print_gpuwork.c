@@ -493,7 +493,11 @@ static void on_gap(struct ct_decoder *d, const struct ct_gpu_seg *s)
 		em_u64(&d->em, "gp_put", s->gp_put);
 		em_hex(&d->em, "va", s->va);
 		em_str(&d->em, "reason", !(s->flags & CT_GS_LOST) ? "unreadable" : s->flags & CT_GS_WRAP ?
-			"ring_wrap" : s->gp_put >= s->ring_entries ? "gpput_outside_ring" : "lost");
+			"ring_wrap" : s->flags & CT_GS_LATE ? "learned_at_exit" :
+			s->gp_put >= s->ring_entries ? "gpput_outside_ring" : "lost");
+	} else if (s->flags & CT_GS_LATE) {
+		out_printf(&d->out, " the channel was learned only as its process exited, too late "
+			   "for the last look: what it put after its last poll is not counted");
 	} else if (s->flags & CT_GS_WRAP) {
 		out_printf(&d->out, " the ring of %u entries went round between two polls: at least "
 			   "%u entries before index %u were overwritten unread (whole rings more "

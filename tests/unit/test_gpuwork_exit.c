@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "gpuwork.h"
 #include "gpuwork_reader.h"
 #include "gwtables.h"
@@ -226,6 +227,16 @@ static void kernel_look(struct ct_gpuwork *g, const struct ct_gx_chan *v, uint32
 	}
 }
 
+/* The record the kernel sends as its look at this process begins. */
+static void look_begins(struct ct_gpuwork *g, uint64_t ts)
+{
+	struct ct_gpu_exit x = { .h = { .type = CT_REC_GPU_EXIT, .size = sizeof(x), .ts_ns = ts,
+				       .pid = (uint32_t)getpid() },
+				 .flags = CT_GX_LOOK };
+
+	ct_gpuwork_learn(g, &x.h);
+}
+
 static void proc_exit(struct ct_gpuwork *g)
 {
 	struct ct_rec ex = { .type = CT_REC_PROC_EXIT, .size = sizeof(ex), .pid = (uint32_t)getpid() };
@@ -395,6 +406,30 @@ int main(void)
 	hostile(g, "a segment not where its entry says", bad_va);
 	ok(nfault == 1, "... which is counted unreadable (%d)", nfault);
 	proc_exit(g);
+	ct_gpuwork_free(g);
+
+	/* 6. the look began before the reader had published the ring (the
+	 * reader held up for the process's life): counted, nothing made up;
+	 * a ring published before the look, with nothing new, is not */
+	g = fresh();
+	copy_seg(0, 6000);
+	ct_gpuwork_poll(g, 0);
+	reset();
+	look_begins(g, ct_now_ns(CLOCK_MONOTONIC));
+	proc_exit(g);
+	ok(npub >= 1 && ct_gpuwork_stats(g)->exit_too_late == 0 && !nseg && !nput && !nlost,
+	   "published before the look began, nothing new: not counted");
+	ct_gpuwork_free(g);
+	g = fresh();
+	reset();
+	copy_seg(0, 6001);
+	look_begins(g, 1);
+	proc_exit(g);
+	ok(npub >= 1 && ct_gpuwork_stats(g)->exit_too_late == 1 && !nseg && !nput,
+	   "published after the look began: 1 ring counted too late, no entries made up (%llu)",
+	   (unsigned long long)ct_gpuwork_stats(g)->exit_too_late);
+	ok(nlost == 1 && lost_entries == 0 && !bad_records,
+	   "... and said in the trace: one LOST record of 0 entries, well formed (%d)", nlost);
 	ct_gpuwork_free(g);
 	return tap_done();
 }
