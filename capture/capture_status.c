@@ -121,7 +121,6 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 		(unsigned long long)us->kstack_fp,
 		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_REUSED), walked),
 		(unsigned long long)copies);
-	report_timed(c, walked);
 	for (int i = CT_CNT_KWALK_COPY_NO_PROC; i <= CT_CNT_KWALK_COPY_LAZY; i++) {
 		if (!(n = ct_bpf_counter_total(c->skel, (uint32_t)i)))
 			continue;
@@ -158,6 +157,7 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 		fprintf(stderr, "; at the end %s%s%s, %llu files waiting",
 			kt.building[0] ? "building " : "", kt.building,
 			kt.building[0] ? "'s table" : "nothing building", (unsigned long long)kt.queued);
+	report_timed(c, walked);   /* last: the bracket closes the line */
 	fputc('\n', stderr);
 	if (us->kchecked)
 		ct_err(CT_UNWIND_CHECK_ENV ": %llu of %llu kernel walks "
