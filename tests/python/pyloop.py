@@ -79,7 +79,7 @@ n, arg = int(sys.argv[2]), sys.argv[3]
 depth = int(arg.rstrip("d"))
 run_at = distinct_chain(depth) if arg.endswith("d") else at_depth
 rate = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-run_at(depth, call, min(n, 2000))        # warm up
+run_at(depth, call, min(n, 2000), rate)  # warm up, paced as the loop
 # -k builds its unwind tables from the first stacks it copies: a pause
 # here keeps that one-time work out of the timed calls.
 time.sleep(float(os.environ.get("PYLOOP_WARM_PAUSE", "0")))
