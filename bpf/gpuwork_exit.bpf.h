@@ -136,7 +136,7 @@ static long gx_channel(__u64 i, void *ctx)
  * in the map the look read. */
 static __always_inline void gpuwork_last_look(__u32 tgid)
 {
-	struct gx_walk w = { .key = { .pid = tgid, .slot = 0 } };
+	struct gx_walk w = { .key = { .pid = tgid } };
 	struct scratch *s;
 
 	if (!gpu_work)

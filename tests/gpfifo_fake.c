@@ -60,12 +60,12 @@
  *          and a launch, then exit at once: prints "launch 4242 ..." and
  *          "big 6000"
  *        gpfifo_fake -f PATH burst-exit N [kill]
- *          (big-exit and burst-exit: GPFIFO_FAKE_SETTLE_MS for the 300 ms;
- *          every mode: GPFIFO_FAKE_START_MS, a pause before the set-up)
  *          sets up, waits 300 ms (a poller has read the set-up), then puts
  *          N launches of distinct grids at once and exits within a
  *          millisecond (with `kill`: SIGKILL to itself instead); prints
  *          the launches first.  N < 64: the ring holds them
+ *          (big-exit and burst-exit: GPFIFO_FAKE_SETTLE_MS for the 300 ms;
+ *          every mode: GPFIFO_FAKE_START_MS, a pause before the set-up)
  *        gpfifo_fake -f PATH rate R N
  *          after 300 ms, N launches at R a second at most, evenly
  *          (slept to each one's time; late, it goes on from then without

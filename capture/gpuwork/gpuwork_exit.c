@@ -121,13 +121,14 @@ static struct ct_gpu_seg *seg_record(struct ct_gpuwork *g, const struct gw_ring 
 	return s;
 }
 
-/* n entries from index that the kernel could not copy at exit. */
+/* n entries from index that the kernel could not copy at exit; with
+ * CT_GS_LATE, n 0: a ring it could not look at (missed_by_look). */
 static void exit_lost(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_gpu_exit *x,
-		      uint32_t index, uint32_t n)
+		      uint32_t index, uint32_t n, uint32_t flags)
 {
 	struct ct_gpu_seg *s = seg_record(g, r, x, index);
 
-	s->flags = CT_GS_LOST;
+	s->flags = CT_GS_LOST | flags;
 	s->lost = n;
 	g->st.lost += n;
 	g->st.exit_unseen += n;
@@ -177,7 +178,7 @@ static void take_entry(struct ct_gpuwork *g, struct gw_ring *r, const struct ct_
 	r->f.exit_got++;
 	r->next = (x->index + 1) % r->entries;
 	if (x->flags & CT_GX_NO_ENTRY) {
-		exit_lost(g, r, x, x->index, 1);
+		exit_lost(g, r, x, x->index, 1, 0);
 		return;
 	}
 	g->st.exit_entries++;
@@ -257,13 +258,9 @@ void gw_exit_finish(struct ct_gpuwork *g, uint32_t pid)
 		uint32_t missing;
 
 		if (r->pid == pid && missed_by_look(r)) {
-			struct ct_gpu_seg *s = seg_record(g, r, &x, r->next);
-
-			s->h.ts_ns = r->f.looked_ns;
-			s->flags = CT_GS_LOST | CT_GS_LATE;
-			s->gp_put = r->next;   /* not read: an index inside the ring */
+			x.h.ts_ns = r->f.looked_ns;
 			g->st.exit_too_late++;
-			gw_sink(&g->lane0, &s->h);
+			exit_lost(g, r, &x, r->next, 0, CT_GS_LATE);
 			continue;
 		}
 		if (r->pid != pid || !r->f.exit_seen || r->f.exit_no_put)
@@ -271,7 +268,7 @@ void gw_exit_finish(struct ct_gpuwork *g, uint32_t pid)
 		missing = r->f.exit_expect - r->f.exit_skip - r->f.exit_got;
 		if (missing)   /* past CT_GX_ENTRIES_MAX, or records the ring buffer lost */
 			exit_lost(g, r, &x, (r->f.exit_from + r->f.exit_skip + r->f.exit_got) %
-					    r->entries, missing);
+					    r->entries, missing, 0);
 		r->f.exit_expect = r->f.exit_skip + r->f.exit_got;
 	}
 }

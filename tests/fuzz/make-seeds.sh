@@ -166,6 +166,16 @@ put("edge-gpu-put-short", PRE + pad(meta) + pad(rec(20, struct.pack("<III", 1, 2
 put("rec-edge-gpu-exit-head", rec(22, struct.pack("<IIIIIIIIQQ", 0, 3, 5, 3, 1, 0, 0, 0, 0, 0)))
 put("rec-edge-gpu-exit-seg", rec(22, struct.pack("<IIIIIIIIQQ", 0, 3, 5, 3, 0, 4, 4, 0,
                                                  0x0000100000800000, 0x200800000) + b"\1" * 16))
+# the look's start (CT_GX_LOOK, 0x40): alone, and with every other flag
+put("rec-edge-gpu-exit-look", rec(22, struct.pack("<IIIIIIIIQQ", 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0)))
+put("rec-edge-gpu-exit-look-all", rec(22, struct.pack("<IIIIIIIIQQ", 3, 1, 5, 2, 0x7f, 4, 4, 0,
+                                                      0x0000100000800000, 0x200800000) + b"\1" * 16))
+# a channel learned too late for the look (GPU_SEG, CT_GS_LOST | CT_GS_LATE)
+# and the flag with a count, a wrap and a GPPut outside the ring
+put("edge-gpu-seg-late", PRE + pad(meta) + pad(rec(19, struct.pack(
+    "<IIIiIIIIQQIIII", 1, 2, 0xc86f, 0, 0, 1024, 0, 3, 0, 0, 0, 0, 4 | 16, 0))))
+put("edge-gpu-seg-late-wrap", PRE + pad(meta) + pad(rec(19, struct.pack(
+    "<IIIiIIIIQQIIII", 1, 2, 0xc86f, -1, 7, 1024, 0, 99999, 0, 0, 0, 0, 4 | 8 | 16, 0xffffffff))))
 put("edge-gpu-exit-lies", PRE + pad(meta) + pad(rec(22, struct.pack(
     "<IIIIIIIIQQ", 0, 0, 5, 0, 0, 9, 0xffffffff, 0, 0, 0))))
 put("edge-gpu-exit-short", PRE + pad(meta) + pad(rec(22, struct.pack("<IIII", 0, 0, 5, 0))))

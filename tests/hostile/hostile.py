@@ -455,6 +455,11 @@ def body(tap, cases, tmp):
          r"no trailer"),
         ("lost, wrap, GPPut outside the ring", head + gseg(0, b"", flags=12, lost=0xffffffff,
                                                            put=99999), 1, r"no trailer"),
+        # CT_GS_LATE (16): a channel learned too late for the look at exit;
+        # alone, with dwords, with a count and a wrap, outside the ring
+        ("a late channel's word, and the flag where it does not belong", head +
+         gseg(0, b"", flags=4 | 16) + gseg(0, b"", flags=16) + gseg(16, garbage[:64], flags=16)
+         + gseg(0, b"", flags=4 | 8 | 16, lost=0xffffffff, put=99999), 1, r"no trailer"),
         ("ndwords past the record", head + gseg(100, b"\0" * 16), 1,
          r"gpu segment record sizes do not add up.*; decoded the \d+ records before it$"),
         # GPFIFO control entries (length 0): every opcode byte, sync set,
@@ -482,7 +487,8 @@ def body(tap, cases, tmp):
             pad8(rec(22, struct.pack("<IIIIIIIIQQ", slot, frm, put, idx, flags, 4096, n, 0,
                                      seg_entry(4096), 0x200800000) + garbage[:4 * n]))
             for slot, frm, put, idx, flags, n in ((0, 0, 5, 0, 1, 0), (255, 0xffffffff, 3, 7, 0, 4096),
-                                                  (0xffffffff, 1, 0xffffffff, 0xffffffff, 0x3f, 16))),
+                                                  (0xffffffff, 1, 0xffffffff, 0xffffffff, 0x3f, 16),
+                                                  (0, 0, 0, 0, 0x40, 0), (7, 3, 5, 1, 0x7f, 16))),
          1, r"no trailer"),
         ("an exit copy whose dwords lie", head + pad8(rec(22, struct.pack(
             "<IIIIIIIIQQ", 0, 0, 5, 0, 0, 4096, 4096, 0, 0, 0) + b"\0" * 64)), 1,
