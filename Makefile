@@ -86,7 +86,8 @@ CAPTURE_ALL  := $(call srcs_in,$(CAPTURE_DIRS)) $(PYABI_SRC)
 USER_SRCS    := $(call srcs_in,$(USER_DIRS))
 # What needs the BPF skeleton or libdw stays out of the tests' library.
 CAPTURE_SRCS := $(wildcard capture/capture*.c) capture/detach.c capture/heap_prefault.c
-CAPTURE_SRCS += capture/stacks/unwind.c capture/stacks/symbolize.c capture/stacks/symindex.c capture/stacks/cfi_rules.c
+CAPTURE_SRCS += capture/stacks/unwind.c capture/stacks/symbolize.c capture/stacks/symindex.c capture/stacks/symindex_find.c \
+		capture/stacks/cfi_rules.c
 CAPTURE_SRCS += capture/stacks/codemaps.c capture/stacks/uw_rows.c capture/stacks/uw_lazy.c capture/stacks/ktables.c
 CAPTURE_SRCS += capture/python/python.c capture/python/pyelf.c
 CAPTURE_SRCS += capture/kernels/knames_live.c capture/kernels/kmaps_keep.c

@@ -192,7 +192,8 @@ static void report_naming(const struct ct_naming_stats *n)
 			"writable folder, or off)", (unsigned long long)n->cache_failed,
 			strerror(n->cache_errno));
 	if (n->asked_libdw)
-		fprintf(stderr, "; %llu addresses left to libdw (a symbol with an empty name)",
+		fprintf(stderr, "; %llu addresses left to libdw (a symbol with an empty name, or no "
+			"memory to read its part of the index)",
 			(unsigned long long)n->asked_libdw);
 	fputc('\n', stderr);
 	if (n->checked)
@@ -205,10 +206,10 @@ static void report_stacks(const struct ct_capture *c)
 {
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
-	ct_err("unwound %llu stacks (%llu frames) in %.1f ms; "
+	ct_err("unwound %llu stacks (%llu frames) in %.1f ms (%.1f ms on the CPU); "
 		"%llu walked in the kernel, %llu from the CFI rules kept, the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
-		(double)us->busy_ns / 1e6, (unsigned long long)us->kstacks,
+		(double)us->busy_ns / 1e6, (double)us->cpu_ns / 1e6, (unsigned long long)us->kstacks,
 		(unsigned long long)us->fast);
 	report_left_to_libdw(us);
 	report_kernel_walks(c, us);

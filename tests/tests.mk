@@ -107,10 +107,10 @@ $(OUTPUT)/stacks/llvmprog: tests/stacks/llvmprog.cpp
 # and on a library of hand-made symbols (labels, aliases, overlaps).
 tests-build: $(OUTPUT)/stacks/symindex_check $(OUTPUT)/stacks/libsymtricky.so
 
-$(OUTPUT)/stacks/symindex_check: tests/stacks/symindex_check.c $(OUTPUT)/obj/symindex.o $(OUTPUT)/libcudatrace.a
+$(OUTPUT)/stacks/symindex_check: tests/stacks/symindex_check.c $(OUTPUT)/obj/symindex.o $(OUTPUT)/obj/symindex_find.o $(OUTPUT)/libcudatrace.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(OUTPUT)/obj/symindex.o $(OUTPUT)/libcudatrace.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(CAPTURE_INCLUDES) $< $(OUTPUT)/obj/symindex.o $(OUTPUT)/obj/symindex_find.o $(OUTPUT)/libcudatrace.a $(LDLIBS) -o $@
 
 $(OUTPUT)/stacks/libsymtricky.so: tests/stacks/symtricky.S
 	$(call msg,CC,$@)

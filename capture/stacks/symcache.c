@@ -14,33 +14,67 @@
 #include "symcache.h"
 #include "symindex_int.h"
 
-#define SYMCACHE_MAGIC "CTSYMX\0\1"   /* the last byte: the layout's version */
+#define SYMCACHE_MAGIC "CTSYMX\0\2"   /* the last byte: the layout's version */
+
+struct symcache_table {
+	uint64_t lo;
+	uint32_t shift, nb, n, pad;
+};
 
 struct symcache_head {
 	char magic[8];
-	uint32_t sym_size;       /* sizeof(struct ct_sym) that wrote it */
-	uint32_t search_locals;
+	uint32_t search_locals, pad;
 	uint64_t key;            /* which table, of which file (symindex.c) */
-	uint64_t nglobal, nlocal, symbols, kept;
+	uint64_t symbols, kept;
+	struct symcache_table global, local;
 };
-/* Then the globals' symbols and reaches, the locals' the same: every
- * array 8-byte aligned. */
+/* Then the globals' arrays (ct_symtable_point's block), the locals' the
+ * same, each 8-byte aligned. */
 
-static size_t table_bytes(uint64_t n)
+size_t ct_symtable_bytes(uint32_t n, uint32_t nb)
 {
-	return n * (sizeof(struct ct_sym) + sizeof(uint64_t));
+	return ((size_t)nb + 1 + 1) / 2 * 8 + (size_t)nb * 16 + (size_t)n * 4;
 }
 
-static void point_table(struct ct_symtable *t, unsigned char *at, uint64_t n)
+/* first, own, reach, order: the 8-byte arrays 8-byte aligned. */
+void ct_symtable_point(struct ct_symtable *t, void *mem)
 {
-	t->s = (struct ct_sym *)at;
-	t->reach = (uint64_t *)(at + n * sizeof(struct ct_sym));
-	t->n = t->cap = n;
+	unsigned char *at = mem;
+
+	t->first = (const uint32_t *)at;
+	at += ((size_t)t->nb + 1 + 1) / 2 * 8;
+	t->own = (const uint64_t *)at;
+	t->reach = t->own + t->nb;
+	t->order = (const uint32_t *)(t->reach + t->nb);
+}
+
+static size_t table_bytes(const struct symcache_table *t)
+{
+	return (ct_symtable_bytes(t->n, t->nb) + 7) / 8 * 8;
+}
+
+/* Whether a table read back is whole: shaped as a build shapes it, its
+ * buckets' bounds in order.  A symbol index in it is checked as it is
+ * read (ct_symindex_read). */
+static bool table_sane(const struct symcache_table *h, struct ct_symtable *t, void *mem)
+{
+	*t = (struct ct_symtable){ .lo = h->lo, .shift = h->shift, .nb = h->nb, .n = h->n };
+	if (!h->nb || h->shift > 63)
+		return false;
+	ct_symtable_point(t, mem);
+	if (t->first[0] != 0 || t->first[t->nb] != t->n)
+		return false;
+	for (uint32_t b = 0; b < t->nb; b++)
+		if (t->first[b] > t->first[b + 1])
+			return false;
+	t->sorted = calloc(t->nb, sizeof(*t->sorted));
+	return t->sorted != NULL;
 }
 
 bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 {
 	struct symcache_head h;
+	struct ct_symtable global, local = { 0 };
 	struct stat st;
 	unsigned char *map;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -49,20 +83,21 @@ bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 	if (fd < 0)
 		return false;
 	ok = !fstat(fd, &st) && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	     !memcmp(h.magic, SYMCACHE_MAGIC, sizeof(h.magic)) &&
-	     h.sym_size == sizeof(struct ct_sym) && h.key == key &&
-	     h.nglobal < (1ull << 32) && h.nlocal < (1ull << 32) &&
-	     (uint64_t)st.st_size == sizeof(h) + table_bytes(h.nglobal) + table_bytes(h.nlocal);
+	     !memcmp(h.magic, SYMCACHE_MAGIC, sizeof(h.magic)) && h.key == key &&
+	     (uint64_t)st.st_size == sizeof(h) + table_bytes(&h.global) + table_bytes(&h.local);
 	map = ok ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
 	close(fd);
 	if (map == MAP_FAILED)
 		return false;
-	free(x->global.s);
-	free(x->global.reach);
-	free(x->local.s);
-	free(x->local.reach);
-	point_table(&x->global, map + sizeof(h), h.nglobal);
-	point_table(&x->local, map + sizeof(h) + table_bytes(h.nglobal), h.nlocal);
+	if (!table_sane(&h.global, &global, map + sizeof(h)) ||
+	    !table_sane(&h.local, &local, map + sizeof(h) + table_bytes(&h.global))) {
+		free(global.sorted);
+		free(local.sorted);
+		munmap(map, (size_t)st.st_size);
+		return false;
+	}
+	x->global = global;
+	x->local = local;
 	x->search_locals = h.search_locals;
 	x->info.symbols = h.symbols;
 	x->info.kept = h.kept;
@@ -72,10 +107,20 @@ bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 	return true;
 }
 
+/* t's arrays as ct_symtable_point lays them out, padded to 8 bytes. */
 static bool write_table(FILE *f, const struct ct_symtable *t)
 {
-	return fwrite(t->s, sizeof(*t->s), t->n, f) == t->n &&
-	       fwrite(t->reach, sizeof(*t->reach), t->n, f) == t->n;
+	static const uint64_t zero;
+	size_t first = ((size_t)t->nb + 1 + 1) / 2 * 2, pad;
+
+	pad = table_bytes(&(struct symcache_table){ .n = t->n, .nb = t->nb }) -
+	      ct_symtable_bytes(t->n, t->nb);
+	return fwrite(t->first, sizeof(uint32_t), t->nb + 1, f) == t->nb + 1u &&
+	       fwrite(&zero, sizeof(uint32_t), first - (t->nb + 1), f) == first - (t->nb + 1) &&
+	       fwrite(t->own, sizeof(uint64_t), t->nb, f) == t->nb &&
+	       fwrite(t->reach, sizeof(uint64_t), t->nb, f) == t->nb &&
+	       fwrite(t->order, sizeof(uint32_t), t->n, f) == t->n &&
+	       fwrite(&zero, 1, pad, f) == pad;
 }
 
 struct save {
@@ -91,12 +136,16 @@ static bool write_cache(FILE *f, const void *ctx)
 	       write_table(f, &sv->x->local);
 }
 
+static struct symcache_table head_of(const struct ct_symtable *t)
+{
+	return (struct symcache_table){ .lo = t->lo, .shift = t->shift, .nb = t->nb, .n = t->n };
+}
+
 int ct_symcache_save(const struct ct_symindex *x, const char *path, uint64_t key)
 {
 	struct symcache_head h = {
-		.sym_size = sizeof(struct ct_sym), .search_locals = x->search_locals, .key = key,
-		.nglobal = x->global.n, .nlocal = x->local.n, .symbols = x->info.symbols,
-		.kept = x->info.kept,
+		.search_locals = x->search_locals, .key = key, .symbols = x->info.symbols,
+		.kept = x->info.kept, .global = head_of(&x->global), .local = head_of(&x->local),
 	};
 	struct save sv = { &h, x };
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A file's symbol index on disk, so that tracing the same program again
- * does not read and sort its symbol tables again (JAX's ten files hold
- * 1.45 million symbols: 140-210 ms a run).  The sorted tables as they are
- * in memory, behind a header that names the table they came from; mapped
- * back, not read: a lookup touches only the pages its searches do.  The
- * names stay in the file's own string table.
+ * does not pass over its symbol tables again (JAX's ten files hold 1.45
+ * million symbols).  The buckets as they are in memory (symindex_int.h:
+ * four bytes a symbol, sixteen a bucket), behind a header that names the
+ * table they came from; mapped back, not read: a lookup touches only the
+ * pages its buckets do.  The symbols themselves, and their names, stay
+ * in the file's own tables, read as a bucket is.
  */
 #ifndef CT_SYMCACHE_H
 #define CT_SYMCACHE_H

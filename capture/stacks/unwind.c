@@ -652,9 +652,16 @@ static void check_kernel(struct ct_unwinder *u, const struct ct_stack *s, uint32
 			s->h.tid, n, u->kcheck.end, u->fb.nframes, kind, i);
 }
 
+/* Work done since t0 (monotonic) and c0 (the thread's CPU clock). */
+static void count_busy(struct ct_unwinder *u, uint64_t t0, uint64_t c0)
+{
+	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	u->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+}
+
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
-	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC), c0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct uw_proc *p = get_proc(u, s->h.pid);
 	struct ct_stack_end end = { .h = s->h };
 	bool pair = u->kcheck.have && u->kcheck.tid == s->h.tid && u->kcheck.ts == s->h.ts_ns;
@@ -673,7 +680,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	walk_stack(u, p, s, &end, &status);
 	if (pair) {   /* the kernel's walk of this call went to the sink already */
 		check_kernel(u, s, end.kind);
-		u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+		count_busy(u, t0, c0);
 		return;
 	}
 	if (u->kt)
@@ -685,7 +692,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	u->st.stacks++;
 	u->st.holes += !!(s->flags & CT_STACK_HOLES);
 	u->st.frames += u->fb.nframes;
-	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	count_busy(u, t0, c0);
 }
 
 /* The kernel's frame addresses named as the copy's frames would be, and kept. */
@@ -722,8 +729,13 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 		return;
 	key.gen = p->gen;
 	named = ct_frames_cache_get(u->named, &key);
-	if (!named)
+	if (!named) {   /* may read the files' pages: the CPU clock says what was work */
+		uint64_t m0 = ct_now_ns(CLOCK_MONOTONIC), c0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
+
 		named = name_kernel_stack(u, p, k, pcs, &key);
+		count_busy(u, m0, c0);
+		t0 += ct_now_ns(CLOCK_MONOTONIC) - m0;   /* counted */
+	}
 	memcpy(u->recbuf, named, named->h.size);
 	((struct ct_frames *)u->recbuf)->h = k->h;
 	((struct ct_frames *)u->recbuf)->h.type = CT_REC_FRAMES;
@@ -744,7 +756,9 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 	u->st.kstacks++;
 	u->st.kstack_fp += k->fp_frames > 0;
 	u->st.frames += k->nframes;
-	u->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
+	t0 = ct_now_ns(CLOCK_MONOTONIC) - t0;
+	u->st.busy_ns += t0;
+	u->st.cpu_ns += t0;
 }
 
 int ct_unwinder_walk_in_kernel(struct ct_unwinder *u, const struct ct_uw_fds *fds)

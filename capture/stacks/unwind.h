@@ -54,8 +54,11 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r);
 struct ct_unwind_stats {
 	uint64_t stacks;        /* stacks unwound */
 	uint64_t frames;
-	uint64_t busy_ns;       /* time spent unwinding and naming (monotonic clock: a thread
-	                         * CPU clock is a system call, twice a stack) */
+	uint64_t busy_ns;       /* time spent unwinding and naming (monotonic clock) */
+	uint64_t cpu_ns;        /* of it, on the CPU: the thread's CPU clock (a system
+	                         * call) around the work that may wait for a file's pages
+	                         * (a copied stack; a walked one named the first time),
+	                         * busy_ns around the rest (a walked stack named before) */
 	uint64_t maps_reads;    /* /proc/PID/maps reads */
 	uint64_t holes;         /* stacks with pages never touched (read as zeros) */
 	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
