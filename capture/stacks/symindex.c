@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mkdir_p.h"
 
@@ -286,6 +287,20 @@ static bool fill(struct ct_symtable *t, const uint32_t *at, uint32_t from, uint3
 	return true;
 }
 
+/* The raw table read ahead in large reads: a cold first run otherwise
+ * faults it in from disk a few pages at a time.  Advice only: where
+ * libelf read the file instead of mapping it, nothing is to be done. */
+static void read_ahead(const struct ct_symsource *src)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!src->syms || page == (uintptr_t)-1 || !page)
+		return;
+	from = (uintptr_t)src->syms & ~(page - 1);
+	to = (uintptr_t)(src->syms + src->n);
+	madvise((void *)from, to - from, MADV_WILLNEED);
+}
+
 /* Both tables' buckets, from one pass over the symbols. */
 static bool bucket_symbols(struct ct_symindex *x)
 {
@@ -300,6 +315,7 @@ static bool bucket_symbols(struct ct_symindex *x)
 	if (!at)
 		return false;
 	x->info.symbols = x->info.kept = 0;
+	read_ahead(&x->src);
 	ok = make_room(&x->local, nlocal) && make_room(&x->global, nglobal) &&
 	     count_table(x, &x->local, at, 1, fg < n ? fg : n) &&
 	     count_table(x, &x->global, at, fg, n) &&
