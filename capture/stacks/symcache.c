@@ -111,12 +111,12 @@ bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 static bool write_table(FILE *f, const struct ct_symtable *t)
 {
 	static const uint64_t zero;
-	size_t first = ((size_t)t->nb + 1 + 1) / 2 * 2, pad;
+	size_t slots = ((size_t)t->nb + 1 + 1) / 2 * 2, pad;   /* first[], to 8 bytes */
 
 	pad = table_bytes(&(struct symcache_table){ .n = t->n, .nb = t->nb }) -
 	      ct_symtable_bytes(t->n, t->nb);
 	return fwrite(t->first, sizeof(uint32_t), t->nb + 1, f) == t->nb + 1u &&
-	       fwrite(&zero, sizeof(uint32_t), first - (t->nb + 1), f) == first - (t->nb + 1) &&
+	       fwrite(&zero, sizeof(uint32_t), slots - (t->nb + 1), f) == slots - (t->nb + 1) &&
 	       fwrite(t->own, sizeof(uint64_t), t->nb, f) == t->nb &&
 	       fwrite(t->reach, sizeof(uint64_t), t->nb, f) == t->nb &&
 	       fwrite(t->order, sizeof(uint32_t), t->n, f) == t->n &&
