@@ -15,15 +15,20 @@ TOOLS := $(OUTPUT)/nvfake $(OUTPUT)/blocker $(OUTPUT)/libioctlcount.so $(OUTPUT)
 .PHONY: tests-build
 tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS) $(OUTPUT)/asan/cudatrace-r
 
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS) tests/lib/tap.h
+# A unit test of capture code outside the library names its source here
+# (UNIT_EXTRA): built beside the test, and under ASan with it.
+$(OUTPUT)/tests/unit/test_codemaps $(OUTPUT)/tests/asan/test_codemaps: UNIT_EXTRA := capture/stacks/codemaps.c
+
+.SECONDEXPANSION:
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS) tests/lib/tap.h $$(call obj_of,$$(UNIT_EXTRA))
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/lib $< $(OUTPUT)/libcudatrace.a -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/lib $< $(call obj_of,$(UNIT_EXTRA)) $(OUTPUT)/libcudatrace.a -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
 
-$(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) | $(OUTPUT)/cudatrace.skel.h
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(HEADERS) $$(UNIT_EXTRA) | $(OUTPUT)/cudatrace.skel.h
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) -Itests/lib $< $(LIB_SRCS) -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
+	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(INCLUDES) -Itests/lib $< $(UNIT_EXTRA) $(LIB_SRCS) -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@
 
 $(OUTPUT)/nvfake: tests/nvfake.c
 	$(call msg,CC,$@)
@@ -71,6 +76,19 @@ $(OUTPUT)/stacks/jitprog: tests/stacks/jitprog.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@
+
+# A library unloaded and another of the same layout loaded where it was.
+tests-build: $(OUTPUT)/stacks/remapprog $(OUTPUT)/stacks/libremap_a.so $(OUTPUT)/stacks/libremap_b.so
+
+$(OUTPUT)/stacks/remapprog: tests/stacks/remapprog.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -ldl -o $@
+
+$(OUTPUT)/stacks/libremap_%.so: tests/stacks/remaplib.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STACK_CFLAGS) -shared -fPIC -DTHROUGH=through_lib_$* $< -o $@
 
 $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(call msg,CC,$@)

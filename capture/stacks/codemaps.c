@@ -381,22 +381,90 @@ int ct_codemap_from_record(const char *proc_root, const struct ct_code_map *r,
 	return 0;
 }
 
-bool ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap *m)
+static bool same_mapping(const struct ct_codemap *a, const struct ct_codemap *b)
 {
-	struct ct_codemap *nv;
-	size_t i;
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->ino == b->ino && a->dev == b->dev;
+}
 
-	for (i = 0; i < ms->n; i++)
-		if (ms->v[i].start == m->start && ms->v[i].end == m->end &&
-		    ms->v[i].pgoff == m->pgoff && ms->v[i].ino == m->ino && ms->v[i].dev == m->dev)
-			break;
-	nv = i < ms->n ? NULL : realloc(ms->v, (ms->n + 1) * sizeof(*m));
-	if (!nv) {
+static void drop_map(struct ct_codemap *m)
+{
+	if (m->fd >= 0)
 		close(m->fd);
-		free(m->path);
+	free(m->path);
+}
+
+/* o's part above end, as a mapping of its own holding the file open too;
+ * false where the file cannot be held twice (that part is then dropped). */
+static bool part_above(const struct ct_codemap *o, uint64_t end, struct ct_codemap *out)
+{
+	*out = *o;
+	out->pgoff += end - o->start;
+	out->start = end;
+	out->fresh = false;
+	out->path = o->path ? strdup(o->path) : NULL;
+	out->fd = o->fd >= 0 ? fcntl(o->fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if ((o->path && !out->path) || (o->fd >= 0 && out->fd < 0)) {
+		drop_map(out);
 		return false;
 	}
-	ms->v = nv;
-	ms->v[ms->n++] = *m;
 	return true;
+}
+
+/*
+ * Older mapping o where m is mapped now: what is left of it below m and
+ * above m goes to v (at *n).  Returns whether o was changed.
+ */
+static bool keep_outside(struct ct_codemap *o, const struct ct_codemap *m,
+			 struct ct_codemap *v, size_t *n)
+{
+	bool below = o->start < m->start, above = o->end > m->end;
+	struct ct_codemap upper;
+
+	if (o->end <= m->start || o->start >= m->end) {
+		v[(*n)++] = *o;
+		return false;
+	}
+	if (below && above && part_above(o, m->end, &upper)) {
+		o->end = m->start;
+		v[(*n)++] = *o;
+		v[(*n)++] = upper;
+	} else if (below) {
+		o->end = m->start;
+		v[(*n)++] = *o;
+	} else if (above) {
+		o->pgoff += m->end - o->start;
+		o->start = m->end;
+		v[(*n)++] = *o;
+	} else {
+		drop_map(o);
+	}
+	return true;
+}
+
+enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap *m)
+{
+	struct ct_codemap *v;
+	size_t i, n = 0, at;
+	bool replaced = false;
+
+	for (i = 0; i < ms->n; i++)
+		if (same_mapping(&ms->v[i], m))
+			break;
+	v = i < ms->n ? NULL : malloc((ms->n + 2) * sizeof(*v));
+	if (!v) {
+		drop_map(m);
+		return CT_CODEMAP_UNCHANGED;
+	}
+	for (i = 0; i < ms->n; i++)
+		replaced |= keep_outside(&ms->v[i], m, v, &n);
+	for (at = 0; at < n && v[at].start < m->start; at++)
+		;
+	memmove(&v[at + 1], &v[at], (n - at) * sizeof(*v));
+	v[at] = *m;
+	n++;
+	free(ms->v);
+	ms->v = v;
+	ms->n = n;
+	return replaced ? CT_CODEMAP_REPLACED : CT_CODEMAP_ADDED;
 }

@@ -26,6 +26,7 @@ struct ct_codemap {
 	uint32_t build_id_size;
 };
 
+/* By address, none overlapping (as /proc/PID/maps lists them). */
 struct ct_codemaps {
 	struct ct_codemap *v;
 	size_t n;
@@ -49,8 +50,19 @@ void ct_codemaps_free(struct ct_codemaps *m);
  */
 int ct_codemap_from_record(const char *proc_root, const struct ct_code_map *r,
 			   struct ct_codemap *out);
-/* Adds m to ms (taking its fd and path) unless the same mapping is there. */
-bool ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap *m);
+enum ct_codemap_added {
+	CT_CODEMAP_UNCHANGED,   /* the same mapping was there (or no memory) */
+	CT_CODEMAP_ADDED,
+	CT_CODEMAP_REPLACED,    /* added over older mappings, cut or removed */
+};
+
+/*
+ * Adds m to ms, taking its fd and path, unless the same mapping is there.
+ * A new mapping replaces what was mapped in its range before (a library
+ * unloaded and another loaded where it was): older mappings there are cut
+ * to what is left of them, or removed.
+ */
+enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap *m);
 /* The mapping record for m (for the trace file); buf holds
  * sizeof(struct ct_mapping) + 4096 bytes.  Returns its size. */
 size_t ct_codemap_record(const struct ct_codemap *m, uint32_t pid, uint64_t ts, void *buf);

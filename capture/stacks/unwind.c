@@ -323,6 +323,7 @@ void ct_unwinder_refresh(struct ct_unwinder *u, uint32_t pid, uint64_t ts)
 static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
 {
 	struct uw_proc *p = get_proc(u, r->h.pid);
+	enum ct_codemap_added added;
 	struct ct_codemap m;
 
 	if (!p)
@@ -333,13 +334,15 @@ static void code_mapped(struct ct_unwinder *u, const struct ct_code_map *r)
 	}
 	for (size_t i = 0; i < p->maps.n; i++)
 		p->maps.v[i].fresh = false;
-	if (!ct_codemaps_add(&p->maps, &m))
+	added = ct_codemaps_add(&p->maps, &m);
+	if (added == CT_CODEMAP_UNCHANGED)
 		return;   /* known already */
 	p->maps_failed = false;
 	send_mappings(u, p, r->h.ts_ns);
 	ct_ktables_proc(u->kt, p->pid, &p->maps);
 	p->gen = ++u->gen;
-	if (p->dwfl)
+	/* libdw keeps a module it was told of: one replaced means all anew. */
+	if (p->dwfl && added == CT_CODEMAP_ADDED)
 		add_to_dwfl(u, p);
 	else
 		build_dwfl(u, p);
@@ -605,13 +608,20 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 	*status = frames_status(end->kind, no_module);
 }
 
-/* The executable mapping that holds pc, or NULL. */
+/* The executable mapping that holds pc, or NULL (the maps are by address). */
 static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
 {
-	for (size_t i = 0; i < p->maps.n; i++)
-		if (pc >= p->maps.v[i].start && pc < p->maps.v[i].end)
-			return &p->maps.v[i];
-	return NULL;
+	size_t lo = 0, hi = p->maps.n;
+
+	while (lo < hi) {   /* the first mapping that ends above pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps.v[mid].end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->maps.n && pc >= p->maps.v[lo].start ? &p->maps.v[lo] : NULL;
 }
 
 /* The kernel copied this stack (no table for one of its files yet): the

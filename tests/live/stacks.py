@@ -86,6 +86,17 @@ def check_calls(events, tag, lib_has_symtab=True):
              (e.get("api"), e.get("caller")))
 
 
+def kernel_walks(stderr):
+    m = re.search(r"stacks walked in the kernel (\d+) \([\d.]+ frames, [\d.]+ reads of the "
+                  r"stack and [\d.]+ rules searched for a stack; (\d+) through code without a "
+                  r"table", stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def ioctls(trace):
+    return [e for e in decode_json(trace) if e["type"] == "ioctl"]
+
+
 def text_of(trace, *extra):
     p = run([CUDATRACE, "-r", trace] + list(extra))
     return p.stdout
@@ -253,6 +264,30 @@ out, err = tracer.communicate(timeout=30)
 ev = decode_json(tr)
 check_calls(ev, "late dlopen")
 
+# 4b. A library unloaded and another of the same layout loaded where it
+# was (dlclose, dlopen): the second one's frames named from its own file,
+# whether the capture unwinds a copy or the kernel walks the stack.
+rm = os.path.join(tmp, "remap.ctrace")
+REMAP = [os.path.join(SRC, "remapprog"), dev, os.path.join(SRC, "libremap_a.so"),
+         os.path.join(SRC, "libremap_b.so"), "300", "2000"]
+p = run([CUDATRACE, "-k", "--device", dev, "-w", rm, "--"] + REMAP)
+where = dict(line.split() for line in p.stdout.splitlines() if line.startswith("LIB_"))
+t.ok(where.get("LIB_A") and where.get("LIB_A") == where.get("LIB_B"),
+     "the second library loaded at the first one's address (%s)" % where, p.stdout)
+rev = ioctls(rm)
+named = [[base(f.get("sym")) for f in e.get("stack", [])][:4] + [e.get("stack_end")]
+         for e in rev]
+want_a = ["ioctl", "through_lib_a", "remap_call", "call_lib", "end"]
+want_b = ["ioctl", "through_lib_b", "remap_call", "call_lib", "end"]
+walked, _ = kernel_walks(p.stderr)
+t.ok(named == [want_a] * 300 + [want_b] * 300 and walked >= 100,
+     "300 calls through the first library, then 300 through the second, each named from "
+     "its own file (%d walked in the kernel)" % walked,
+     {"got": sorted(set(map(tuple, named))), "walked": walked})
+m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) names differ from libdw's", p.stderr)
+t.ok(m and m.group(1) == "0", "... and libdw names them so (%s)" % (m.group(0) if m else
+                                                                     "no check line"), p.stderr)
+
 # 5. Without -k: no stack anywhere, nothing else changes.
 tr = os.path.join(tmp, "nok.ctrace")
 run([CUDATRACE, "--device", dev, "-w", tr, "--", PROG, LIB, dev])
@@ -268,17 +303,6 @@ t.ok(kinds(ev) == ["alloc"] * 3 + ["sync"] * 2 + ["direct"] and
 # and a record is a few hundred bytes, not the stack's KiBs.
 JIT = os.path.join(SRC, "jitprog")
 LOOP_CHAIN = ["ioctl", "drv_submit", "fakeCtxSync", "loop", "main"]
-
-
-def kernel_walks(stderr):
-    m = re.search(r"stacks walked in the kernel (\d+) \([\d.]+ frames, [\d.]+ reads of the "
-                  r"stack and [\d.]+ rules searched for a stack; (\d+) through code without a "
-                  r"table", stderr)
-    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-
-
-def ioctls(trace):
-    return [e for e in decode_json(trace) if e["type"] == "ioctl"]
 
 
 kw = os.path.join(tmp, "kwalk.ctrace")
