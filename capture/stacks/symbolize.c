@@ -23,14 +23,21 @@ struct export_sym {
 };
 
 /* What one address of a file is called (strings owned here). */
+/* A name with its length and hash, taken once: a frame's names are
+ * added to a record at every stack the address is in. */
+struct name {
+	char *s;
+	uint32_t len, hash;
+};
+
 struct resolved {
-	char *sym, *exp, *src;
+	struct name sym, exp, src;
 	uint64_t sym_off, exp_off;
 };
 
 struct ct_symfile {
 	uint64_t dev, ino;
-	char *path;
+	struct name path;
 	Dwfl_Module *mod;       /* in the symbolizer's Dwfl; NULL: not an ELF libdw takes */
 	uint64_t base;          /* run-time address there = base + ELF address */
 	char id[128];           /* build-id (else device and inode), size, time: the cache's */
@@ -50,6 +57,23 @@ struct ct_symbolizer {
 	char cache_dir[4096];   /* symbol indexes kept across runs; "" none */
 	struct ct_naming_stats st;
 };
+
+/* s (taken, NULL: none) with its length, at most 4096 bytes: a longer
+ * one is cut there, as a record holds it. */
+static struct name name_of(char *s)
+{
+	struct name n = { .s = s };
+	uint32_t h = 2166136261u;
+
+	if (!s)
+		return n;
+	n.len = (uint32_t)strnlen(s, 4096);
+	s[n.len] = 0;
+	for (uint32_t i = 0; i < n.len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	n.hash = h;
+	return n;
+}
 
 /* The symbol cache's bound: CUDATRACE_SYMBOL_CACHE_MB, else 1 GiB. */
 static uint64_t cache_bound_bytes(void)
@@ -98,9 +122,9 @@ static void free_resolved(uint64_t key, void *val, void *ctx)
 
 	(void)key;
 	(void)ctx;
-	free(r->sym);
-	free(r->exp);
-	free(r->src);
+	free(r->sym.s);
+	free(r->exp.s);
+	free(r->src.s);
 	free(r);
 }
 
@@ -114,7 +138,7 @@ static void free_file(uint64_t key, void *val, void *ctx)
 	idmap_free(&f->resolved);
 	ct_symindex_free(f->index);
 	free(f->exports);
-	free(f->path);
+	free(f->path.s);
 	free(f);
 }
 
@@ -161,7 +185,7 @@ static void report_file(struct ct_symbolizer *s, struct ct_symfile *f, int fd)
 	if (dfd < 0)
 		return;
 	dwfl_report_begin_add(s->dwfl);
-	f->mod = dwfl_report_elf(s->dwfl, f->path, f->path, dfd, s->next_base, true);
+	f->mod = dwfl_report_elf(s->dwfl, f->path.s, f->path.s, dfd, s->next_base, true);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (!f->mod) {
 		close(dfd);
@@ -208,7 +232,7 @@ struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_c
 	if (m->fd < 0 || !m->is_elf)
 		return NULL;
 	f = calloc(1, sizeof(*f));
-	if (!f || !(f->path = strdup(m->path))) {
+	if (!f || !(f->path = name_of(strdup(m->path))).s) {
 		free(f);
 		return NULL;
 	}
@@ -409,15 +433,15 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 		return NULL;
 	name = symbol_of(s, f, look, &off);
 	if (name) {
-		r->sym = clean_name(name);
+		r->sym = name_of(clean_name(name));
 		r->sym_off = off + !activation;
 	}
 	e = find_export(f, look);
 	if (e) {
-		r->exp = clean_name(e->name);
+		r->exp = name_of(clean_name(e->name));
 		r->exp_off = elf_addr - e->value;
 	}
-	r->src = source_of(f, f->base + look);
+	r->src = name_of(source_of(f, f->base + look));
 	if (f->resolved.used >= RESOLVED_MAX)   /* bounded: start again */
 		idmap_drain(&f->resolved, free_resolved, NULL);
 	idmap_put(&f->resolved, key, r);
@@ -426,46 +450,40 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 
 /* --- the frames record ------------------------------------------------------ */
 
-static uint32_t str_hash(const char *s)
+/* Offset of n in the record's strings, added once; CT_NOSTR if it is full. */
+static uint32_t add_string(struct ct_frames_builder *b, const struct name *n)
 {
-	uint32_t h = 2166136261u;
+	const uint32_t mask = sizeof(b->slots) / sizeof(b->slots[0]) - 1;
+	struct ct_frames_slot *sl = NULL;
+	uint32_t h, i;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-/* Offset of s in the record's strings, added once; CT_NOSTR if it is full. */
-static uint32_t add_string(struct ct_frames_builder *b, const char *s)
-{
-	uint32_t h, i, n, mask = 1023;
-
-	if (!s)
+	if (!n->s)
 		return CT_NOSTR;
-	n = (uint32_t)strnlen(s, 4096);
-	for (h = str_hash(s) & mask, i = 0; i <= mask; h = (h + 1) & mask, i++) {
-		uint32_t at = b->hash[h];
-
-		if (!at)
+	for (h = n->hash & mask, i = 0; i <= mask; h = (h + 1) & mask, i++) {
+		sl = &b->slots[h];
+		if (sl->gen != b->gen)
 			break;
-		if (strcmp(b->strings + at - 1, s) == 0)
-			return at - 1;
+		if (sl->hash == n->hash && sl->len == n->len &&
+		    memcmp(b->strings + sl->off, n->s, n->len) == 0)
+			return sl->off;
 	}
-	if (b->strings_size + n + 1 > CT_STRINGS_MAX)
+	if (b->strings_size + n->len + 1 > CT_STRINGS_MAX)
 		return CT_NOSTR;
-	memcpy(b->strings + b->strings_size, s, n);
-	b->strings[b->strings_size + n] = 0;
-	if (i <= mask && !b->hash[h])
-		b->hash[h] = b->strings_size + 1;
-	b->strings_size += n + 1;
-	return b->strings_size - n - 1;
+	memcpy(b->strings + b->strings_size, n->s, n->len + 1);
+	if (i <= mask)
+		*sl = (struct ct_frames_slot){ b->gen, n->hash, b->strings_size, n->len };
+	b->strings_size += n->len + 1;
+	return b->strings_size - n->len - 1;
 }
 
 void ct_frames_begin(struct ct_frames_builder *b)
 {
 	b->nframes = 0;
 	b->strings_size = 0;
-	memset(b->hash, 0, sizeof(b->hash));
+	if (++b->gen == 0) {   /* wrapped: no slot may look taken */
+		memset(b->slots, 0, sizeof(b->slots));
+		b->gen = 1;
+	}
 }
 
 void ct_frames_add(struct ct_frames_builder *b, struct ct_symbolizer *s, struct ct_symfile *f,
@@ -483,14 +501,14 @@ void ct_frames_add(struct ct_frames_builder *b, struct ct_symbolizer *s, struct 
 	if (!f)
 		return;
 	fr->offset = elf_addr;
-	fr->module = add_string(b, f->path);
+	fr->module = add_string(b, &f->path);
 	if (!f->mod || !(r = resolve(s, f, elf_addr, activation)))
 		return;
-	fr->sym = add_string(b, r->sym);
+	fr->sym = add_string(b, &r->sym);
 	fr->sym_off = r->sym_off;
-	fr->exp = add_string(b, r->exp);
+	fr->exp = add_string(b, &r->exp);
 	fr->exp_off = r->exp_off;
-	fr->src = add_string(b, r->src);
+	fr->src = add_string(b, &r->src);
 }
 
 struct ct_frames *ct_frames_end(struct ct_frames_builder *b, const struct ct_rec *h,

@@ -13,6 +13,14 @@
 #include <stdint.h>
 #include "cudatrace.h"
 
+/* A string of the record being built, found again by its hash: each
+ * is stored once a record. */
+struct ct_frames_slot {
+	uint32_t gen;            /* the record it is of; another's: empty */
+	uint32_t hash;
+	uint32_t off, len;       /* in strings */
+};
+
 /* Builds one CT_REC_FRAMES record. */
 struct ct_frames_builder {
 	unsigned char *buf;      /* CT_FRAMES_BUF bytes */
@@ -20,7 +28,8 @@ struct ct_frames_builder {
 	uint32_t nframes;
 	char strings[CT_STRINGS_MAX];
 	uint32_t strings_size;
-	uint32_t hash[1024];     /* string offsets + 1, by hash: dedupe */
+	uint32_t gen;            /* the record's, for its slots */
+	struct ct_frames_slot slots[1024];
 };
 
 #define CT_FRAMES_BUF (sizeof(struct ct_frames) + sizeof(struct ct_frame) * CT_FRAMES_MAX + \
