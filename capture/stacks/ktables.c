@@ -385,7 +385,7 @@ static void lazy_ask(struct ct_ktables *kt, struct kt_file *f, uint64_t addr)
 
 void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t pc)
 {
-	const char *slash = m->path ? strrchr(m->path, '/') : NULL;
+	const char *slash;
 	struct kt_file *f;
 	struct stat st;
 
@@ -395,6 +395,7 @@ void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t
 		lazy_ask(kt, f, pc - m->bias);
 	if (f->state != KT_NEW)
 		return;
+	slash = m->path ? strrchr(m->path, '/') : NULL;
 	f->fd = dup(m->fd);
 	if (f->fd < 0)
 		return;
