@@ -180,15 +180,26 @@ static void *populated(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A table's arrays this large are mapped populated, in one system call,
+ * rather than faulted in a page at a time as the filing writes them. */
+#define ROOM_MAPPED_MIN (256u << 10)
+
 /* Room for t's arrays, counts and ends zeroed, for up to max symbols. */
 static bool make_room(struct ct_symtable *t, uint32_t max)
 {
 	uint32_t n = t->n;
+	size_t len;
 
 	t->n = max;
-	t->mem = calloc(1, ct_symtable_bytes(max, t->nb));
-	t->sorted = calloc(t->nb, sizeof(*t->sorted));
+	len = ct_symtable_bytes(max, t->nb);
 	t->n = n;
+	if (len >= ROOM_MAPPED_MIN) {
+		t->mem = populated(len);
+		t->mem_len = t->mem ? len : 0;
+	} else {
+		t->mem = calloc(1, len);
+	}
+	t->sorted = calloc(t->nb, sizeof(*t->sorted));
 	if (!t->mem || !t->sorted)
 		return false;
 	ct_symtable_point(t, t->mem);
@@ -301,13 +312,31 @@ static void read_ahead(const struct ct_symsource *src)
 	madvise((void *)from, to - from, MADV_WILLNEED);
 }
 
+/* Room for n notes, kept for the next file's build: mapped and populated
+ * once, not for every file.  Each thread that builds keeps its own, 4
+ * bytes a symbol of the largest table it read (JAX's: 2.9 MB), until it
+ * exits. */
+static uint32_t *notes_room(size_t n)
+{
+	static __thread uint32_t *kept;
+	static __thread size_t kept_len;
+	size_t len = n * sizeof(uint32_t);
+
+	if (len <= kept_len)
+		return kept;
+	if (kept)
+		munmap(kept, kept_len);
+	kept = populated(len);
+	kept_len = kept ? len : 0;
+	return kept;
+}
+
 /* Both tables' buckets, from one pass over the symbols. */
 static bool bucket_symbols(struct ct_symindex *x)
 {
 	uint32_t n = x->src.n, fg = x->src.first_global;
 	uint32_t nlocal = fg > 1 ? fg - 1 : 0, nglobal = n > fg ? n - fg : 0;
-	size_t at_len = (size_t)n * sizeof(uint32_t);
-	uint32_t *at = populated(at_len);
+	uint32_t *at = notes_room(n);
 	bool ok;
 
 	shape(&x->local, nlocal, x->src.lo, x->src.hi);
@@ -320,7 +349,6 @@ static bool bucket_symbols(struct ct_symindex *x)
 	     count_table(x, &x->local, at, 1, fg < n ? fg : n) &&
 	     count_table(x, &x->global, at, fg, n) &&
 	     fill(&x->local, at, 1, fg < n ? fg : n) && fill(&x->global, at, fg, n);
-	munmap(at, at_len);
 	return ok;
 }
 
@@ -487,7 +515,10 @@ static void drop_table(struct ct_symtable *t)
 	for (uint32_t b = 0; t->sorted && b < t->nb; b++)
 		free(t->sorted[b]);
 	free(t->sorted);
-	free(t->mem);
+	if (t->mem_len)
+		munmap(t->mem, t->mem_len);
+	else
+		free(t->mem);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -547,6 +578,7 @@ void ct_symindex_free(struct ct_symindex *x)
 	if (x->map) {
 		munmap(x->map, x->map_len);
 		x->global.mem = x->local.mem = NULL;
+		x->global.mem_len = x->local.mem_len = 0;
 	}
 	drop_tables(x);
 	free(x->src.alloc);

@@ -42,6 +42,7 @@ struct ct_symtable {
 	const uint64_t *reach;  /* nb: the furthest end in buckets 0..b */
 	struct ct_sym **sorted; /* nb: bucket b's symbols by value then idx, once read */
 	void *mem;              /* first, own, reach and order, unless mapped */
+	size_t mem_len;         /* mem's length where it is a mapping of its own */
 };
 
 /* Where a symbol is read from: libdw's table in place, or libdw. */
