@@ -88,9 +88,13 @@ static uint64_t cache_bound_bytes(void)
 	return *end || mb > (1ull << 40) ? 1ull << 30 : mb << 20;
 }
 
+/* Separate debug files found by build-id on this machine only
+ * (/usr/lib/debug/.build-id/): libdw's standard search also asks the
+ * debuginfod servers DEBUGINFOD_URLS names, a download in the capture's
+ * thread while the records wait. */
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -82,9 +82,10 @@ bool ct_stack_walk_in_kernel(void)
 	return !(v && *v);
 }
 
+/* Debug files by build-id, never downloaded (symbolize.c says why). */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

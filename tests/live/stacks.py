@@ -241,6 +241,35 @@ import json  # noqa: E402
 ev = [json.loads(l) for l in p.stdout.splitlines()]
 check_calls(ev, "stripped", lib_has_symtab=False)
 
+# 3a. A library without symbols: its debug file is looked for on this
+# machine only, never asked of a debuginfod server (DEBUGINFOD_URLS), which
+# would download it in the capture's thread while the records wait.
+import http.server  # noqa: E402
+import threading  # noqa: E402
+
+asked = []
+
+
+class Debuginfod(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        asked.append(self.path)
+        self.send_error(404)
+
+    def log_message(self, *args):
+        pass
+
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Debuginfod)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:%d/" % srv.server_address[1],
+           DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "debuginfod"))
+p = subprocess.run([CUDATRACE, "-k", "--device", dev, "-w", os.path.join(tmp, "di.ctrace"), "--",
+                    PROG, STRIPPED, dev], capture_output=True, text=True, env=env)
+srv.shutdown()
+t.ok(p.returncode == 0 and "stack ends: 6 complete" in p.stderr and not asked,
+     "a library without symbols, DEBUGINFOD_URLS set: no debuginfod server asked (%d asked)"
+     % len(asked), {"asked": asked, "stderr": p.stderr})
+
 # 3b. --api-lib given at capture holds when the trace is read (issue 22,
 # item 2), unless -r gives its own.
 tr = os.path.join(tmp, "stripped-api.ctrace")
