@@ -127,6 +127,12 @@ static void inspect_file(struct ct_codemap *m)
 	elf_end(elf);
 }
 
+static bool same_mapping(const struct ct_codemap *a, const struct ct_codemap *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->ino == b->ino && a->dev == b->dev;
+}
+
 static struct ct_codemap *take_old(struct ct_codemaps *old, const struct ct_codemap *m)
 {
 	size_t i;
@@ -134,8 +140,7 @@ static struct ct_codemap *take_old(struct ct_codemaps *old, const struct ct_code
 	for (i = 0; old && i < old->n; i++) {
 		struct ct_codemap *o = &old->v[i];
 
-		if (o->path && o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
-		    o->ino == m->ino && o->dev == m->dev && strcmp(o->path, m->path) == 0)
+		if (o->path && same_mapping(o, m) && strcmp(o->path, m->path) == 0)
 			return o;
 	}
 	return NULL;
@@ -379,12 +384,6 @@ int ct_codemap_from_record(const char *proc_root, const struct ct_code_map *r,
 	out->bias = 0;
 	inspect_file(out);
 	return 0;
-}
-
-static bool same_mapping(const struct ct_codemap *a, const struct ct_codemap *b)
-{
-	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
-	       a->ino == b->ino && a->dev == b->dev;
 }
 
 static void drop_map(struct ct_codemap *m)

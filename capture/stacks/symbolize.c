@@ -22,7 +22,6 @@ struct export_sym {
 	const char *name;       /* in the ELF's string table */
 };
 
-/* What one address of a file is called (strings owned here). */
 /* A name with its length and hash, taken once: a frame's names are
  * added to a record at every stack the address is in. */
 struct name {
@@ -30,6 +29,7 @@ struct name {
 	uint32_t len, hash;
 };
 
+/* What one address of a file is called (strings owned here). */
 struct resolved {
 	struct name sym, exp, src;
 	uint64_t sym_off, exp_off;

@@ -187,12 +187,8 @@ static void *populated(size_t len)
 /* Room for t's arrays, counts and ends zeroed, for up to max symbols. */
 static bool make_room(struct ct_symtable *t, uint32_t max)
 {
-	uint32_t n = t->n;
-	size_t len;
+	size_t len = ct_symtable_bytes(max, t->nb);
 
-	t->n = max;
-	len = ct_symtable_bytes(max, t->nb);
-	t->n = n;
 	if (len >= ROOM_MAPPED_MIN) {
 		t->mem = populated(len);
 		t->mem_len = t->mem ? len : 0;
