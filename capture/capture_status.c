@@ -173,10 +173,12 @@ static void report_naming(const struct ct_naming_stats *n)
 	if (!n->lookups)
 		return;
 	ct_err("named %llu addresses from the symbols of %llu files (%llu symbols, %llu that "
-		"can name code, indexed in %.1f ms%s)",
+		"can name code, indexed in %.1f ms%s) in %.1f ms in all; source lines of %llu "
+		"from %llu files' debug information in %.1f ms of it",
 		(unsigned long long)n->lookups, (unsigned long long)n->files,
 		(unsigned long long)n->symbols, (unsigned long long)n->kept, n->build_ms,
-		n->via_libdw ? "; some read through libdw" : "");
+		n->via_libdw ? "; some read through libdw" : "", n->name_ms,
+		(unsigned long long)n->lines, (unsigned long long)n->line_files, n->lines_ms);
 	if (n->index_failed)
 		fprintf(stderr, "; %llu files named by libdw alone (no memory for an index)",
 			(unsigned long long)n->index_failed);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cache_folder.h"
+#include "clock.h"
 #include "codemaps.h"
 #include "demangle.h"
 #include "idmap.h"
@@ -43,6 +44,7 @@ struct ct_symfile {
 	char id[128];           /* build-id (else device and inode), size, time: the cache's */
 	struct ct_symindex *index;    /* its symbols by address; built on first use */
 	bool index_tried;
+	bool lines_tried;       /* its source lines asked for (libdw reads its DWARF then) */
 	bool exports_read;
 	struct export_sym *exports;   /* sorted by value */
 	size_t nexports;
@@ -349,7 +351,7 @@ static char *clean_name(const char *name)
 	return strdup(name);
 }
 
-static char *source_of(struct ct_symfile *f, uint64_t addr)
+static char *source_line(struct ct_symfile *f, uint64_t addr)
 {
 	Dwfl_Line *line = dwfl_module_getsrc(f->mod, addr);
 	const char *file;
@@ -362,6 +364,20 @@ static char *source_of(struct ct_symfile *f, uint64_t addr)
 	if (!file || lineno <= 0 || asprintf(&s, "%s:%d", file, lineno) < 0)
 		return NULL;
 	return s;
+}
+
+/* The source line at addr, timed: a file's first lookup reads (and may
+ * decompress) its whole DWARF, which the closing line says. */
+static char *source_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t addr)
+{
+	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
+	char *src = source_line(f, addr);
+
+	s->st.lines_ms += (double)(ct_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	s->st.line_files += !f->lines_tried;
+	s->st.lines += src != NULL;
+	f->lines_tried = true;
+	return src;
 }
 
 /* The file's index, built the first time one of its addresses is named. */
@@ -427,7 +443,7 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 	uint64_t key = elf_addr << 1 | activation, look = elf_addr - !activation;
 	struct resolved *r = idmap_get(&f->resolved, key);
 	const struct export_sym *e;
-	uint64_t off = 0;
+	uint64_t off = 0, t0;
 	const char *name;
 
 	if (r)
@@ -435,6 +451,7 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
+	t0 = ct_now_ns(CLOCK_MONOTONIC);
 	name = symbol_of(s, f, look, &off);
 	if (name) {
 		r->sym = name_of(clean_name(name));
@@ -445,7 +462,8 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 		r->exp = name_of(clean_name(e->name));
 		r->exp_off = elf_addr - e->value;
 	}
-	r->src = name_of(source_of(f, f->base + look));
+	r->src = name_of(source_of(s, f, f->base + look));
+	s->st.name_ms += (double)(ct_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	if (f->resolved.used >= RESOLVED_MAX)   /* bounded: start again */
 		idmap_drain(&f->resolved, free_resolved, NULL);
 	idmap_put(&f->resolved, key, r);

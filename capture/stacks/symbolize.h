@@ -65,6 +65,10 @@ struct ct_naming_stats {
 	uint64_t cache_removed; /* ... least recently used, removed to keep it under: */
 	uint64_t cache_bound;   /* ... this many bytes (CUDATRACE_SYMBOL_CACHE_MB) */
 	uint64_t lookups;       /* addresses named (each once a file) */
+	double name_ms;         /* ... in this long, indexes and source lines included */
+	uint64_t line_files;    /* files whose source lines were looked up */
+	uint64_t lines;         /* ... addresses given a source line */
+	double lines_ms;        /* ... in this long (reading their debug information) */
 	uint64_t asked_libdw;   /* ... by libdw: the index's symbol had an empty name */
 	uint64_t checked;       /* CT_UNWIND_CHECK: ... asked of libdw too */
 	uint64_t differ;        /* ... where libdw named it otherwise */
