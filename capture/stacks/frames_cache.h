@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The FRAMES records named for the stacks the kernel walked, kept by their
- * frame addresses: a loop's calls send the same stack again and again,
+ * The FRAMES records named for the stacks walked (the kernel's walks, and
+ * the capture's fast walks of copies), kept by their frame addresses: a
+ * loop's calls send the same stack again and again,
  * and naming it (a lookup and four strings a frame) was most of what the
  * capture spent on it.  An entry holds for one process in one state of
  * its mappings (gen: the unwinder moves it on when they change).

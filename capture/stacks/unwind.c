@@ -55,9 +55,18 @@ struct ct_unwinder {
 	bool check;              /* CT_UNWIND_CHECK: each fast walk checked against libdw's */
 	struct ct_unwind_stats st;
 	struct ct_ktables *kt;   /* -k walked in the kernel: its tables; NULL: copied */
-	struct ct_frames_cache *named;   /* the kernel's walks named, by frame addresses */
+	struct ct_frames_cache *named;   /* walks named (the kernel's, the copies'), by frame addresses */
 	uint64_t gen;            /* moved on at every change of a process's mappings */
 	unsigned char *recbuf;   /* a FRAMES record from the cache, with its call's header */
+	/* A copy's fast walk: its frames, named only where the cache does not
+	 * hold the same walk named already (a loop's calls walk it again and
+	 * again: naming, four strings a frame, was half of a copy's cost). */
+	struct {
+		uint32_t n;
+		uint64_t pcs[UNWIND_MAX_FRAMES];
+		uint64_t elf[UNWIND_MAX_FRAMES];
+		struct ct_symfile *file[UNWIND_MAX_FRAMES];
+	} walked;
 	/* CT_UNWIND_CHECK with the kernel's walk: its last walk, which the
 	 * copy of the same call that follows is compared with. */
 	struct {
@@ -490,12 +499,24 @@ static bool read_out(struct uw_proc *p, const struct ct_stack *s, uint64_t low, 
 	return true;
 }
 
+static void walked_add(struct ct_unwinder *u, struct ct_symfile *file, uint64_t pc,
+		       uint64_t elf_addr)
+{
+	uint32_t i = u->walked.n++;
+
+	u->walked.pcs[i] = pc;
+	u->walked.elf[i] = elf_addr;
+	u->walked.file[i] = file;
+}
+
+/* The walk from the kept rules: its frames in u->walked, not named yet. */
 static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		      uint32_t *kind)
 {
 	uint64_t pc = s->regs[CT_REG_RIP], sp = s->regs[CT_REG_RSP], bp = s->regs[CT_REG_RBP];
 	bool bp_known = true, fp_used = false;
 
+	u->walked.n = 0;
 	for (bool activation = true;; activation = false) {
 		const struct ct_cfi_rule *r = ct_cfi_rule_at(&p->rules, p->dwfl,
 							     activation ? pc : pc - 1);
@@ -508,8 +529,8 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 			return false;
 		}
 		um = r->module_data;
-		ct_frames_add(&u->fb, u->syms, um ? um->file : NULL, pc, um ? pc - um->bias : 0, activation);
-		if (u->fb.nframes >= UNWIND_MAX_FRAMES || r->outermost)
+		walked_add(u, um ? um->file : NULL, pc, um ? pc - um->bias : 0);
+		if (u->walked.n >= UNWIND_MAX_FRAMES || r->outermost)
 			break;
 		if (fp && !fp_ok) {
 			*kind = CT_STACK_END_NO_FP;
@@ -519,7 +540,7 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 			uint64_t caller_bp;
 
 			if (!stack_word(s, bp, &caller_bp) || !stack_word(s, bp + 8, &pc))
-				return read_out(p, s, bp, bp + 16, u->fb.nframes, kind);
+				return read_out(p, s, bp, bp + 16, u->walked.n, kind);
 			sp = bp + 16;
 			bp = caller_bp;
 			fp_used = true;
@@ -536,12 +557,12 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		    !stack_word(s, cfa + (int64_t)r->ra_off, &pc))
 			return read_out(p, s, cfa + (int64_t)(r->rbp == CT_CFI_RBP_SAVED ?
 							    r->rbp_off : r->ra_off),
-					cfa + (int64_t)r->ra_off + 8, u->fb.nframes, kind);
+					cfa + (int64_t)r->ra_off + 8, u->walked.n, kind);
 		bp_known = r->rbp == CT_CFI_RBP_SAVED || (bp_known && r->rbp == CT_CFI_RBP_SAME);
 		sp = cfa + (int64_t)r->rsp_off;
 	}
 	p->last_read_failed = false;
-	*kind = end_kind(p, s, 0, false, u->fb.nframes);
+	*kind = end_kind(p, s, 0, false, u->walked.n);
 	if (fp_used && *kind == CT_STACK_END_COMPLETE)
 		*kind = CT_STACK_END_COMPLETE_FP;
 	return true;
@@ -577,11 +598,12 @@ static void check_fast(struct ct_unwinder *u, const struct ct_stack *s, const ui
 			u->fb.nframes, libdw_kind, i);
 }
 
-static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+/* The stack's walk: its frames in u->walked (the fast walk's, not named
+ * yet; returns false), or named in u->fb (libdw's walk; true). */
+static bool walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
 		       struct ct_stack_end *end, uint32_t *status)
 {
-	uint64_t pcs[UNWIND_MAX_FRAMES];
-	uint32_t n = 0, fast_kind = 0;
+	uint32_t fast_kind = 0;
 	bool fast, no_module = false;
 
 	end->need_bytes = 0;
@@ -589,7 +611,7 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 		ct_frames_add(&u->fb, u->syms, NULL, s->regs[CT_REG_RIP], 0, true);
 		end->kind = CT_STACK_END_NO_MAPS;
 		*status = CT_UNWIND_NO_MAPS;
-		return;
+		return true;
 	}
 	fast = walk_fast(u, p, s, &fast_kind);
 	u->st.fast += fast;
@@ -598,15 +620,14 @@ static void walk_stack(struct ct_unwinder *u, struct uw_proc *p, const struct ct
 		if (fast_kind == CT_STACK_END_COPY_SHORT)
 			end->need_bytes = p->need > UINT32_MAX ? UINT32_MAX : (uint32_t)p->need;
 		*status = frames_status(end->kind, false);
-		return;
+		return false;
 	}
-	for (; fast && n < u->fb.nframes && n < UNWIND_MAX_FRAMES; n++)
-		pcs[n] = u->fb.frames[n].pc;
 	ct_frames_begin(&u->fb);
 	end->kind = walk_libdw(u, p, s, end, &no_module);
 	if (fast)
-		check_fast(u, s, pcs, n, fast_kind, end->kind);
+		check_fast(u, s, u->walked.pcs, u->walked.n, fast_kind, end->kind);
 	*status = frames_status(end->kind, no_module);
+	return true;
 }
 
 /* The executable mapping that holds pc, or NULL (the maps are by address). */
@@ -626,15 +647,16 @@ static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
 }
 
 /* The kernel copied this stack (no table for one of its files yet): the
- * tables of the files its frames pass through are built, for the next,
- * and the one its walk stopped at, which may lie past the copy. */
-static void want_tables(struct ct_unwinder *u, const struct uw_proc *p, uint64_t want_pc)
+ * tables of the files its frames (pcs[n]) pass through are built, for the
+ * next, and the one its walk stopped at, which may lie past the copy. */
+static void want_tables(struct ct_unwinder *u, const struct uw_proc *p, const uint64_t *pcs,
+			uint32_t n, uint64_t want_pc)
 {
 	const struct ct_codemap *m;
 	uint64_t look;
 
-	for (uint32_t i = 0; i < u->fb.nframes; i++)
-		if ((m = map_at(p, look = i ? u->fb.frames[i].pc - 1 : u->fb.frames[i].pc)))
+	for (uint32_t i = 0; i < n; i++)
+		if ((m = map_at(p, look = i ? pcs[i] - 1 : pcs[i])))
 			ct_ktables_want(u->kt, m, look);
 	if (want_pc && (m = map_at(p, want_pc)))
 		ct_ktables_want(u->kt, m, want_pc);
@@ -670,13 +692,58 @@ static void count_busy(struct ct_unwinder *u, uint64_t t0, uint64_t c0)
 	u->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
+/* A named FRAMES record (from the cache, or just named) sent with the
+ * header of the call it is for. */
+static const struct ct_frames *send_named(struct ct_unwinder *u, const struct ct_frames *named,
+					  const struct ct_rec *h)
+{
+	struct ct_frames *f = (struct ct_frames *)u->recbuf;
+
+	memcpy(f, named, named->h.size);
+	f->h = *h;
+	f->h.type = CT_REC_FRAMES;
+	f->h.size = named->h.size;
+	u->sink(u->ctx, &f->h);
+	return f;
+}
+
+/* The fast walk's frames (u->walked) named, from the cache where the same
+ * walk was named before in this state of the process's mappings. */
+static const struct ct_frames *name_walked(struct ct_unwinder *u, const struct uw_proc *p,
+					   const struct ct_stack *s, uint32_t status, uint32_t kind)
+{
+	struct ct_frames_key key = { .pid = s->h.pid, .gen = p->gen, .pcs = u->walked.pcs,
+				     .n = u->walked.n, .end = kind, .span = s->size };
+	const struct ct_frames *named = ct_frames_cache_get(u->named, &key);
+
+	if (named)
+		return named;
+	ct_frames_begin(&u->fb);
+	for (uint32_t i = 0; i < u->walked.n; i++)
+		ct_frames_add(&u->fb, u->syms, u->walked.file[i], u->walked.pcs[i],
+			      u->walked.elf[i], i == 0);
+	named = ct_frames_end(&u->fb, &s->h, status, s->size);
+	ct_frames_cache_put(u->named, &key, named);
+	return named;
+}
+
+/* The frames libdw's walk named (u->fb): their addresses, as a fast walk's. */
+static void walked_from_fb(struct ct_unwinder *u)
+{
+	u->walked.n = 0;
+	for (uint32_t i = 0; i < u->fb.nframes && i < UNWIND_MAX_FRAMES; i++)
+		u->walked.pcs[u->walked.n++] = u->fb.frames[i].pc;
+}
+
 void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC), c0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct uw_proc *p = get_proc(u, s->h.pid);
 	struct ct_stack_end end = { .h = s->h };
 	bool pair = u->kcheck.have && u->kcheck.tid == s->h.tid && u->kcheck.ts == s->h.ts_ns;
+	const struct ct_frames *f;
 	uint32_t status;
+	bool in_fb;
 
 	u->kcheck.have = false;
 	if (!pair) {   /* a check's copy is not what -k sends */
@@ -688,21 +755,26 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	if (!p->maps.n && !p->maps_failed)
 		read_maps(u, p, s->h.ts_ns);
 	ct_frames_begin(&u->fb);
-	walk_stack(u, p, s, &end, &status);
+	in_fb = walk_stack(u, p, s, &end, &status);
 	if (pair) {   /* the kernel's walk of this call went to the sink already */
-		check_kernel(u, s, end.kind);
+		check_kernel(u, s, end.kind);   /* CT_UNWIND_CHECK: libdw's walk, in u->fb */
 		count_busy(u, t0, c0);
 		return;
 	}
+	if (in_fb)
+		walked_from_fb(u);
 	if (u->kt)
-		want_tables(u, p, s->want_pc);
-	u->sink(u->ctx, &ct_frames_end(&u->fb, &s->h, status, s->size)->h);
+		want_tables(u, p, u->walked.pcs, u->walked.n, s->want_pc);
+	if (in_fb)
+		u->sink(u->ctx, &(f = ct_frames_end(&u->fb, &s->h, status, s->size))->h);
+	else
+		f = send_named(u, name_walked(u, p, s, status, end.kind), &s->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
 	u->st.stacks++;
 	u->st.holes += !!(s->flags & CT_STACK_HOLES);
-	u->st.frames += u->fb.nframes;
+	u->st.frames += f->nframes;
 	count_busy(u, t0, c0);
 }
 
@@ -747,11 +819,7 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 		count_busy(u, m0, c0);
 		t0 += ct_now_ns(CLOCK_MONOTONIC) - m0;   /* counted */
 	}
-	memcpy(u->recbuf, named, named->h.size);
-	((struct ct_frames *)u->recbuf)->h = k->h;
-	((struct ct_frames *)u->recbuf)->h.type = CT_REC_FRAMES;
-	((struct ct_frames *)u->recbuf)->h.size = named->h.size;
-	u->sink(u->ctx, (const struct ct_rec *)u->recbuf);
+	send_named(u, named, &k->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
