@@ -209,10 +209,11 @@ static void report_stacks(const struct ct_capture *c)
 	const struct ct_unwind_stats *us = ct_unwinder_stats(c->unwinder);
 
 	ct_err("unwound %llu stacks (%llu frames) in %.1f ms (%.1f ms on the CPU); "
-		"%llu walked in the kernel, %llu from the CFI rules kept, the rest by libdw\n",
+		"%llu walked in the kernel, %llu from the CFI rules kept (%llu of them named "
+		"before), the rest by libdw\n",
 		(unsigned long long)us->stacks, (unsigned long long)us->frames,
 		(double)us->busy_ns / 1e6, (double)us->cpu_ns / 1e6, (unsigned long long)us->kstacks,
-		(unsigned long long)us->fast);
+		(unsigned long long)us->fast, (unsigned long long)us->fast_named);
 	report_left_to_libdw(us);
 	report_kernel_walks(c, us);
 	if (us->ring_records)

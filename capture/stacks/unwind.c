@@ -716,6 +716,7 @@ static const struct ct_frames *name_walked(struct ct_unwinder *u, const struct u
 				     .n = u->walked.n, .end = kind, .span = s->size };
 	const struct ct_frames *named = ct_frames_cache_get(u->named, &key);
 
+	u->st.fast_named += named != NULL;
 	if (named)
 		return named;
 	ct_frames_begin(&u->fb);

@@ -62,6 +62,7 @@ struct ct_unwind_stats {
 	uint64_t maps_reads;    /* /proc/PID/maps reads */
 	uint64_t holes;         /* stacks with pages never touched (read as zeros) */
 	uint64_t fast;          /* walked from the CFI rules kept (cfi_rules.h), not by libdw */
+	uint64_t fast_named;    /* ... whose frames were named before (the cache of named walks) */
 	/* The others, by why (enum ct_cfi_none; CT_CFI_USABLE: a read left the copy) */
 	uint64_t left_to_libdw[CT_CFI_NONE_KINDS];
 	uint64_t ring_records;  /* stack records from the kernel (copies and walks) */

@@ -515,6 +515,38 @@ t.ok(walked >= 270 and len(xev) == 400 and all(chains_ok) and m and m.group(1) =
         m.group(0) if m else "no check line"),
      [(base(f.get("sym")) for f in e.get("stack", [])) for e in xev[100:103]] + [p.stderr])
 
+# 7n. A copy's walk named once (capture/stacks/unwind.c, name_walked):
+# every stack copied (CT_STACK_COPY=1) and walked from the kept rules
+# without the check (which names libdw's walk instead), so the three
+# chains' records come from the cache of named walks after their first
+# call.  Each call's frames (names, offsets, modules) must be those of the
+# same run with the check on, where each stack is named afresh.
+def frames_of(trace):
+    return [[(f.get("sym"), f.get("sym_off"), f.get("module"), f.get("offset"), f.get("src"))
+             for f in e.get("stack", [])] + [e.get("stack_end"), e.get("stack_bytes")]
+            for e in ioctls(trace)]
+
+
+named_env = dict(os.environ, CT_STACK_COPY="1")
+del named_env["CT_UNWIND_CHECK"]
+cn = os.path.join(tmp, "copies-named.ctrace")
+cf = os.path.join(tmp, "copies-fresh.ctrace")
+p = run([CUDATRACE, "-k", "--device", dev, "-w", cn, "--", PROG, LIB, dev, "mixed", "300", "0"],
+        env=named_env)
+q = run([CUDATRACE, "-k", "--device", dev, "-w", cf, "--", PROG, LIB, dev, "mixed", "300", "0"],
+        env=dict(os.environ, CT_STACK_COPY="1"))
+m = re.search(r"(\d+) from the CFI rules kept \((\d+) of them named before\)", p.stderr)
+got, want = frames_of(cn), frames_of(cf)
+chains_ok = [[base(f[0]) for f in st[:-2]][:6 + (i % 3 == 2)] ==
+             LOOP_CHAIN[:3] + VIA[i % 3] + ["mixed", "main"] for i, st in enumerate(got)]
+same = sum(a == b for a, b in zip(got, want))
+t.ok(p.returncode == 0 and q.returncode == 0 and m and int(m.group(1)) == 300 and
+     int(m.group(2)) >= 290 and len(got) == 300 == len(want) and all(chains_ok) and same == 300,
+     "copies walked and named from the cache of named walks: %s; %d of %d calls' frames as "
+     "named afresh (the check's run), %d chains exact"
+     % (m.group(0) if m else "no count", same, len(got), sum(chains_ok)),
+     [got[:3], want[:3], p.stderr, q.stderr])
+
 # 7f. A stack deeper than the walk's own bound (stackprog huge: a frame of
 # 9 MiB on a thread of 16 MiB): the walk stops 8 MiB above sp and says so.
 hg = os.path.join(tmp, "huge.ctrace")
@@ -639,7 +671,7 @@ for run_no, cache in enumerate((SYMCACHE, SYMCACHE, "/proc/no-such-folder")):
     p = run([CUDATRACE, "-k", "--device", dev, "-w", ct, "--", os.path.join(SRC, "stackprog"),
              os.path.join(SRC, "libcuda.so.1"), dev],
             env=dict(os.environ, CUDATRACE_SYMBOL_CACHE=cache))
-    m = re.search(r"named .*", p.stderr)
+    m = re.search(r"named \d+ addresses .*", p.stderr)
     d = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) names differ", p.stderr)
     lines.append((m.group(0) if m else p.stderr[-800:], d and d.group(1) == "0"))
     # The frames' names, without their run's addresses.
