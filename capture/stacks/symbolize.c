@@ -436,6 +436,22 @@ static const char *symbol_of(struct ct_symbolizer *s, struct ct_symfile *f, uint
 	return name;
 }
 
+/* The export's name (exp_raw): the symbol's own, copied, where the two
+ * are one (an address inside an exported function, as most exports found
+ * are), rather than demangled again. */
+static struct name export_name(const struct name *sym, const char *sym_raw, const char *exp_raw)
+{
+	struct name n = *sym;
+
+	if (!sym->s || !sym_raw || strcmp(sym_raw, exp_raw))
+		return name_of(clean_name(exp_raw));
+	n.s = malloc(n.len + 1);
+	if (!n.s)
+		return (struct name){ 0 };
+	memcpy(n.s, sym->s, n.len + 1);
+	return n;
+}
+
 /* elf_addr: of the pc itself; lookups use pc-1 for return addresses. */
 static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 				uint64_t elf_addr, bool activation)
@@ -459,7 +475,7 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 	}
 	e = find_export(f, look);
 	if (e) {
-		r->exp = name_of(clean_name(e->name));
+		r->exp = export_name(&r->sym, name, e->name);
 		r->exp_off = elf_addr - e->value;
 	}
 	r->src = name_of(source_of(s, f, f->base + look));
