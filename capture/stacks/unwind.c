@@ -658,9 +658,8 @@ static const struct ct_codemap *map_at(const struct uw_proc *p, uint64_t pc)
 	return lo < p->maps.n && pc >= p->maps.v[lo].start ? &p->maps.v[lo] : NULL;
 }
 
-/* The kernel copied this stack (no table for one of its files yet): the
- * tables of the files its frames (pcs[n]) pass through are built, for the
- * next, and the one its walk stopped at, which may lie past the copy. */
+/* Whether pc's table was asked for already in this state of p's mappings
+ * (a slot holds the last address asked for that falls in it). */
 static bool asked_before(struct ct_unwinder *u, const struct uw_proc *p, uint64_t pc)
 {
 	struct asked_slot *a = &u->asked[((pc ^ p->pid) * 0x9e3779b97f4a7c15ull) >> (64 - ASKED_BITS)];
@@ -671,6 +670,9 @@ static bool asked_before(struct ct_unwinder *u, const struct uw_proc *p, uint64_
 	return false;
 }
 
+/* The kernel copied this stack (no table for one of its files yet): the
+ * tables of the files its frames (pcs[n]) pass through are built, for the
+ * next, and the one its walk stopped at, which may lie past the copy. */
 static void want_tables(struct ct_unwinder *u, const struct uw_proc *p, const uint64_t *pcs,
 			uint32_t n, uint64_t want_pc)
 {
