@@ -70,9 +70,10 @@ struct ct_unwinder {
 	uint64_t gen;            /* moved on at every change of a process's mappings */
 	unsigned char *recbuf;   /* a FRAMES record from the cache, with its call's header */
 	struct asked_slot *asked;   /* ASKED_SLOTS, direct-mapped */
-	/* A copy's fast walk: its frames, named only where the cache does not
-	 * hold the same walk named already (a loop's calls walk it again and
-	 * again: naming, four strings a frame, was half of a copy's cost). */
+	/* A walk's frames before they are named (a copy's fast walk, the
+	 * kernel's walk), named only where the cache does not hold the same
+	 * walk named already (a loop's calls walk it again and again: naming,
+	 * four strings a frame, was half of a copy's cost). */
 	struct {
 		uint32_t n;
 		uint64_t pcs[UNWIND_MAX_FRAMES];
@@ -716,9 +717,8 @@ static void count_busy(struct ct_unwinder *u, uint64_t t0, uint64_t c0)
 	u->st.cpu_ns += ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
-/* A named FRAMES record (from the cache, or just named) sent with the
- * header of the call it is for. */
-static const struct ct_frames *send_named(struct ct_unwinder *u, const struct ct_frames *named,
+/* A FRAMES record from the cache, with the header of the call it is for. */
+static const struct ct_frames *from_cache(struct ct_unwinder *u, const struct ct_frames *named,
 					  const struct ct_rec *h)
 {
 	struct ct_frames *f = (struct ct_frames *)u->recbuf;
@@ -727,7 +727,22 @@ static const struct ct_frames *send_named(struct ct_unwinder *u, const struct ct
 	f->h = *h;
 	f->h.type = CT_REC_FRAMES;
 	f->h.size = named->h.size;
-	u->sink(u->ctx, &f->h);
+	return f;
+}
+
+/* u->walked's frames named into the FRAMES record of the call h (in u->fb),
+ * and kept under key. */
+static const struct ct_frames *name_frames(struct ct_unwinder *u, const struct ct_frames_key *key,
+					   const struct ct_rec *h, uint32_t status)
+{
+	const struct ct_frames *f;
+
+	ct_frames_begin(&u->fb);
+	for (uint32_t i = 0; i < u->walked.n; i++)
+		ct_frames_add(&u->fb, u->syms, u->walked.file[i], u->walked.pcs[i],
+			      u->walked.elf[i], i == 0);
+	f = ct_frames_end(&u->fb, h, status, key->span);
+	ct_frames_cache_put(u->named, key, f);
 	return f;
 }
 
@@ -741,15 +756,7 @@ static const struct ct_frames *name_walked(struct ct_unwinder *u, const struct u
 	const struct ct_frames *named = ct_frames_cache_get(u->named, &key);
 
 	u->st.fast_named += named != NULL;
-	if (named)
-		return named;
-	ct_frames_begin(&u->fb);
-	for (uint32_t i = 0; i < u->walked.n; i++)
-		ct_frames_add(&u->fb, u->syms, u->walked.file[i], u->walked.pcs[i],
-			      u->walked.elf[i], i == 0);
-	named = ct_frames_end(&u->fb, &s->h, status, s->size);
-	ct_frames_cache_put(u->named, &key, named);
-	return named;
+	return named ? from_cache(u, named, &s->h) : name_frames(u, &key, &s->h, status);
 }
 
 /* The frames libdw's walk named (u->fb): their addresses, as a fast walk's. */
@@ -790,10 +797,9 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 		walked_from_fb(u);
 	if (u->kt)
 		want_tables(u, p, u->walked.pcs, u->walked.n, s->want_pc);
-	if (in_fb)
-		u->sink(u->ctx, &(f = ct_frames_end(&u->fb, &s->h, status, s->size))->h);
-	else
-		f = send_named(u, name_walked(u, p, s, status, end.kind), &s->h);
+	f = in_fb ? ct_frames_end(&u->fb, &s->h, status, s->size) :
+		    name_walked(u, p, s, status, end.kind);
+	u->sink(u->ctx, &f->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
@@ -803,23 +809,21 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	count_busy(u, t0, c0);
 }
 
-/* The kernel's frame addresses named as the copy's frames would be, and kept. */
+/* The kernel's frame addresses named as the copy's frames would be, and
+ * kept (a record holds at most CT_KSTACK_FRAMES: format/record.c). */
+_Static_assert(CT_KSTACK_FRAMES <= UNWIND_MAX_FRAMES, "a kernel walk's frames fit u->walked");
 static const struct ct_frames *name_kernel_stack(struct ct_unwinder *u, const struct uw_proc *p,
 						 const struct ct_kstack *k, const uint64_t *pcs,
 						 const struct ct_frames_key *key)
 {
-	const struct ct_frames *f;
-
-	ct_frames_begin(&u->fb);
+	u->walked.n = 0;
 	for (uint32_t i = 0; i < k->nframes; i++) {
 		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
 		struct ct_symfile *sf = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
 
-		ct_frames_add(&u->fb, u->syms, sf, pcs[i], sf ? pcs[i] - m->bias : 0, i == 0);
+		walked_add(u, sf, pcs[i], sf ? pcs[i] - m->bias : 0);
 	}
-	f = ct_frames_end(&u->fb, &k->h, frames_status(k->end, false), k->span_bytes);
-	ct_frames_cache_put(u->named, key, f);
-	return f;
+	return name_frames(u, key, &k->h, frames_status(k->end, false));
 }
 
 /* A stack the kernel walked: its frames named as the copy's would be. */
@@ -843,8 +847,10 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 		named = name_kernel_stack(u, p, k, pcs, &key);
 		count_busy(u, m0, c0);
 		t0 += ct_now_ns(CLOCK_MONOTONIC) - m0;   /* counted */
+	} else {
+		named = from_cache(u, named, &k->h);
 	}
-	send_named(u, named, &k->h);
+	u->sink(u->ctx, &named->h);
 	end.h.type = CT_REC_STACK_END;
 	end.h.size = sizeof(end);
 	u->sink(u->ctx, &end.h);
