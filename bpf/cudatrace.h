@@ -617,6 +617,7 @@ enum ct_counter {
 	CT_CNT_KWALK_READS,           /* their reads of user memory (the walk's main cost) */
 	CT_CNT_KWALK_MISSES,          /* their rules not in the per-CPU cache (two searches each) */
 	CT_CNT_KWALK_REUSED,          /* their frames checked against the thread's last walk, not stepped */
+	CT_CNT_PY_CODE_MEMO,          /* ... of the known, from the thread's last walk on its CPU */
 	CT_CNT_TIMED_KWALK_NS,        /* a build with -DCT_TIMED: ns in the native walks' loop */
 	CT_CNT_TIMED_KSTACK_NS,       /* ... in walk_kstack and send_kstack, whole */
 	CT_CNT_TIMED_PYSTACK_NS,      /* ... in send_pystack, whole */

@@ -4,9 +4,10 @@
  * traced call.  The thread's own PyThreadState is found by its thread id
  * (native_thread_id, as its pid namespace numbers it) in its interpreter's
  * thread list: not the GIL holder, since PyTorch and JAX release the GIL
- * around most of their driver calls.  Found once, it is kept in py_threads
- * and checked at each call (the tid matches), so a thread state freed and
- * a tid reused lead to a new walk, never to another thread's frames.
+ * around most of their driver calls.  Found once, it is kept in the
+ * thread's own storage (py_threads) and checked at each call (its thread
+ * key matches), so a thread state freed or handed to another thread leads
+ * to a new walk, never to another thread's frames.
  * Included by cudatrace.bpf.c.
  */
 #ifndef CT_PYFRAMES_BPF_H
@@ -41,17 +42,49 @@ struct {
 	__uint(max_entries, 1 << 22);
 } py_rb SEC(".maps");
 
-/* Thread -> its PyThreadState, as last found, and its last stack sent. */
+/*
+ * The checks of the last walk's frames on this CPU, by depth, for the
+ * thread that made it: each was a check of the code object at that address
+ * while the process's counter of code objects made (see py_code_cache
+ * below) read counter, so while it still does, a frame whose code object is
+ * the one at the same depth last time takes its check from here, and a
+ * loop's calls look up no cache.  Per CPU, as -k's last walk
+ * (kwalk_memo.bpf.h): one value, never NULL to the verifier.
+ */
+#define PY_MEMO_FRAMES 128
+
+struct py_code_seen {
+	__u64 code, check;
+};
+
+struct py_memo {
+	__u64 proc_id, scope;                /* as py_code_cached's */
+	__u32 counter;                       /* as py_code_cached's; 0: nothing kept */
+	__u32 tid;                           /* whose walk */
+	__u32 n, _pad;                       /* depths kept */
+	struct py_code_seen f[PY_MEMO_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_memo);
+} py_memo SEC(".maps");
+
+/* A thread's PyThreadState, as last found, and its last stack sent. */
 struct py_thread {
-	__u64 tstate;                        /* PyThreadState * */
+	__u64 tstate;                        /* PyThreadState *; 0: none found */
 	__u64 interp;                        /* the PyInterpreterState whose list held it */
 	__u64 last_stack;                    /* a hash of its frames' code objects and checks */
 };
 
+/* Per thread, as inflight_ioctl (cudatrace.bpf.c): found without hashing,
+ * gone with the thread (a tid reused starts afresh). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);                  /* tid, as the kernel numbers it */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct py_thread);
 } py_threads SEC(".maps");
 
@@ -124,10 +157,6 @@ static __always_inline __u64 read_ptr(__u64 addr)
 #define PY_WINDOW CT_PY_STACK_WINDOW
 #define PY_CODES_SEEN 4                 /* code objects whose check a walk keeps (a power of two) */
 
-struct py_code_seen {
-	__u64 code, check;
-};
-
 struct py_scratch {
 	struct ct_pystack rec;
 	struct ct_pyframe_raw frames[CT_PY_FRAMES_MAX];
@@ -142,6 +171,11 @@ struct py_scratch {
 	struct py_code_seen seen[PY_CODES_SEEN];
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
 	__u32 frames_alone, frames_walked;   /* ... of these, taken from -k's read */
+	/* 1: a frame's check was not in the memo (py_memo; here, in the map
+	 * value, rather than in the walk: the verifier would then follow each
+	 * value through the frame loop) */
+	__u32 missed;
+	__u32 code_memo;                     /* checks taken from the memo */
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -263,22 +297,29 @@ static __noinline __u64 find_tstate(const struct ct_py_proc *pp, struct py_scrat
 /* The calling thread's entry (its PyThreadState, left loaded in ps), or
  * NULL; *fresh: found by a walk now. */
 static __always_inline struct py_thread *current_thread(const struct ct_py_proc *pp,
-							 struct py_scratch *ps, __u32 tid, bool *fresh)
+							 struct py_scratch *ps, bool *fresh)
 {
-	struct py_thread *known = bpf_map_lookup_elem(&py_threads, &tid), t = {};
-	__u64 key = thread_key(pp);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct py_thread *t = bpf_task_storage_get(&py_threads, task, 0, 0);
+	__u64 key = thread_key(pp), tstate, interp = 0;
 
-	if (known && !load_tstate(ps, pp, known->tstate) && loaded_key(pp, ps) == key)
-		return known;
-	t.tstate = find_tstate(pp, ps, key, &t.interp);
+	if (t && t->tstate && !load_tstate(ps, pp, t->tstate) && loaded_key(pp, ps) == key)
+		return t;
+	tstate = find_tstate(pp, ps, key, &interp);
 	*fresh = true;
-	if (!t.tstate) {
-		if (known)
-			bpf_map_delete_elem(&py_threads, &tid);
+	if (!tstate) {
+		if (t)
+			t->tstate = 0;
 		return NULL;
 	}
-	bpf_map_update_elem(&py_threads, &tid, &t, BPF_ANY);
-	return bpf_map_lookup_elem(&py_threads, &tid);
+	if (!t)
+		t = bpf_task_storage_get(&py_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return NULL;
+	t->tstate = tstate;
+	t->interp = interp;
+	t->last_stack = 0;
+	return t;
 }
 
 /* The innermost frame of the thread state loaded in ps.  3.11 and 3.12
@@ -308,6 +349,7 @@ struct py_walk {
 	__u64 scope;                         /* where counter was read: py_code_cached.scope */
 	__u32 counter;                       /* the code objects' counter now; 0: no cache */
 	__u32 _pad;
+	struct py_memo *memo;                /* this CPU's (py_memo) */
 	__u64 ts;                            /* the call's: whose -k's read is (kwalk_stack_bytes) */
 	/* n shares its 8 bytes with fbase: the verifier then does not track
 	 * n's value, and checks the frame loop in a few passes, not one per
@@ -499,6 +541,65 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 	return check;
 }
 
+/* This CPU's memo, emptied where it holds another thread's checks or ones
+ * made at another count of code objects. */
+static __always_inline void py_memo_begin(struct py_walk *w, struct py_memo *m, __u32 tid)
+{
+	if (m->tid != tid || m->counter != w->counter || m->proc_id != w->pp->proc_id ||
+	    m->scope != w->scope) {
+		m->n = 0;
+		m->tid = tid;
+		m->counter = w->counter;
+		m->proc_id = w->pp->proc_id;
+		m->scope = w->scope;
+	}
+}
+
+/* Frame n's check from the memo, where its code object is the one at
+ * that depth last time; 0: not there. */
+static __always_inline __u64 py_memo_check(const struct py_walk *w, __u32 n, __u64 code)
+{
+	const struct py_code_seen *f;
+
+	/* memo->n is at most PY_MEMO_FRAMES; n is not compared with a
+	 * constant, which would split the frame loop's states by its value */
+	if (!w->counter || n >= w->memo->n)
+		return 0;
+	f = &w->memo->f[n & (PY_MEMO_FRAMES - 1)];
+	return f->code == code ? f->check : 0;
+}
+
+/* The walk's checks into the memo, after the check loop: a loop of its
+ * own, for the verifier (in the check loop, its branches multiplied that
+ * loop's states past the verifier's limit). */
+static long py_memo_put(__u32 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	const struct ct_pyframe_raw *f = &w->ps->frames[i & (PY_MEMO_FRAMES - 1)];
+	struct py_memo *m = w->memo;
+
+	if (i >= PY_MEMO_FRAMES)
+		return 1;
+	m->f[i & (PY_MEMO_FRAMES - 1)] = (struct py_code_seen){ f->code, f->check };
+	return 0;
+}
+
+/* ... the first n of them (a check 0 is never taken from the memo). */
+static __always_inline void py_memo_keep(struct py_walk *w, __u32 n)
+{
+	if (!w->counter)
+		return;
+	n = n < PY_MEMO_FRAMES ? n : PY_MEMO_FRAMES;
+	bpf_loop(n, py_memo_put, w, 0);
+	if (n > w->memo->n)
+		w->memo->n = n;
+}
+
+static __always_inline void hash_frame(struct py_walk *w, const struct ct_pyframe_raw *f)
+{
+	w->hash = (w->hash ^ f->code ^ f->check) * 0x100000001b3ULL;
+}
+
 static __always_inline long py_frame_step(struct py_walk *w)
 {
 	const struct ct_py_proc *pp = w->pp;
@@ -530,7 +631,12 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	out->instr = instr;
 	out->marks = 0;
 	out->_pad = 0;
-	out->check = 0;
+	out->check = py_memo_check(w, n, code);
+	if (out->check)
+		w->ps->code_memo++;
+	else if (code)
+		w->ps->missed = 1;
+	hash_frame(w, out);
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
 		out->marks = CT_PYF_ENTRY;
@@ -538,16 +644,17 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	return 0;
 }
 
-/* The check of frame i's code object, once all frames are found: a loop
- * of its own, run w->n times (never compared here: the frame loop's count
- * would have to be tracked exactly, one verifier state per value). */
+/* The check of frame i's code object, once all frames are found, where
+ * the memo did not have it: a loop of its own, run w->n times (never
+ * compared here: the frame loop's count would have to be tracked exactly,
+ * one verifier state per value), the hash made again. */
 static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 {
 	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];
 
-	if (f->code)
+	if (f->code && !f->check)
 		f->check = code_check_of(w, f->code);
-	w->hash = (w->hash ^ f->code ^ f->check) * 0x100000001b3ULL;
+	hash_frame(w, f);
 }
 
 /* PY_UNROLL frames a call of bpf_loop's callback, as the native walk
@@ -579,7 +686,7 @@ static long py_check_steps(__u32 i, void *ctx)
 static __noinline void send_pystack(__u64 ts)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	const struct ct_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct scratch *s;
 	struct py_walk w = {};
@@ -590,7 +697,8 @@ static __noinline void send_pystack(__u64 ts)
 	if (!pp || !pp->runtime)
 		return;
 	s = get_scratch();
-	if (!s)
+	w.memo = bpf_map_lookup_elem(&py_memo, &zero);
+	if (!s || !w.memo)
 		return;
 	w.pp = pp;
 	w.ps = (struct py_scratch *)s->data;
@@ -599,26 +707,34 @@ static __noinline void send_pystack(__u64 ts)
 	w.ps->rec.h.pid = tgid;
 	w.ps->rec.h.tid = tid;
 	w.ps->rec.flags = 0;
-	t = current_thread(pp, w.ps, tid, &fresh);
+	t = current_thread(pp, w.ps, &fresh);
 	w.ps->rec.tstate = t ? t->tstate : 0;
 	if (fresh)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
 	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = w.ps->frames_walked = 0;
+	w.ps->missed = w.ps->code_memo = 0;
 	w.ts = ts;
 	if (t) {
 		w.frame = top_frame(pp, w.ps, ts);
 		copy_datastack(&w);
 		read_code_counter(&w, t);
+		py_memo_begin(&w, w.memo, tid);
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
 	}
 	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
-	bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
+	if (w.ps->missed) {
+		w.hash = 0;
+		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
+		py_memo_keep(&w, w.n);
+	}
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
-	if (w.ps->code_known)
-		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known);
+	if (w.ps->code_known + w.ps->code_memo)
+		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known + w.ps->code_memo);
+	if (w.ps->code_memo)
+		count_n(CT_CNT_PY_CODE_MEMO, w.ps->code_memo);
 	if (w.ps->frames_alone)
 		count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
 	if (w.ps->frames_walked)

@@ -258,10 +258,12 @@ static void report_code_checks(const struct ct_capture *c)
 	uint64_t frames = ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_WALKED);
 
 	ct_err("Python: %llu code objects read to check them, %llu known "
-			"(read before, no code object made since); %llu frames read alone "
+			"(read before, no code object made since; %llu of them as the "
+			"thread's last stack had them); %llu frames read alone "
 			"(not in the data stack's copy)",
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_READ),
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_KNOWN),
+		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_CODE_MEMO),
 		(unsigned long long)ct_bpf_counter_total(c->skel, CT_CNT_PY_FRAME_ALONE));
 	if (cframes || frames)
 		fprintf(stderr, "; from -k's read of the native stack, %llu C frames (3.11, "

@@ -13,6 +13,7 @@ import collections
 import glob
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -199,6 +200,30 @@ def check_code_cache(python, tag):
     return p.stderr
 
 
+# Calls whose innermost frames change from call to call at one depth, and
+# a depth more: each call's check taken from the last walk's (the kernel's
+# memo, by depth) only where its code object is the one there.
+ALTERNATE = os.path.join(HERE, "..", "python", "alternate.py")
+ALT_FUNC = {0x2000: "f_0", 0x2001: "f_1", 0x2002: "f_2", 0x2003: "f_0"}
+
+
+def check_alternate(python, tag, args):
+    seed = random.randrange(1 << 30)
+    n = 300 + random.randrange(300)
+    path, err = trace(args, python, ALTERNATE, [str(n), str(seed)])
+    evs = [e for e in calls(path) if int(e["request"], 16) in ALT_FUNC]
+    wrong = [(e["request"], e.get("py", {}).get("func")) for e in evs
+             if e.get("py", {}).get("func") != ALT_FUNC[int(e["request"], 16)]]
+    hop = [e for e in evs if e["request"] == "0x2003" and
+           not any(f.get("func") == "hop" for f in e.get("stack", []))]
+    m = re.search(r"known \(read before, no code object made since; (\d+) of them as the "
+                  r"thread's last stack had them\)", err)
+    t.ok(len(evs) == n and not wrong and not hop and m and int(m.group(1)) > n,
+         "%s %s: %d calls from 4 call chains in a random order (seed %d), each named "
+         "as its own, the outer frames' checks from the last walk (%s)" %
+         (tag, " ".join(args), n, seed, m and m.group(1)), (wrong[:5], len(hop), err[-300:]))
+
+
 def stripped_python(exe, tag):
     """A wrapper that runs exe with its CPython stripped of all but .dynsym
     (as Ubuntu ships /usr/bin/python3.12): its libpython, where it has
@@ -259,6 +284,8 @@ for minor in (10, 12, 13, 14):
     check_churn(exe, "CPython %s" % found[-1], 100)
     if minor >= 12:
         check_code_cache(exe, "CPython %s" % found[-1])
+        check_alternate(exe, "CPython %s" % found[-1], ["--py-stack"])
+        check_alternate(exe, "CPython %s" % found[-1], ["-k"])
     if minor == 12:
         check_counter_without_symbol(exe, found[-1])
 
