@@ -400,18 +400,21 @@ static __always_inline void emit_proc(__u32 source)
 
 /*
  * The call's stacks, -k's and --py-stack's.  The Python frames are sent
- * first: the capture reads their code objects before it spends time
+ * first (in one sample with the native stack's where the kernel walked
+ * it): the capture reads their code objects before it spends time
  * unwinding, while the process surely lives; but they are walked after
  * the native stack, whose read they may use.
  */
 static __always_inline void send_call_stacks(__u64 ts)
 {
 	bool walked = walk_stack(ts);
+	__u64 py_size = py_frames ? make_pystack(ts) : 0;
 
-	if (py_frames)
-		send_pystack(ts);
-	if (stack_bytes)
-		send_stack(ts, walked);
+	if (walked)
+		send_kstack(pystack_record(), py_size);
+	else
+		send_pystack(py_size);
+	copy_stack(ts, walked);
 }
 
 static __noinline int ioctl_enter(struct syscall_enter_ctx *ctx)

@@ -367,6 +367,10 @@ struct ct_pyframe_raw {
 	__u32 _pad;
 };
 
+/* A CT_REC_PYSTACK record's largest size. */
+#define CT_PYSTACK_RECORD_MAX (sizeof(struct ct_pystack) + \
+			       CT_PY_FRAMES_MAX * sizeof(struct ct_pyframe_raw))
+
 /*
  * Named Python frames, innermost first.  h.ts_ns: the call's entry time
  * (same pid/tid).  Followed by nframes struct ct_pyframe, then

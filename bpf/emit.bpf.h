@@ -91,6 +91,31 @@ static __always_inline void emit(void *data, __u64 size)
 		count(CT_CNT_LOST);
 }
 
+/*
+ * Two records in one sample of the ring (a call's Python and native
+ * stacks): one reservation and one wakeup's decision for both.  The
+ * reader takes a sample's records one after another.  Each size is
+ * bounded by its buffer (max_a, max_b: what the verifier needs).
+ */
+static __always_inline void emit_two(const void *a, __u64 na, __u64 max_a, const void *b,
+				     __u64 nb, __u64 max_b)
+{
+	struct bpf_dynptr d;
+
+	keep_in_register(na);
+	keep_in_register(nb);
+	if (na > max_a || nb > max_b)
+		return;
+	if (bpf_ringbuf_reserve_dynptr(&rb, na + nb, 0, &d)) {
+		bpf_ringbuf_discard_dynptr(&d, 0);
+		count_n(CT_CNT_LOST, 2);
+		return;
+	}
+	bpf_dynptr_write(&d, 0, (void *)a, na, 0);
+	bpf_dynptr_write(&d, na, (void *)b, nb, 0);
+	bpf_ringbuf_submit_dynptr(&d, wake_flags(na + nb));
+}
+
 /* A build made to find where -k's time goes (BPF_DEFS=-DCT_TIMED): ns
  * since t0 added to a counter; nothing in other builds. */
 #ifdef CT_TIMED

@@ -604,8 +604,9 @@ static __always_inline bool kwalk_stack_word(__u64 ts, __u64 addr, __u64 *v)
 	return true;
 }
 
-/* Sends the frames walk_kstack found. */
-static __noinline void send_kstack(void)
+/* Sends the frames walk_kstack found, in one sample with the call's
+ * Python record where there is one (py_size bytes at py). */
+static __noinline void send_kstack(const void *py, __u64 py_size)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
 	__u32 zero = 0;
@@ -628,7 +629,11 @@ static __noinline void send_kstack(void)
 	if (size > sizeof(out->rec) + sizeof(out->pcs))
 		return;
 	out->rec.h.size = size;
-	emit(out, size);
+	if (py && py_size)
+		emit_two(py, py_size, CT_PYSTACK_RECORD_MAX, out, size,
+			 sizeof(out->rec) + sizeof(out->pcs));
+	else
+		emit(out, size);
 	count(CT_CNT_KWALK_DONE);
 	count_n(CT_CNT_KWALK_FRAMES, w->n);
 	count_n(CT_CNT_KWALK_READS, w->reads);

@@ -683,7 +683,13 @@ static long py_check_steps(__u32 i, void *ctx)
 	return 0;
 }
 
-static __noinline void send_pystack(__u64 ts)
+/*
+ * The calling thread's Python frames, as a CT_REC_PYSTACK record left in
+ * the per-CPU scratch (pystack_record), and a copy for the prefetch ring
+ * where they may name code objects not read yet.  Returns the record's
+ * size, 0: none.  The caller sends it, alone or with the native stack's.
+ */
+static __noinline __u64 make_pystack(__u64 ts)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
@@ -695,11 +701,11 @@ static __noinline void send_pystack(__u64 ts)
 	TIMER_START(t_all);
 
 	if (!pp || !pp->runtime)
-		return;
+		return 0;
 	s = get_scratch();
 	w.memo = bpf_map_lookup_elem(&py_memo, &zero);
 	if (!s || !w.memo)
-		return;
+		return 0;
 	w.pp = pp;
 	w.ps = (struct py_scratch *)s->data;
 	w.ps->rec.h.type = CT_REC_PYSTACK;
@@ -749,16 +755,34 @@ static __noinline void send_pystack(__u64 ts)
 	}
 	w.ps->rec.nframes = w.n;
 	size = sizeof(w.ps->rec) + (__u64)(w.n & (CT_PY_FRAMES_MAX * 2 - 1)) * sizeof(w.ps->frames[0]);
-	if (size > sizeof(w.ps->rec) + sizeof(w.ps->frames))
-		return;
+	if (size > CT_PYSTACK_RECORD_MAX)
+		return 0;
 	w.ps->rec.h.size = size;
 	if (prefetch)
 		bpf_ringbuf_output(&py_rb, w.ps, size, 0);
-	emit(w.ps, size);
 	TIMER_ADD(CT_CNT_TIMED_PYSTACK_NS, t_all);
 #ifdef CT_TIMED
 	count(CT_CNT_TIMED_PYSTACKS);
 #endif
+	return size;
+}
+
+/* The record make_pystack left in the scratch; NULL where there is none. */
+static __always_inline const void *pystack_record(void)
+{
+	struct scratch *s = get_scratch();
+
+	return s ? s->data : NULL;
+}
+
+/* ... sent alone. */
+static __always_inline void send_pystack(__u64 size)
+{
+	const void *rec = pystack_record();
+
+	keep_in_register(size);
+	if (rec && size && size <= CT_PYSTACK_RECORD_MAX)
+		emit((void *)rec, size);
 }
 
 #endif /* CT_PYFRAMES_BPF_H */

@@ -226,19 +226,12 @@ static __always_inline bool walk_stack(__u64 ts)
 	return stack_bytes && stack_walk && walk_kstack(ts);
 }
 
-/* The stack: as walk_stack walked it, else copied. */
-static __always_inline void send_stack(__u64 ts, bool walked)
+/* Where -k copies the stack: not walked in the kernel, or walked and
+ * copied both (CT_UNWIND_CHECK); want: the pc whose table the walk lacked. */
+static __always_inline void copy_stack(__u64 ts, bool walked)
 {
-	__u64 want = 0;
-
-	if (stack_walk) {
-		if (walked)
-			send_kstack();
-		if (walked && !stack_check)
-			return;
-		want = kwalk_wanted();
-	}
-	send_stack_copy(ts, want);
+	if (stack_bytes && (!walked || stack_check))
+		send_stack_copy(ts, stack_walk ? kwalk_wanted() : 0);
 }
 
 /*

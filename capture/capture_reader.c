@@ -37,15 +37,14 @@
 /* The reader thread's side: every record the kernel hands over is checked,
  * shown to the GPU-work reader (channels, mappings, forks, exits: learned
  * now, not when the record loop gets to it) and queued. */
-static int on_record(void *ctx, void *data, size_t len)
+static void take_record(struct ct_capture *c, const void *data, size_t len)
 {
-	struct ct_capture *c = ctx;
 	const struct ct_rec *r = data;
 	const char *bad = ct_record_check(data, len);
 
 	if (bad) {
 		ct_err("dropping a malformed record from the kernel: %s\n", bad);
-		return 0;
+		return;
 	}
 	__atomic_add_fetch(&c->events, 1, __ATOMIC_RELAXED);
 	if (c->gpuwork)
@@ -54,6 +53,25 @@ static int on_record(void *ctx, void *data, size_t len)
 		ct_knames_watch(c->knames, r, ct_now_ns(CLOCK_MONOTONIC));
 	if (r->type != CT_REC_GPU_EXIT)   /* the reader's alone: it sent what it held */
 		ct_rq_push(c->queue, r);
+}
+
+/* A sample of the ring holds one record, or several one after another (a
+ * call's Python and native stacks, bpf/emit.bpf.h emit_two): each is
+ * checked and taken alone.  A size that does not fit leaves the rest to
+ * the check, which drops it. */
+static int on_record(void *ctx, void *data, size_t len)
+{
+	const unsigned char *at = data;
+
+	while (len) {
+		const struct ct_rec *r = (const void *)at;
+		size_t n = len >= sizeof(*r) && r->size >= sizeof(*r) && r->size <= len &&
+			   !(r->size & 7) ? r->size : len;
+
+		take_record(ctx, at, n);
+		at += n;
+		len -= n;
+	}
 	return 0;
 }
 

@@ -221,7 +221,8 @@ def check_alternate(python, tag, args):
     t.ok(len(evs) == n and not wrong and not hop and m and int(m.group(1)) > n,
          "%s %s: %d calls from 4 call chains in a random order (seed %d), each named "
          "as its own, the outer frames' checks from the last walk (%s)" %
-         (tag, " ".join(args), n, seed, m and m.group(1)), (wrong[:5], len(hop), err[-300:]))
+         (tag, " ".join(args), n, seed, m and m.group(1)),
+         (len(wrong), wrong[:5], len(hop), err[-700:]))
 
 
 def stripped_python(exe, tag):
