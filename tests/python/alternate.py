@@ -10,6 +10,7 @@ import ctypes
 import os
 import random
 import sys
+import time
 
 libc = ctypes.CDLL(None)
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
@@ -43,3 +44,9 @@ def run(fd, n, seed):
 fd = os.open(sys.argv[1], os.O_RDONLY)
 run(fd, int(sys.argv[2]), int(sys.argv[3]))
 os.close(fd)
+# Alive a little after the calls, as a program is: the capture reads new
+# code objects while their process lives, and a loaded machine may have it
+# a few ms behind 600 calls that take 10 ms (this test is of the kernel's
+# memo; programs that exit at once are tests/live/python.py's churn and
+# fork tests').
+time.sleep(0.2)
