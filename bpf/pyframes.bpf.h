@@ -175,7 +175,12 @@ struct py_scratch {
 	 * value, rather than in the walk: the verifier would then follow each
 	 * value through the frame loop) */
 	__u32 missed;
+	/* 1: one of them was at a depth the memo keeps (below PY_MEMO_FRAMES):
+	 * the memo is filled again; a deeper stack's frames past it, checked
+	 * at every call, do not make each call fill it */
+	__u32 missed_kept;
 	__u32 code_memo;                     /* checks taken from the memo */
+	__u32 _pad;
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -634,8 +639,12 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	out->check = py_memo_check(w, n, code);
 	if (out->check)
 		w->ps->code_memo++;
-	else if (code)
+	else if (code) {
 		w->ps->missed = 1;
+		/* n < PY_MEMO_FRAMES without a branch on n (one would split the
+		 * frame loop's verifier states by its value) */
+		w->ps->missed_kept |= ((__u64)(n / PY_MEMO_FRAMES) - 1) >> 63;
+	}
 	hash_frame(w, out);
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
@@ -719,7 +728,7 @@ static __noinline __u64 make_pystack(__u64 ts)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
 	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = w.ps->frames_walked = 0;
-	w.ps->missed = w.ps->code_memo = 0;
+	w.ps->missed = w.ps->missed_kept = w.ps->code_memo = 0;
 	w.ts = ts;
 	if (t) {
 		w.frame = top_frame(pp, w.ps, ts);
@@ -733,7 +742,8 @@ static __noinline __u64 make_pystack(__u64 ts)
 	if (w.ps->missed) {
 		w.hash = 0;
 		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
-		py_memo_keep(&w, w.n);
+		if (w.ps->missed_kept)
+			py_memo_keep(&w, w.n);
 	}
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
