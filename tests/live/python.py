@@ -207,10 +207,12 @@ ALTERNATE = os.path.join(HERE, "..", "python", "alternate.py")
 ALT_FUNC = {0x2000: "f_0", 0x2001: "f_1", 0x2002: "f_2", 0x2003: "f_0"}
 
 
-def check_alternate(python, tag, args):
+def check_alternate(tag, args, traced):
+    """traced(args, extra): the trace's path and the capture's stderr of
+    alternate.py run with extra, traced with args."""
     seed = random.randrange(1 << 30)
     n = 300 + random.randrange(300)
-    path, err = trace(args, python, ALTERNATE, [str(n), str(seed)])
+    path, err = traced(args, [str(n), str(seed)])
     evs = [e for e in calls(path) if int(e["request"], 16) in ALT_FUNC]
     wrong = [(e["request"], e.get("py", {}).get("func")) for e in evs
              if e.get("py", {}).get("func") != ALT_FUNC[int(e["request"], 16)]]
@@ -285,8 +287,9 @@ for minor in (10, 12, 13, 14):
     check_churn(exe, "CPython %s" % found[-1], 100)
     if minor >= 12:
         check_code_cache(exe, "CPython %s" % found[-1])
-        check_alternate(exe, "CPython %s" % found[-1], ["--py-stack"])
-        check_alternate(exe, "CPython %s" % found[-1], ["-k"])
+        for args in (["--py-stack"], ["-k"]):
+            check_alternate("CPython %s" % found[-1], args,
+                            lambda a, x: trace(a, exe, ALTERNATE, x))
     if minor == 12:
         check_counter_without_symbol(exe, found[-1])
 
@@ -356,6 +359,9 @@ def check_container(root, python, tag, minor):
         t.ok(reads is not None and reads < CALLS and known > 5 * CALLS,
              "%s: 2,000 calls' code objects checked from earlier reads (%s read, %s known)" %
              (tag, reads, known), err[-400:])
+        for args in (["--py-stack"], ["-k"]):   # the one CPython with the count in CI
+            check_alternate(tag, args, lambda a, x: in_container(root, python, a, "alternate.py",
+                                                                 ALTERNATE, x))
     path, err = in_container(root, python, ["--py-stack"], "ctr3%d.py" % minor)
     evs = calls(path)
     check_py(evs, tag, "ctr3%d.py" % minor)
