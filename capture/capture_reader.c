@@ -55,18 +55,14 @@ static void take_record(struct ct_capture *c, const void *data, size_t len)
 		ct_rq_push(c->queue, r);
 }
 
-/* A sample of the ring holds one record, or several one after another (a
- * call's Python and native stacks, bpf/emit.bpf.h emit_two): each is
- * checked and taken alone.  A size that does not fit leaves the rest to
- * the check, which drops it. */
+/* A sample of the ring: its records (a call's Python and native stacks
+ * come in one), each checked and taken alone (ct_record_split). */
 static int on_record(void *ctx, void *data, size_t len)
 {
 	const unsigned char *at = data;
 
 	while (len) {
-		const struct ct_rec *r = (const void *)at;
-		size_t n = len >= sizeof(*r) && r->size >= sizeof(*r) && r->size <= len &&
-			   !(r->size & 7) ? r->size : len;
+		size_t n = ct_record_split(at, len);
 
 		take_record(ctx, at, n);
 		at += n;

@@ -219,3 +219,12 @@ const char *ct_record_check(const void *buf, size_t len)
 		return "unknown record type";
 	}
 }
+
+size_t ct_record_split(const void *buf, size_t len)
+{
+	const struct ct_rec *h = buf;
+
+	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len || (h->size & 7))
+		return len;
+	return h->size;
+}

@@ -16,6 +16,14 @@
  */
 const char *ct_record_check(const void *buf, size_t len);
 
+/*
+ * A sample of the kernel's ring holds one record or several one after
+ * another, each 8-byte aligned (bpf/emit.bpf.h, emit_two): the length of
+ * the first, where its size field gives a whole aligned record inside the
+ * sample; else len, the rest, for ct_record_check to refuse.
+ */
+size_t ct_record_split(const void *buf, size_t len);
+
 static inline const unsigned char *ct_ioctl_arg(const struct ct_ioctl *r)
 {
 	return (const unsigned char *)(r + 1);

@@ -105,6 +105,35 @@ static void test_kstack_check(void)
 	ok(ct_record_check(&r, sizeof(r)) != NULL, "an end no version knows: refused");
 }
 
+/* A ring sample of two records (bpf/emit.bpf.h emit_two), and sizes that
+ * do not give a whole aligned record: the rest goes to the check. */
+static void test_record_split(void)
+{
+	struct {
+		struct ct_pystack py;
+		struct ct_pyframe_raw f;
+		struct ct_kstack k;
+		uint64_t pcs[2];
+	} two = { .py = { .h = { CT_REC_PYSTACK, sizeof(two.py) + sizeof(two.f), 1, 7, 8 },
+			  .nframes = 1 },
+		  .k = { .h = { CT_REC_KSTACK, sizeof(two.k) + sizeof(two.pcs), 1, 7, 8 },
+			 .nframes = 2 } };
+	size_t first = ct_record_split(&two, sizeof(two));
+	const unsigned char *rest = (const unsigned char *)&two + first;
+
+	ok(first == two.py.h.size && ct_record_check(&two, first) == NULL,
+	   "a sample of two: the Python record first, whole");
+	ok(ct_record_split(rest, sizeof(two) - first) == sizeof(two) - first &&
+	   ct_record_check(rest, sizeof(two) - first) == NULL, "... then the kernel's walk, whole");
+	two.py.h.size = sizeof(two) + 8;
+	ok(ct_record_split(&two, sizeof(two)) == sizeof(two), "a size past the sample: the rest");
+	two.py.h.size = 4;
+	ok(ct_record_split(&two, sizeof(two)) == sizeof(two), "a size under a header: the rest");
+	two.py.h.size = 44;
+	ok(ct_record_split(&two, sizeof(two)) == sizeof(two), "an unaligned size: the rest");
+	ok(ct_record_split(&two, 8) == 8, "a sample shorter than a header: all of it");
+}
+
 int main(void)
 {
 	const struct fdesc cudart[] = {
@@ -203,5 +232,6 @@ int main(void)
 	ok(!c.stack, "forgotten with its thread");
 	ct_stacks_free(s);
 	test_kstack_check();
+	test_record_split();
 	return tap_done();
 }
