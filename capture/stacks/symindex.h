@@ -50,6 +50,8 @@ struct ct_symindex_info {
 	int cache_read;       /* mapped from the cache */
 	int cache_written;    /* built and written to the cache */
 	int cache_errno;      /* writing it failed so */
+	uint64_t names_at;    /* the raw table's strings, read at random (0: none) */
+	uint64_t names_len;
 };
 void ct_symindex_info(const struct ct_symindex *x, struct ct_symindex_info *out);
 

@@ -8,14 +8,17 @@
  * is sampled (libdw scans the whole table for each address).
  *   [CT_SYMINDEX_CACHE=DIR] symindex_check FILE...
  * prints, per file: ok|FAIL FILE addresses differences symbols kept
- * build_ms raw|cache|libdw index_ns_a_lookup libdw_ns_a_lookup; exits 1
- * on any difference.  With a cache folder the index is written there,
+ * build_ms raw|cache|libdw index_ns_a_lookup libdw_ns_a_lookup names,
+ * names being rr where every page of the raw table's strings is advised
+ * random reads (the kernel's VmFlags, /proc/self/smaps), else no-rr, or -
+ * without a raw table; exits 1 on any difference.  With a cache folder the index is written there,
  * then mapped back, and the one mapped is checked.
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +110,33 @@ static void pick(Dwfl_Module *mod, GElf_Addr bias, struct addrs *v, unsigned see
 				       (v->hi[i] - v->lo[i]));
 }
 
+/* Whether every mapping over [at, at + len) has the random-read advice
+ * (VmFlags rr): "rr", "no-rr", or "-" for no range. */
+static const char *names_advice(uint64_t at, uint64_t len)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long long lo, hi;
+	uint64_t covered = at;
+	bool inside = false, all_rr = true;
+	char line[512];
+
+	if (!len)
+		return "-";
+	if (!f)
+		return "no-rr";
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2) {   /* a mapping's first line */
+			inside = lo < at + len && hi > at;
+			if (inside && lo <= covered && hi > covered)
+				covered = hi;
+		} else if (inside && !strncmp(line, "VmFlags:", 8) && !strstr(line, " rr")) {
+			all_rr = false;
+		}
+	}
+	fclose(f);
+	return all_rr && covered >= at + len ? "rr" : "no-rr";
+}
+
 static int check(const char *path)
 {
 	Dwfl *dwfl = dwfl_begin(&callbacks);
@@ -190,10 +220,11 @@ static int check(const char *path)
 	if (asked_libdw)
 		fprintf(stderr, "%s: %zu addresses left to libdw (an empty name)\n", path,
 			asked_libdw);
-	printf("%s %s %zu %zu %llu %llu %.1f %s %.0f %.0f\n", differ ? "FAIL" : "ok", path, asked,
-	       differ, (unsigned long long)info.symbols, (unsigned long long)info.kept,
-	       info.build_ms, info.via_libdw ? "libdw" : info.cache_read ? "cache" : "raw", asked ? t_index / asked : 0,
-	       asked ? t_libdw / asked : 0);
+	printf("%s %s %zu %zu %llu %llu %.1f %s %.0f %.0f %s\n", differ ? "FAIL" : "ok", path,
+	       asked, differ, (unsigned long long)info.symbols, (unsigned long long)info.kept,
+	       info.build_ms, info.via_libdw ? "libdw" : info.cache_read ? "cache" : "raw",
+	       asked ? t_index / asked : 0, asked ? t_libdw / asked : 0,
+	       names_advice(info.names_at, info.names_len));
 	free(v.a);
 	ct_symindex_free(x);
 	dwfl_end(dwfl);
