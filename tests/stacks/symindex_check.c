@@ -11,8 +11,9 @@
  * build_ms raw|cache|libdw index_ns_a_lookup libdw_ns_a_lookup names,
  * names being rr where every page of the raw table's strings is advised
  * random reads (the kernel's VmFlags, /proc/self/smaps), else no-rr, or -
- * without a raw table; exits 1 on any difference.  With a cache folder the index is written there,
- * then mapped back, and the one mapped is checked.
+ * without a raw table; exits 1 on any difference.  With a cache folder
+ * the index is written there, then mapped back, and the one mapped is
+ * checked.
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
