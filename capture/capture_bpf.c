@@ -24,6 +24,7 @@
 #include "cudatrace.skel.h"
 #include "capture_bpf.h"
 #include "capture_targets.h"
+#include "capture_verifier.h"
 #include "detach.h"
 #include "devices.h"
 #include "heap_prefault.h"
@@ -322,6 +323,7 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 		const struct ct_devices *devs, pid_t child)
 {
 	struct cudatrace_bpf *s;
+	struct ct_verifier_logs *vlogs;
 	int err, ncpu = libbpf_num_possible_cpus();
 
 	libbpf_set_print(o->libbpf_debug ? libbpf_print : libbpf_quiet);
@@ -335,7 +337,9 @@ int ct_bpf_load(struct cudatrace_bpf **skel, const struct ct_options *o,
 		return -1;
 	/* libbpf parses the kernel's BTF in there: about 3x its size. */
 	ct_heap_prefault(btf_bytes() * 3);
+	vlogs = ct_verifier_stats_ask(s->obj);
 	err = cudatrace_bpf__load(s);
+	ct_verifier_stats_print(vlogs, s->obj);
 	ct_heap_release();
 	if (err) {
 		ct_err("cannot load the BPF programs: %s "
