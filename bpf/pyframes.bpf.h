@@ -697,8 +697,11 @@ static long py_check_steps(__u32 i, void *ctx)
  * the per-CPU scratch (pystack_record), and a copy for the prefetch ring
  * where they may name code objects not read yet.  Returns the record's
  * size, 0: none.  The caller sends it, alone or with the native stack's.
+ * Global, so verified on its own: static, the verifier walked it again for
+ * each state -k's native walk left (-k's sys_enter: 256,285 instructions
+ * verified, 183,854 global).
  */
-static __noinline __u64 make_pystack(__u64 ts)
+__noinline __u64 make_pystack(__u64 ts)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
