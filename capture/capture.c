@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture.h"
+#include "clock.h"
 #include "capture_run.h"
 #include "capture_bpf.h"
 #include "capture_signals.h"
@@ -276,7 +277,10 @@ static int start_capture(struct ct_capture *c, int *go_fd)
 
 	if (ct_child_start(&c->child, c->o, go_fd))
 		return -1;
-	if (ct_bpf_load(&c->skel, c->o, &c->devs, c->child.pid))
+	c->load_cpu_ns = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	err = ct_bpf_load(&c->skel, c->o, &c->devs, c->child.pid);
+	c->load_cpu_ns = ct_now_ns(CLOCK_THREAD_CPUTIME_ID) - c->load_cpu_ns;
+	if (err)
 		return -1;
 	if (ct_sink_open(c))
 		return -1;

@@ -80,6 +80,8 @@ struct ct_capture {
 	struct ct_metrics *metrics;  /* --metrics: fed by the decoder, even with -w */
 	struct ct_metrics_http *http;
 	uint64_t lost_read_ns;       /* when the lost count was last given to it */
+	uint64_t load_cpu_ns;        /* the BPF programs' load, on this thread's CPU clock:
+	                              * nearly all of it the kernel's verifier */
 };
 
 #endif

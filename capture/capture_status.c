@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "capture_bpf.h"
 #include "capture_status.h"
+#include "clock.h"
 #include "gpuwork_reader.h"
 #include "knames_live.h"
 #include "python.h"
@@ -203,6 +204,20 @@ static void report_naming(const struct ct_naming_stats *n)
 			(unsigned long long)n->differ, (unsigned long long)n->checked);
 }
 
+/* -k: all that the capture's own threads took, the kernel's verifier
+ * included, beside the unwinder's part above (the traced calls' BPF time
+ * is the traced process's, not in it). */
+static void report_own_cpu(const struct ct_capture *c, uint64_t stacks)
+{
+	double ms = (double)ct_now_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e6;
+
+	ct_err("the capture's own CPU so far: %.1f ms, %.1f ms of it loading the BPF programs "
+		"(the kernel's verifier)", ms, (double)c->load_cpu_ns / 1e6);
+	if (stacks)
+		fprintf(stderr, "; %.0f us a stack in all", ms * 1e3 / (double)stacks);
+	fputc('\n', stderr);
+}
+
 /* -k: the unwinder's work and why the stacks end. */
 static void report_stacks(const struct ct_capture *c)
 {
@@ -229,6 +244,7 @@ static void report_stacks(const struct ct_capture *c)
 		ct_err("%llu stacks held pages never touched, "
 			"read page by page (as zeros)\n", (unsigned long long)us->holes);
 	ct_stack_tally_print(c->stack_tally, stderr);
+	report_own_cpu(c, us->stacks);
 }
 
 /* CPython 3.12's count of code objects made, which the kernel's cache of

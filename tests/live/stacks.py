@@ -115,6 +115,14 @@ n = re.search(r"named (\d+) addresses from the symbols of (\d+) files", p.stderr
 t.ok(m and m.group(1) == "0" and int(m.group(2)) >= 10 and n and int(n.group(2)) >= 3,
      "every frame named from the symbol index as libdw names it (%s; %s)"
      % (m.group(0) if m else "no check line", n.group(0) if n else "no naming line"), p.stderr)
+m = re.search(r"the capture's own CPU so far: ([\d.]+) ms, ([\d.]+) ms of it loading the BPF "
+              r"programs \(the kernel's verifier\); (\d+) us a stack in all", p.stderr)
+n = re.search(r"unwound (\d+) stacks .*\(([\d.]+) ms on the CPU\)", p.stderr)
+t.ok(m and n and 0 < float(m.group(2)) < float(m.group(1)) and
+     float(n.group(2)) < float(m.group(1)) and
+     abs(int(m.group(3)) - float(m.group(1)) * 1e3 / int(n.group(1))) <= 50.0 / int(n.group(1)) + 1,
+     "the closing lines say the capture's whole CPU, its load and a stack's share (%s)"
+     % (m.group(0) if m else "no such line"), p.stderr[-800:])
 ev = decode_json(tr)
 check_calls(ev, "cmd")
 t.ok(all(e["stack_bytes"] > 20000 for e in ev if e["type"] == "ioctl" and
