@@ -90,7 +90,7 @@ jax() {   # jax NAME [ENV...]
 	timeout 300 env "$@" "$CT" -k -w "$O/$name.ctrace" -- python3 tests/gpu/jax_sum.py \
 		> "$W/$name.out" 2> "$O/$name.err"
 	echo "== $name rc=$? $(tail -n 1 "$W/$name.out")"
-	grep -E 'unwound|walked|stack record|stack ends|CT_UNWIND_CHECK|named' "$O/$name.err"
+	grep -E 'unwound|walked|stack record|stack ends|CT_UNWIND_CHECK|named|own CPU' "$O/$name.err"
 }
 jax jax
 "$CT" -r "$O/jax.ctrace" --json | python3 -c '
@@ -115,6 +115,9 @@ wall_a_stack() {   # the same, all its time: the CPU's and the wait for files' p
 us=$(cpu_a_stack "$O/jax.err")
 verdict "$(awk -v u="${us:-1e9}" 'BEGIN { exit !(u <= 50) }' && echo 1)" \
 	"JAX capture CPU a stack, first run (every symbol table read, bucketed and cached): ${us:-?} us (with the wait for files' pages $(wall_a_stack "$O/jax.err") us), target <= 50"
+# Said beside it, not held to the target: the capture's whole CPU (every
+# thread, the BPF load and its verifier included).
+echo "JAX: the capture's whole CPU, first run: $(grep -oE 'own CPU so far: .*' "$O/jax.err")"
 # The same program again: the symbol indexes mapped back from the cache.
 jax jax-again
 us=$(cpu_a_stack "$O/jax-again.err")
