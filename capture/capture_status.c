@@ -148,6 +148,10 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			(unsigned long long)kt.lazy, (unsigned long long)kt.lazy_fdes,
 			(unsigned long long)kt.lazy_runs, (unsigned long long)kt.rows_old,
 			(unsigned long long)kt.rows_spare, (unsigned long long)kt.graces);
+	if (kt.kept_files)
+		fprintf(stderr, ", %llu files' tables asked for as the last capture's stacks "
+			"asked (%llu lazy FDEs)", (unsigned long long)kt.kept_files,
+			(unsigned long long)kt.kept_fdes);
 	if (kt.lazy_full)
 		fprintf(stderr, ", %llu FDEs left out of a lazy table (the rows full)",
 			(unsigned long long)kt.lazy_full);

@@ -96,7 +96,7 @@ $(OUTPUT)/stacks/stackprog: tests/stacks/stackprog.c
 	$(Q)$(CC) $(STACK_CFLAGS) -fno-stack-clash-protection $< -ldl -pthread -o $@
 
 # -k's tables outside the capture: the thread, lazy tables against whole ones.
-KT_OBJS := $(addprefix $(OUTPUT)/obj/,ktables.o uw_rows.o uw_lazy.o cfi_rules.o)
+KT_OBJS := $(addprefix $(OUTPUT)/obj/,ktables.o uw_rows.o uw_lazy.o cfi_rules.o codemaps.o)
 
 # A lazy table against the whole one, on real files.
 tests-build: $(OUTPUT)/stacks/uw_lazy_check

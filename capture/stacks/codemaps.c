@@ -467,3 +467,24 @@ enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap 
 	ms->n = n;
 	return replaced ? CT_CODEMAP_REPLACED : CT_CODEMAP_ADDED;
 }
+
+void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX])
+{
+	struct stat st;
+	int at = 0;
+
+	out[0] = 0;
+	if (m->fd < 0 || fstat(m->fd, &st))
+		return;
+	if (m->build_id_size)
+		for (uint32_t i = 0; i < m->build_id_size && i < 40; i++)
+			at += snprintf(out + at, CT_CODEMAP_ID_MAX - (size_t)at, "%02x",
+				       m->build_id[i]);
+	else
+		at = snprintf(out, CT_CODEMAP_ID_MAX, "file-%llx-%llx", (unsigned long long)m->dev,
+			      (unsigned long long)m->ino);
+	snprintf(out + at, CT_CODEMAP_ID_MAX - (size_t)at, "-%llx-%llx",
+		 (unsigned long long)st.st_size,
+		 (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+			 (unsigned long long)st.st_mtim.tv_nsec);
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -11,9 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_folder.h"
 #include "clock.h"
 #include "idmap.h"
 #include "ktables.h"
+#include "msg.h"
+#include "uw_asks.h"
 #include "uw_lazy.h"
 #include "uw_space.h"
 
@@ -42,6 +46,8 @@ struct kt_file {
 	int fd;                  /* a dup of the mapping's, for the thread; -1 after */
 	uint64_t size;           /* the file's bytes: the smallest queued is built first */
 	char name[CT_KT_NAME];   /* the path's last part, for the closing line */
+	char cache_id[CT_CODEMAP_ID_MAX];   /* its name in the cache folder; "" none */
+	bool kept_asked;         /* the last capture's asks looked for (ct_ktables_proc) */
 	struct kt_file *next;    /* in the queue */
 	/* Lazy (KT_LAZY): the ELF addresses asked for and not yet taken by the
 	 * thread (kt->mu), those asked ever (the capture thread's, to ask once),
@@ -76,6 +82,7 @@ struct ct_ktables {
 	struct kt_file *lazy;    /* lazy files with asks waiting: all taken at once, first */
 	bool stop;               /* also read by the thread's build, unlocked */
 	bool give_way;           /* a file smaller than building's waits (read unlocked) */
+	char cache_dir[4096];    /* where the asks are kept across captures; "" nowhere */
 	struct ct_ktables_stats st;
 };
 
@@ -343,6 +350,7 @@ static struct kt_file *file_of(struct ct_ktables *kt, const struct ct_codemap *m
 	f->ino = m->ino;
 	f->id = kt->next_id++;
 	f->fd = -1;
+	ct_codemap_file_id(m, f->cache_id);
 	idmap_put(&kt->files, key, f);
 	pthread_mutex_lock(&kt->mu);
 	kt->st.files++;
@@ -383,19 +391,13 @@ static void lazy_ask(struct ct_ktables *kt, struct kt_file *f, uint64_t addr)
 		idmap_del(&f->asked, addr + 1);
 }
 
-void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t pc)
+/* A file first wanted (KT_NEW): lazy, or queued for its whole table.
+ * Left KT_NEW where its fd cannot be had. */
+static void first_sight(struct ct_ktables *kt, struct kt_file *f, const struct ct_codemap *m)
 {
-	const char *slash;
-	struct kt_file *f;
+	const char *slash = m->path ? strrchr(m->path, '/') : NULL;
 	struct stat st;
 
-	if (!kt || !m->is_elf || m->fd < 0 || !(f = file_of(kt, m)))
-		return;
-	if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == KT_LAZY)
-		lazy_ask(kt, f, pc - m->bias);
-	if (f->state != KT_NEW)
-		return;
-	slash = m->path ? strrchr(m->path, '/') : NULL;
 	f->fd = dup(m->fd);
 	if (f->fd < 0)
 		return;
@@ -406,7 +408,6 @@ void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t
 		pthread_mutex_lock(&kt->mu);
 		kt->st.lazy++;
 		pthread_mutex_unlock(&kt->mu);
-		lazy_ask(kt, f, pc - m->bias);
 		return;
 	}
 	f->state = KT_QUEUED;
@@ -417,6 +418,40 @@ void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t
 		__atomic_store_n(&kt->give_way, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&kt->cv);
 	pthread_mutex_unlock(&kt->mu);
+}
+
+void ct_ktables_want(struct ct_ktables *kt, const struct ct_codemap *m, uint64_t pc)
+{
+	struct kt_file *f;
+
+	if (!kt || !m->is_elf || m->fd < 0 || !(f = file_of(kt, m)))
+		return;
+	if (f->state == KT_NEW)
+		first_sight(kt, f, m);
+	if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == KT_LAZY)
+		lazy_ask(kt, f, pc - m->bias);
+}
+
+/* What the last capture wanted of m's file, asked for now, before this
+ * one's stacks ask (once a file a capture). */
+static void ask_as_kept(struct ct_ktables *kt, struct kt_file *f, const struct ct_codemap *m)
+{
+	struct ct_uw_asks a;
+
+	if (f->kept_asked || !kt->cache_dir[0] || !f->cache_id[0] || !m->is_elf)
+		return;
+	f->kept_asked = true;
+	if (ct_uw_asks_load(kt->cache_dir, f->cache_id, &a))
+		return;
+	if (f->state == KT_NEW)
+		first_sight(kt, f, m);
+	for (size_t i = 0; i < a.n && __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == KT_LAZY; i++)
+		lazy_ask(kt, f, a.addrs[i]);
+	pthread_mutex_lock(&kt->mu);
+	kt->st.kept_files++;
+	kt->st.kept_fdes += f->state == KT_LAZY ? a.n : 0;
+	pthread_mutex_unlock(&kt->mu);
+	ct_uw_asks_free(&a);
 }
 
 static int by_start(const void *a, const void *b)
@@ -437,6 +472,8 @@ void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codema
 		const struct ct_codemap *m = &maps->v[i];
 		struct kt_file *f = m->is_elf && m->fd >= 0 ? file_of(kt, m) : NULL;
 
+		if (f)
+			ask_as_kept(kt, f, m);
 		p->maps[n++] = (struct ct_uw_map){ .start = m->start, .end = m->end,
 						   .bias = m->bias,
 						   .file = f ? f->id : CT_UW_FILE_NONE };
@@ -509,6 +546,7 @@ struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 	kt->st.rows_max = rows_max;
 	ct_uw_space_init(&kt->space, rows_max);
 	kt->lazy_min = lazy_min();
+	ct_cache_dir(kt->cache_dir, sizeof(kt->cache_dir), "CUDATRACE_SYMBOL_CACHE", "symbols");
 	kt->rows_bytes = ((size_t)rows_max * sizeof(struct ct_uw_row) + page - 1) & ~(size_t)(page - 1);
 	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds.rows, 0);
 	kt->entries = mmap(NULL, files_bytes(page), PROT_READ | PROT_WRITE, MAP_SHARED, fds.files, 0);
@@ -526,6 +564,69 @@ struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 	}
 	kt->thread_up = true;
 	return kt;
+}
+
+/* The asks being kept: files kept, those that could not be, and why. */
+struct keeping {
+	const char *dir;
+	uint64_t kept, failed;
+	int err;
+};
+
+static void collect_asked(uint64_t key, void *val, void *ctx)
+{
+	struct ct_uw_asks *a = ctx;
+
+	(void)val;
+	if (a->n < CT_UW_ASKS_MAX)
+		a->addrs[a->n++] = key - 1;   /* lazy_ask's key: the address + 1 */
+}
+
+/* File f's asks kept (a file whose stacks wanted a table: whole, or the
+ * lazy FDEs they asked for). */
+static void keep_asks(uint64_t key, void *val, void *ctx)
+{
+	struct kt_file *f = val;
+	struct keeping *k = ctx;
+	struct ct_uw_asks a = { .whole = f->state != KT_LAZY };
+	int err;
+
+	(void)key;
+	if (!f->cache_id[0] || f->state == KT_NEW || f->state == KT_NONE)
+		return;
+	if (!a.whole && !(a.addrs = malloc(CT_UW_ASKS_MAX * sizeof(*a.addrs))))
+		err = -ENOMEM;
+	else {
+		if (!a.whole)
+			idmap_each(&f->asked, collect_asked, &a);
+		err = ct_uw_asks_save(k->dir, f->cache_id, &a);
+	}
+	free(a.addrs);
+	if (!err) {
+		k->kept++;
+		return;
+	}
+	k->failed++;
+	k->err = err;
+}
+
+/* The least recently used asks go past this (a few KB a file). */
+#define KT_ASKS_BOUND (64ull << 20)
+
+static void keep_all_asks(struct ct_ktables *kt)
+{
+	struct keeping k = { .dir = kt->cache_dir };
+
+	if (!kt->cache_dir[0])
+		return;
+	idmap_each(&kt->files, keep_asks, &k);
+	if (k.failed)
+		ct_err("-k: the unwind tables' asks of %llu files not kept in %s (%s); the next "
+		       "capture builds them as its stacks ask (set CUDATRACE_SYMBOL_CACHE to a "
+		       "writable folder, or off)\n", (unsigned long long)k.failed, kt->cache_dir,
+		       strerror(-k.err));
+	if (k.kept)
+		ct_cache_bound(kt->cache_dir, CT_UW_ASKS_SUFFIX, KT_ASKS_BOUND);
 }
 
 static void free_file(uint64_t key, void *val, void *ctx)
@@ -552,6 +653,7 @@ void ct_ktables_free(struct ct_ktables *kt)
 		pthread_cond_signal(&kt->cv);
 		pthread_mutex_unlock(&kt->mu);
 		pthread_join(kt->thread, NULL);
+		keep_all_asks(kt);
 	}
 	idmap_drain(&kt->files, free_file, NULL);
 	idmap_free(&kt->files);

@@ -51,12 +51,16 @@ struct ct_ktables_stats {
 	uint64_t rows_spare;         /* ... not reused yet (uw_space.h) */
 	uint64_t graces;             /* grace periods waited for, to reuse them */
 	uint64_t lazy_full;          /* FDEs built but left out: the rows were full */
+	uint64_t kept_files;         /* files asked for as the last capture did (uw_asks.h) */
+	uint64_t kept_fdes;          /* ... their lazy FDEs */
 	char building[CT_KT_NAME];   /* the file the thread builds now ("" none) */
 };
 
 /* On the maps' fds (rows_max: uw_rows's size); NULL if the row array
  * cannot be mapped or the thread started. */
 struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max);
+/* Keeps what this capture's stacks wanted of each file for the next
+ * one (uw_asks.h), says on stderr where that failed, and frees. */
 void ct_ktables_free(struct ct_ktables *kt);
 /* pid's executable mappings, now: its table in the kernel. */
 void ct_ktables_proc(struct ct_ktables *kt, uint32_t pid, const struct ct_codemaps *maps);

@@ -41,7 +41,7 @@ struct ct_symfile {
 	struct name path;
 	Dwfl_Module *mod;       /* in the symbolizer's Dwfl; NULL: not an ELF libdw takes */
 	uint64_t base;          /* run-time address there = base + ELF address */
-	char id[128];           /* build-id (else device and inode), size, time: the cache's */
+	char id[CT_CODEMAP_ID_MAX];   /* the cache's name for it (ct_codemap_file_id) */
 	struct ct_symindex *index;    /* its symbols by address; built on first use */
 	bool index_tried;
 	bool lines_tried;       /* its source lines asked for (libdw reads its DWARF then) */
@@ -206,28 +206,6 @@ static void report_file(struct ct_symbolizer *s, struct ct_symfile *f, int fd)
 		s->next_base = (end + MODULE_GAP) & ~MODULE_ALIGN_MASK;
 }
 
-/* What names the file in the symbol cache: its build-id (else its device
- * and inode), size and modification time. */
-static void file_id(struct ct_symfile *f, const struct ct_codemap *m)
-{
-	struct stat st;
-	int at = 0;
-
-	if (fstat(m->fd, &st))
-		return;
-	if (m->build_id_size)
-		for (uint32_t i = 0; i < m->build_id_size && i < 40; i++)
-			at += snprintf(f->id + at, sizeof(f->id) - (size_t)at, "%02x",
-				       m->build_id[i]);
-	else
-		at = snprintf(f->id, sizeof(f->id), "file-%llx-%llx", (unsigned long long)m->dev,
-			      (unsigned long long)m->ino);
-	snprintf(f->id + at, sizeof(f->id) - (size_t)at, "-%llx-%llx",
-		 (unsigned long long)st.st_size,
-		 (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
-			 (unsigned long long)st.st_mtim.tv_nsec);
-}
-
 struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_codemap *m)
 {
 	uint64_t key = file_key(m->dev, m->ino);
@@ -244,7 +222,7 @@ struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_c
 	}
 	f->dev = m->dev;
 	f->ino = m->ino;
-	file_id(f, m);
+	ct_codemap_file_id(m, f->id);
 	report_file(s, f, m->fd);
 	idmap_put(&s->files, key, f);
 	return f;

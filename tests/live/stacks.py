@@ -28,6 +28,9 @@ t.live_capture_or_skip("live -k tests")
 os.environ["CT_UNWIND_CHECK"] = "1"
 SRC = os.path.join(BUILD, "stacks")
 tmp = scratch_dir("ct-stacks-")
+# A cache folder of this run's: what an earlier run kept (symbol indexes,
+# the unwind tables' asks of system libraries) does not change these runs.
+os.environ["CUDATRACE_SYMBOL_CACHE"] = os.path.join(tmp, "cache")
 dev = os.path.join(tmp, "nvidiactl")
 open(dev, "w").close()
 # Private copies: deleted after the capture.
@@ -562,8 +565,12 @@ p = run([CUDATRACE, "-k", "--device", dev, "-w", hg, "--", PROG, LIB, dev, "huge
 walked, _ = kernel_walks(p.stderr)
 hev = ioctls(hg)
 bound = [e for e in hev if e.get("stack_end") == "max_bytes"]
+# The warm-up's calls are walked too where their tables were asked for
+# before them, as the last capture's stacks asked (tests/live/uw_asks.py).
+HUGE_CHAINS = (LOOP_CHAIN[:4] + ["below_huge_frame"], LOOP_CHAIN[:3] + ["below_huge_frame"])
 t.ok(walked >= 270 and len(bound) == walked and
-     all([base(f.get("sym")) for f in e["stack"]] == LOOP_CHAIN[:4] + ["below_huge_frame"] and
+     sum([base(f.get("sym")) for f in e["stack"]] == HUGE_CHAINS[0] for e in bound) >= 270 and
+     all([base(f.get("sym")) for f in e["stack"]] in HUGE_CHAINS and
          e.get("stack_need_bytes", 0) > 8 << 20 for e in bound) and
      "%d deeper than the walk's bound (8 MiB above sp)" % walked in p.stderr and
      "(unwinding stopped: the stack goes on past the walk's bound, 8 MiB above the stack "

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+"""-k's unwind tables asked for as the last capture's stacks asked (issue
+31): a capture keeps, beside the symbol indexes, which files' tables its
+kernel walks wanted and which FDEs of each lazy one; the next capture asks
+for them as soon as a process maps the file, not at its first stack that
+needs them.  stackprog's loop (100 calls, a pause, 200 more) with every
+file lazy: the first capture copies most of its 200 stacks (each new FDE
+is asked for by a copy, and the 200 calls outrun the capture), the second
+walks all 200 in the kernel.  Then: whole tables kept as such, kept asks
+that are not of the format left unread and written anew, `off` keeps
+nothing, and a folder that cannot be written is said."""
+import glob
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import BUILD, CUDATRACE, Tap, run, scratch_dir  # noqa: E402
+
+t = Tap()
+t.live_capture_or_skip("unwind-table asks tests")
+tmp = scratch_dir("ct-uwasks-")
+dev = os.path.join(tmp, "nvidiactl")
+open(dev, "w").close()
+SRC = os.path.join(BUILD, "stacks")
+bins = os.path.join(tmp, "bin")
+os.makedirs(bins)
+for f in ("stackprog", "libcuda.so.1"):
+    shutil.copy2(os.path.join(SRC, f), bins)
+PROG, LIB = os.path.join(bins, "stackprog"), os.path.join(bins, "libcuda.so.1")
+CALLS = 200
+
+
+def capture(cache, lazy=True):
+    env = dict(os.environ, CUDATRACE_SYMBOL_CACHE=cache)
+    env.pop("CT_UNWIND_CHECK", None)
+    if lazy:
+        env["CT_KT_LAZY_MIN"] = "1"
+    else:
+        env.pop("CT_KT_LAZY_MIN", None)
+    return run([CUDATRACE, "-k", "--device", dev, "-w", os.path.join(tmp, "t.ctrace"), "--",
+                PROG, LIB, dev, "loop", str(CALLS), "300"], env=env)
+
+
+def figures(err):
+    """(walked in the kernel, copies for a lazy FDE not built, (files, FDEs) asked as kept)."""
+    w = re.search(r"stacks walked in the kernel (\d+)", err)
+    lz = re.search(r"(\d+) for a lazy file's FDE not built yet", err)
+    k = re.search(r"(\d+) files' tables asked for as the last capture's stacks asked "
+                  r"\((\d+) lazy FDEs\)", err)
+    return (int(w.group(1)) if w else -1, int(lz.group(1)) if lz else 0,
+            (int(k.group(1)), int(k.group(2))) if k else None)
+
+
+def kept(cache):
+    """{file: (whole, [addresses])} of the asks kept in cache."""
+    out = {}
+    for path in glob.glob(os.path.join(cache, "*.uwask")):
+        lines = open(path).read().splitlines()
+        whole = lines[1:] == ["whole"]
+        out[path] = (whole, [int(x, 16) for x in lines[2:]] if not whole else [])
+        if lines[0] != "cudatrace-uw-asks 1" or not (whole or lines[1] == "lazy %d" % (len(lines) - 2)):
+            out[path] = None
+    return out
+
+
+# 1. Lazy tables: the FDEs kept, and asked for before the stacks.
+cache = os.path.join(tmp, "cache")
+p1 = capture(cache)
+w1, lazy1, k1 = figures(p1.stderr)
+t.ok(p1.returncode == 0 and w1 >= 0 and k1 is None,
+     "first capture: no asks kept before it (walked %d in the kernel, %d copies for a lazy FDE)"
+     % (w1, lazy1), p1.stderr[-1500:])
+asks = kept(cache)
+t.ok(len(asks) >= 2 and all(v and not v[0] and v[1] for v in asks.values()),
+     "its asks kept: %d files, each lazy with the FDEs its stacks asked for (%s)"
+     % (len(asks), ", ".join(str(len(v[1])) if v else "bad" for v in asks.values())), asks)
+nfdes = sum(len(v[1]) for v in asks.values() if v)
+p2 = capture(cache)
+w2, lazy2, k2 = figures(p2.stderr)
+t.ok(p2.returncode == 0 and k2 == (len(asks), nfdes),
+     "second capture: %s files' tables and %d lazy FDEs asked for as kept (said: %s)"
+     % (len(asks), nfdes, k2), p2.stderr[-1500:])
+t.ok(w2 >= CALLS and lazy2 == 0,
+     "second capture: the %d calls after the pause walked in the kernel (%d walked, %d copies "
+     "for a lazy FDE; the first capture: %d walked, %d such copies)" % (CALLS, w2, lazy2, w1, lazy1),
+     p2.stderr[-1500:])
+
+# 2. Whole tables (the default size for lazy): kept as such.
+whole_cache = os.path.join(tmp, "whole")
+p = capture(whole_cache, lazy=False)
+asks = kept(whole_cache)
+t.ok(p.returncode == 0 and len(asks) >= 2 and all(v and v[0] for v in asks.values()),
+     "whole tables kept as 'whole' (%d files)" % len(asks), (asks, p.stderr[-800:]))
+p = capture(whole_cache, lazy=False)
+_, _, k = figures(p.stderr)
+t.ok(p.returncode == 0 and k == (len(asks), 0),
+     "the next capture asks for the %d whole tables at once (said: %s)" % (len(asks), k),
+     p.stderr[-800:])
+
+# 3. Kept asks not of the format: left unread, then written anew.
+for path in glob.glob(os.path.join(cache, "*.uwask")):
+    with open(path, "w") as f:
+        f.write("cudatrace-uw-asks 1\nlazy 3\n10\n")
+p = capture(cache)
+_, _, k = figures(p.stderr)
+t.ok(p.returncode == 0 and k is None, "asks cut short are not used (said: %s)" % (k,),
+     p.stderr[-800:])
+t.ok(all(v and v[1] for v in kept(cache).values()), "and are written anew, whole",
+     kept(cache))
+
+# 4. off keeps nothing; a folder that cannot be written is said.
+p = capture("off")
+t.ok(p.returncode == 0 and figures(p.stderr)[2] is None and not os.path.exists("off"),
+     "CUDATRACE_SYMBOL_CACHE=off: nothing kept, nothing asked", p.stderr[-600:])
+blocker = os.path.join(tmp, "a-file")
+open(blocker, "w").close()
+p = capture(os.path.join(blocker, "cache"))
+t.ok(p.returncode == 0 and
+     re.search(r"the unwind tables' asks of \d+ files not kept in \S+ \(", p.stderr),
+     "a cache folder that cannot be made: said, and the capture goes on", p.stderr[-800:])
+t.done()
