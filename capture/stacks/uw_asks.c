@@ -8,20 +8,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cache_folder.h"
 #include "mkdir_p.h"
+#include "replace_file.h"
 #include "uw_asks.h"
 
 #define MAGIC "cudatrace-uw-asks 1\n"
 
-static int path_of(char *out, size_t size, const char *dir, const char *id, const char *tail)
+static int path_of(char *out, size_t size, const char *dir, const char *id)
 {
-	int n = snprintf(out, size, "%s/%s%s%s", dir, id, CT_UW_ASKS_SUFFIX, tail);
+	int n = snprintf(out, size, "%s/%s%s", dir, id, CT_UW_ASKS_SUFFIX);
 
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
@@ -73,7 +74,7 @@ int ct_uw_asks_load(const char *dir, const char *id, struct ct_uw_asks *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = path_of(path, sizeof(path), dir, id, "")))
+	if ((err = path_of(path, sizeof(path), dir, id)))
 		return err;
 	if (!(fp = fopen(path, "re")))
 		return -errno;
@@ -87,8 +88,10 @@ int ct_uw_asks_load(const char *dir, const char *id, struct ct_uw_asks *out)
 	return 0;
 }
 
-static int write_asks(FILE *fp, const struct ct_uw_asks *a)
+static bool write_asks(FILE *fp, const void *ctx)
 {
+	const struct ct_uw_asks *a = ctx;
+
 	fputs(MAGIC, fp);
 	if (a->whole)
 		fputs("whole\n", fp);
@@ -96,33 +99,21 @@ static int write_asks(FILE *fp, const struct ct_uw_asks *a)
 		fprintf(fp, "lazy %zu\n", a->n);
 	for (size_t i = 0; !a->whole && i < a->n; i++)
 		fprintf(fp, "%" PRIx64 "\n", a->addrs[i]);
-	return ferror(fp) ? -EIO : 0;
+	return !ferror(fp);
 }
 
-/* Written beside it, then renamed over it: a capture reading it at the
- * same time sees the old or the new, whole. */
+/* Written whole or not at all: a capture reading it at the same time
+ * sees the old or the new. */
 int ct_uw_asks_save(const char *dir, const char *id, const struct ct_uw_asks *a)
 {
-	char path[4096], tmp[4096], tail[32];
-	FILE *fp;
+	char path[4096];
 	int err;
 
-	snprintf(tail, sizeof(tail), ".%d.tmp", (int)getpid());
-	if ((err = path_of(path, sizeof(path), dir, id, "")) ||
-	    (err = path_of(tmp, sizeof(tmp), dir, id, tail)))
+	if ((err = path_of(path, sizeof(path), dir, id)))
 		return err;
 	if (!ct_mkdir_p(dir))
 		return -errno;
-	if (!(fp = fopen(tmp, "we")))
-		return -errno;
-	err = write_asks(fp, a);
-	if (fclose(fp) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return ct_replace_file(path, write_asks, a);
 }
 
 void ct_uw_asks_free(struct ct_uw_asks *a)
