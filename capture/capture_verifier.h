@@ -9,8 +9,6 @@
 #ifndef CT_CAPTURE_VERIFIER_H
 #define CT_CAPTURE_VERIFIER_H
 
-#include <stdbool.h>
-
 struct bpf_object;
 struct ct_verifier_logs;
 

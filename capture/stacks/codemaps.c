@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cache_folder.h"
 #include "codemaps.h"
 #include "grow.h"
 
@@ -466,6 +467,11 @@ enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap 
 	ms->v = v;
 	ms->n = n;
 	return replaced ? CT_CODEMAP_REPLACED : CT_CODEMAP_ADDED;
+}
+
+void ct_codemap_cache_dir(char *out, size_t size)
+{
+	ct_cache_dir(out, size, "CUDATRACE_SYMBOL_CACHE", "symbols");
 }
 
 void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX])

@@ -68,6 +68,9 @@ enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap 
  * and modification time.  "" where the file cannot be looked at. */
 #define CT_CODEMAP_ID_MAX 128
 void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX]);
+/* The folder of those caches: CUDATRACE_SYMBOL_CACHE, else
+ * ~/.cache/cudatrace/symbols; "" for none (off). */
+void ct_codemap_cache_dir(char *out, size_t size);
 /* The mapping record for m (for the trace file); buf holds
  * sizeof(struct ct_mapping) + 4096 bytes.  Returns its size. */
 size_t ct_codemap_record(const struct ct_codemap *m, uint32_t pid, uint64_t ts, void *buf);

@@ -350,7 +350,8 @@ static struct kt_file *file_of(struct ct_ktables *kt, const struct ct_codemap *m
 	f->ino = m->ino;
 	f->id = kt->next_id++;
 	f->fd = -1;
-	ct_codemap_file_id(m, f->cache_id);
+	if (kt->cache_dir[0])
+		ct_codemap_file_id(m, f->cache_id);
 	idmap_put(&kt->files, key, f);
 	pthread_mutex_lock(&kt->mu);
 	kt->st.files++;
@@ -438,7 +439,7 @@ static void ask_as_kept(struct ct_ktables *kt, struct kt_file *f, const struct c
 {
 	struct ct_uw_asks a;
 
-	if (f->kept_asked || !kt->cache_dir[0] || !f->cache_id[0] || !m->is_elf)
+	if (f->kept_asked || !f->cache_id[0])
 		return;
 	f->kept_asked = true;
 	if (ct_uw_asks_load(kt->cache_dir, f->cache_id, &a))
@@ -546,7 +547,7 @@ struct ct_ktables *ct_ktables_new(struct ct_uw_fds fds, uint32_t rows_max)
 	kt->st.rows_max = rows_max;
 	ct_uw_space_init(&kt->space, rows_max);
 	kt->lazy_min = lazy_min();
-	ct_cache_dir(kt->cache_dir, sizeof(kt->cache_dir), "CUDATRACE_SYMBOL_CACHE", "symbols");
+	ct_codemap_cache_dir(kt->cache_dir, sizeof(kt->cache_dir));
 	kt->rows_bytes = ((size_t)rows_max * sizeof(struct ct_uw_row) + page - 1) & ~(size_t)(page - 1);
 	kt->rows = mmap(NULL, kt->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds.rows, 0);
 	kt->entries = mmap(NULL, files_bytes(page), PROT_READ | PROT_WRITE, MAP_SHARED, fds.files, 0);
@@ -578,7 +579,7 @@ static void collect_asked(uint64_t key, void *val, void *ctx)
 	struct ct_uw_asks *a = ctx;
 
 	(void)val;
-	if (a->n < CT_UW_ASKS_MAX)
+	if (a->n < CT_UW_ASKS_MAX)   /* a file keeps no more: the rest are asked again */
 		a->addrs[a->n++] = key - 1;   /* lazy_ask's key: the address + 1 */
 }
 
@@ -589,12 +590,13 @@ static void keep_asks(uint64_t key, void *val, void *ctx)
 	struct kt_file *f = val;
 	struct keeping *k = ctx;
 	struct ct_uw_asks a = { .whole = f->state != KT_LAZY };
+	size_t room = f->asked.used < CT_UW_ASKS_MAX ? f->asked.used : CT_UW_ASKS_MAX;
 	int err;
 
 	(void)key;
 	if (!f->cache_id[0] || f->state == KT_NEW || f->state == KT_NONE)
 		return;
-	if (!a.whole && !(a.addrs = malloc(CT_UW_ASKS_MAX * sizeof(*a.addrs))))
+	if (!a.whole && !(a.addrs = malloc((room ? room : 1) * sizeof(*a.addrs))))
 		err = -ENOMEM;
 	else {
 		if (!a.whole)

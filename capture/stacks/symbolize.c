@@ -113,7 +113,7 @@ struct ct_symbolizer *ct_symbolizer_new(bool check)
 	}
 	s->next_base = FIRST_BASE;
 	s->check = check;
-	ct_cache_dir(s->cache_dir, sizeof(s->cache_dir), "CUDATRACE_SYMBOL_CACHE", "symbols");
+	ct_codemap_cache_dir(s->cache_dir, sizeof(s->cache_dir));
 	return s;
 }
 
