@@ -214,46 +214,65 @@ static __always_inline bool kw_read_window(struct kwalk_rec *o, __u64 addr, __u6
 	return true;
 }
 
-/* The word at addr of the stack, within CT_KSTACK_BYTES of sp (a walk
- * costs by the frame, not by the byte: -k's size bounds only a copy);
- * false (the walk's end set) where it is not. */
+/*
+ * A new window of the stack from addr, within CT_KSTACK_BYTES of sp (a
+ * walk costs by the frame, not by the byte: -k's size bounds only a
+ * copy): 0, or the walk's end where it cannot be had (w->end set).
+ * Global, so the verifier checks the reads once, not in each of the
+ * walk's unrolled steps for each state it came with; a walk comes here
+ * a few times (its reads of the stack), not once a word.
+ */
+__noinline long kw_window_at(struct kwalk_rec *o, __u64 addr)
+{
+	struct kwalk *w;
+	__u64 n, bound, page, word;
+
+	if (!o)
+		return CT_STACK_END_BAD_READ;
+	w = &o->w;
+	if (addr < w->sp0) {
+		w->end = CT_STACK_END_BAD_READ;
+		return w->end;
+	}
+	if (addr - w->sp0 + 8 > CT_KSTACK_BYTES) {
+		w->end = CT_STACK_END_MAX_BYTES;
+		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
+		return w->end;
+	}
+	/* From addr, within the bound; where that crosses into a page that
+	 * cannot be read (the stack's end), to the end of addr's page, still
+	 * within the bound (the frames at a stack's top were read a word at
+	 * a time before); else the word alone. */
+	bound = w->sp0 + CT_KSTACK_BYTES - addr;
+	n = bound < KW_WIN ? bound & ~7ull : KW_WIN;
+	if (n >= 8 && n <= KW_WIN && kw_read_window(o, addr, n, &word))
+		return 0;
+	page = KW_PAGE - (addr & (KW_PAGE - 1));
+	if (!(addr & 7) && page < n && kw_read_window(o, addr, page, &word))
+		return 0;
+	if (kw_read_window(o, addr, 8, &word))
+		return 0;
+	w->win_n = 0;
+	w->end = CT_STACK_END_BAD_READ;
+	return w->end;
+}
+
+/* The word at addr of the stack: from the window, else a new one
+ * (kw_window_at); false (the walk's end set) where it cannot be had. */
 static __always_inline bool stack_word_at(struct kwalk_rec *o, __u64 addr, __u64 *out)
 {
 	struct kwalk *w = &o->w;
-	__u64 off = addr - w->win_lo, n, bound, page;
+	__u64 off = addr - w->win_lo;
 
-	/* The window lies within the bounds below (it is read only there),
+	/* The window lies within the bounds above (it is read only there),
 	 * and its bytes count by 8: one test for the frames it serves. */
 	if (off < w->win_n && !(off & 7)) {
 		*out = o->win[(off / 8) & (KW_BUF / 8 - 1)];
 		return true;
 	}
-	if (addr < w->sp0) {
-		w->end = CT_STACK_END_BAD_READ;
+	if (kw_window_at(o, addr))
 		return false;
-	}
-	if (addr - w->sp0 + 8 > CT_KSTACK_BYTES) {
-		w->end = CT_STACK_END_MAX_BYTES;
-		w->need = addr - w->sp0 + 8 > 0xffffffffull ? 0xffffffffu : addr - w->sp0 + 8;
-		return false;
-	}
-	/* A new window from addr, within the bound; where that crosses into
-	 * a page that cannot be read (the stack's end), one to the end of
-	 * addr's page, still within the bound (the frames at a stack's top
-	 * were read a word at a time before); else the word alone. */
-	bound = w->sp0 + CT_KSTACK_BYTES - addr;
-	n = bound < KW_WIN ? bound & ~7ull : KW_WIN;
-	if (n >= 8 && n <= KW_WIN && kw_read_window(o, addr, n, out))
-		return true;
-	page = KW_PAGE - (addr & (KW_PAGE - 1));
-	if (!(addr & 7) && page < n && kw_read_window(o, addr, page, out))
-		return true;
-	w->win_n = 0;
-	w->reads++;
-	if (bpf_probe_read_user(out, sizeof(*out), (void *)addr)) {
-		w->end = CT_STACK_END_BAD_READ;
-		return false;
-	}
+	*out = o->win[0];
 	return true;
 }
 
@@ -284,9 +303,12 @@ static __always_inline struct ct_uw_map *find_map(struct ct_uw_proc *p, __u64 ad
 	return &p->maps[at];
 }
 
-/* The row whose rule holds at addr (an ELF address): the last of the
- * file's rows that starts at or before it; NULL before the first. */
-static __always_inline struct ct_uw_row *find_row(const struct ct_uw_file *f, __u64 addr)
+/* The index in uw_rows of the row whose rule holds at addr (an ELF
+ * address): the last of the file's rows that starts at or before it;
+ * NO_ROW before the first. */
+#define NO_ROW 0xffffffffu
+
+static __always_inline __u32 find_row(const struct ct_uw_file *f, __u64 addr)
 {
 	__u32 base = f->first, n = f->n, half, key;
 	struct ct_uw_row *r;
@@ -296,13 +318,13 @@ static __always_inline struct ct_uw_row *find_row(const struct ct_uw_file *f, __
 		key = base + half;
 		r = bpf_map_lookup_elem(&uw_rows, &key);
 		if (!r)
-			return NULL;
+			return NO_ROW;
 		if (r->addr <= addr)
 			base = key;
 		n -= half;
 	}
 	r = bpf_map_lookup_elem(&uw_rows, &base);
-	return r && r->addr <= addr ? r : NULL;
+	return r && r->addr <= addr ? base : NO_ROW;
 }
 
 static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
@@ -361,58 +383,93 @@ static __always_inline long cfa_step(struct kwalk_rec *o, const struct ct_uw_row
 /* What a frame's pc asks of the step. */
 enum kw_rule { KW_RULE, KW_FP, KW_STOP };
 
-/* The rule at look (an exact pc, or a return address - 1) from the
- * tables: KW_RULE (*rule set), KW_FP (no table covers it) or KW_STOP (the
- * copy's, w->copy set). */
-static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
-					       struct ct_uw_row *rule)
+/* table_row's answer in one scalar (a global function returns no pointer,
+ * and a pointer it loads from its arguments' memory is not one to the
+ * verifier, so it is given the tables, not the walk): what the step does,
+ * the row's index (KW_RULE) or why the walk stops (KW_STOP: enum
+ * kwalk_copy), and whether look lies in a file the capture has mapped
+ * (KW_WANT: then the capture builds what it needs, if the walk stops
+ * here). */
+#define KW_WANT (1ull << 34)
+#define KW_ANSWER(rule, v) ((__u64)(rule) << 32 | (__u32)(v))
+
+/*
+ * The row holding look's rule (an exact pc, or a return address - 1) in
+ * process p's tables, as KW_ANSWER: KW_RULE, KW_FP (no table covers it) or
+ * KW_STOP.  Global, so the verifier checks it once: inlined, its two
+ * binary searches were checked again in each of the walk's unrolled steps,
+ * for each state they came with.  Called only where this CPU's cache of
+ * rules misses: most walks call it not at all.
+ */
+__noinline __u64 table_row(struct ct_uw_proc *p, __u64 look)
 {
-	struct kwalk *w = &c->out->w;
 	struct ct_uw_file *f, fv;
 	struct ct_uw_map *m;
 	struct ct_uw_row *r;
 	bool has_file = true;
+	__u32 at;
+
+	if (!p)
+		return KW_ANSWER(KW_STOP, KW_NO_PROC);
+	m = find_map(p, look);
+	if (!m) {
+		/* Anonymous code (a JIT's) is walked by frame pointer; a file
+		 * the table does not have yet is the capture's. */
+		bpf_find_vma(bpf_get_current_task_btf(), look, vma_has_file, &has_file, 0);
+		return has_file ? KW_ANSWER(KW_STOP, KW_NEW_MAP) : KW_ANSWER(KW_FP, 0);
+	}
+	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE)
+		return KW_WANT | KW_ANSWER(KW_STOP, m->file == CT_UW_FILE_NONE ? KW_NO_TABLE
+										: KW_PENDING);
+	f = bpf_map_lookup_elem(&uw_files, &m->file);
+	if (!f)
+		return KW_WANT | KW_ANSWER(KW_STOP, KW_PENDING);
+	/* One load: a lazy file's entry moves to a new run while we read. */
+	*(__u64 *)&fv = *(volatile __u64 *)f;
+	if (!fv.n)   /* not built yet, or none can be */
+		return KW_WANT | KW_ANSWER(KW_STOP, fv.first == CT_UW_FILE_NONE ? KW_NO_TABLE
+										 : KW_PENDING);
+	at = find_row(&fv, look - m->bias);
+	r = bpf_map_lookup_elem(&uw_rows, &at);
+	if (!r || r->kind == CT_UW_NO_FDE)
+		return KW_WANT | KW_ANSWER(KW_FP, 0);
+	if (r->kind == CT_UW_OTHER || r->kind == CT_UW_NOT_BUILT)
+		return KW_WANT | KW_ANSWER(KW_STOP, r->kind == CT_UW_OTHER ? KW_OTHER : KW_LAZY);
+	return KW_WANT | KW_ANSWER(KW_RULE, at);
+}
+
+/* The rule at look from the tables (table_row), *rule set where it is
+ * KW_RULE; w->copy set where it is KW_STOP. */
+static __always_inline enum kw_rule table_rule(struct kwalk_ctx *c, __u64 look,
+					       struct ct_uw_row *rule)
+{
+	struct kwalk *w = &c->out->w;
+	struct ct_uw_row *r;
+	__u64 answer;
+	__u32 v;
 
 	/* Looked up at the first rule not in the cache: most walks need none. */
 	if (!c->proc && !(c->proc = bpf_map_lookup_elem(&uw_procs, &w->tgid))) {
 		w->copy = KW_NO_PROC;
 		return KW_STOP;
 	}
-	m = find_map(c->proc, look);
-	if (!m) {
-		/* Anonymous code (a JIT's) is walked by frame pointer; a file
-		 * the table does not have yet is the capture's. */
-		bpf_find_vma(bpf_get_current_task_btf(), look, vma_has_file, &has_file, 0);
-		if (!has_file)
+	answer = table_row(c->proc, look);
+	v = (__u32)answer;
+	if (answer & KW_WANT)
+		w->want = look;
+	switch ((answer >> 32) & 3) {
+	case KW_RULE:
+		r = bpf_map_lookup_elem(&uw_rows, &v);
+		if (!r)
 			return KW_FP;
-		w->copy = KW_NEW_MAP;
-		return KW_STOP;
-	}
-	w->want = look;   /* the capture builds what this pc needs, if it stops here */
-	if (m->file == CT_UW_FILE_PENDING || m->file == CT_UW_FILE_NONE) {
-		w->copy = m->file == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
-		return KW_STOP;
-	}
-	f = bpf_map_lookup_elem(&uw_files, &m->file);
-	if (!f) {
-		w->copy = KW_PENDING;
-		return KW_STOP;
-	}
-	/* One load: a lazy file's entry moves to a new run while we read. */
-	*(__u64 *)&fv = *(volatile __u64 *)f;
-	if (!fv.n) {   /* not built yet, or none can be */
-		w->copy = fv.first == CT_UW_FILE_NONE ? KW_NO_TABLE : KW_PENDING;
-		return KW_STOP;
-	}
-	r = find_row(&fv, look - m->bias);
-	if (!r || r->kind == CT_UW_NO_FDE)
+		*rule = *r;
+		return KW_RULE;
+	case KW_FP:
 		return KW_FP;
-	if (r->kind == CT_UW_OTHER || r->kind == CT_UW_NOT_BUILT) {
-		w->copy = r->kind == CT_UW_OTHER ? KW_OTHER : KW_LAZY;
+	default:
+		w->copy = v;
 		return KW_STOP;
 	}
-	*rule = *r;
-	return KW_RULE;
 }
 
 /* The rule at look: from this CPU's cache of the last rules found, else

@@ -546,6 +546,23 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 	return check;
 }
 
+/*
+ * code_check_of as a function of its own, for a frame the memo did not
+ * have: global, so the verifier checks the reads and caches once, not in
+ * each of the check loop's unrolled steps for each state it came with.
+ * A global function takes no pointer from its caller's memory: the walk's
+ * fields come as arguments.
+ */
+__noinline __u64 code_check_apart(const struct ct_py_proc *pp, struct py_scratch *ps,
+				  __u64 code, __u64 scope, __u32 counter)
+{
+	struct py_walk w = { .pp = pp, .ps = ps, .scope = scope, .counter = counter };
+
+	if (!pp || !ps)
+		return 0;
+	return code_check_of(&w, code);
+}
+
 /* This CPU's memo, emptied where it holds another thread's checks or ones
  * made at another count of code objects. */
 static __always_inline void py_memo_begin(struct py_walk *w, struct py_memo *m, __u32 tid)
@@ -662,7 +679,7 @@ static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];
 
 	if (f->code && !f->check)
-		f->check = code_check_of(w, f->code);
+		f->check = code_check_apart(w->pp, w->ps, f->code, w->scope, w->counter);
 	hash_frame(w, f);
 }
 
