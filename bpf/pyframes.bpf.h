@@ -157,6 +157,14 @@ static __always_inline __u64 read_ptr(__u64 addr)
 #define PY_WINDOW CT_PY_STACK_WINDOW
 #define PY_CODES_SEEN 4                 /* code objects whose check a walk keeps (a power of two) */
 
+/* Where a walk starts (its first frame, the data stack's copy, where the
+ * count of code objects was read, the call's time; then the frames' hash)
+ * and the count: make_pystack's, for walk_frames. */
+struct py_start {
+	__u64 frame, win_lo, win_hi, scope, ts, hash;
+	__u32 counter, _pad;
+};
+
 struct py_scratch {
 	struct ct_pystack rec;
 	struct ct_pyframe_raw frames[CT_PY_FRAMES_MAX];
@@ -181,6 +189,7 @@ struct py_scratch {
 	__u32 missed_kept;
 	__u32 code_memo;                     /* checks taken from the memo */
 	__u32 _pad;
+	struct py_start start;               /* walk_frames' */
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -710,6 +719,38 @@ static long py_check_steps(__u32 i, void *ctx)
 }
 
 /*
+ * The frame loop, then the check loop where the memo missed, from the
+ * walk's start left in ps->start; returns the frames found, their hash
+ * left in ps->start.hash.  Global, so the verifier checks the loops from
+ * one start, whatever values it came with (before, make_pystack's ways of
+ * finding the thread and its window reached the loop in 18 states, each
+ * checked through it: a third of -k's sys_enter).
+ */
+__noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
+			     struct py_memo *memo)
+{
+	struct py_walk w = { .pp = pp, .ps = ps, .memo = memo };
+
+	if (!pp || !ps || !memo)
+		return 0;
+	w.frame = ps->start.frame;
+	w.win_lo = ps->start.win_lo;
+	w.win_hi = ps->start.win_hi;
+	w.scope = ps->start.scope;
+	w.counter = ps->start.counter;
+	w.ts = ps->start.ts;
+	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
+	if (ps->missed) {
+		w.hash = 0;
+		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
+		if (ps->missed_kept)
+			py_memo_keep(&w, w.n);
+	}
+	ps->start.hash = w.hash;
+	return w.n;
+}
+
+/*
  * The calling thread's Python frames, as a CT_REC_PYSTACK record left in
  * the per-CPU scratch (pystack_record), and a copy for the prefetch ring
  * where they may name code objects not read yet.  Returns the record's
@@ -758,13 +799,9 @@ __noinline __u64 make_pystack(__u64 ts)
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
 	}
-	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
-	if (w.ps->missed) {
-		w.hash = 0;
-		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
-		if (w.ps->missed_kept)
-			py_memo_keep(&w, w.n);
-	}
+	w.ps->start = (struct py_start){ w.frame, w.win_lo, w.win_hi, w.scope, ts, 0, w.counter };
+	w.n = walk_frames(pp, w.ps, w.memo);
+	w.hash = w.ps->start.hash;
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
 	if (w.ps->code_known + w.ps->code_memo)
