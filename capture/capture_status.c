@@ -133,6 +133,11 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 		(unsigned long long)kt.loaded, (unsigned long long)kt.files,
 		(unsigned long long)kt.rows, (unsigned long long)kt.rows_max,
 		(double)kt.build_ns / 1e6);
+	if (kt.tables_read || kt.tables_refused || kt.tables_kept)
+		fprintf(stderr, " (%llu of them as the last capture kept them, %llu rows; %llu kept "
+			"tables refused and built again; %llu kept for the next)",
+			(unsigned long long)kt.tables_read, (unsigned long long)kt.tables_read_rows,
+			(unsigned long long)kt.tables_refused, (unsigned long long)kt.tables_kept);
 	n = 0;
 	for (int i = 1; i < CT_UW_ROWS_FAIL_KINDS; i++)
 		n += kt.none[i];

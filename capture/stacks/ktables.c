@@ -18,6 +18,7 @@
 #include "ktables.h"
 #include "msg.h"
 #include "uw_asks.h"
+#include "uw_kept.h"
 #include "uw_lazy.h"
 #include "uw_space.h"
 
@@ -48,6 +49,7 @@ struct kt_file {
 	char name[CT_KT_NAME];   /* the path's last part, for the closing line */
 	char cache_id[CT_CODEMAP_ID_MAX];   /* its name in the cache folder; "" none */
 	bool kept_asked;         /* the last capture's asks looked for (ct_ktables_proc) */
+	bool kept_tried;         /* the last capture's table looked for (the thread's) */
 	struct kt_file *next;    /* in the queue */
 	/* Lazy (KT_LAZY): the ELF addresses asked for and not yet taken by the
 	 * thread (kt->mu), those asked ever (the capture thread's, to ask once),
@@ -82,7 +84,8 @@ struct ct_ktables {
 	struct kt_file *lazy;    /* lazy files with asks waiting: all taken at once, first */
 	bool stop;               /* also read by the thread's build, unlocked */
 	bool give_way;           /* a file smaller than building's waits (read unlocked) */
-	char cache_dir[4096];    /* where the asks are kept across captures; "" nowhere */
+	char cache_dir[4096];    /* where asks and tables are kept across captures; "" nowhere */
+	int keep_err;            /* the last table not kept's -errno (kt->mu) */
 	struct ct_ktables_stats st;
 };
 
@@ -121,6 +124,50 @@ static void set_entry(struct ct_ktables *kt, uint32_t id, struct ct_uw_file e)
 	__atomic_store_n((uint64_t *)&kt->entries[id], word, __ATOMIC_RELEASE);
 }
 
+/* The outcome of keeping a table for the next capture, counted. */
+static void count_kept(struct ct_ktables *kt, int err)
+{
+	pthread_mutex_lock(&kt->mu);
+	if (err) {
+		kt->st.tables_keep_failed++;
+		kt->keep_err = err;
+	} else {
+		kt->st.tables_kept++;
+	}
+	pthread_mutex_unlock(&kt->mu);
+}
+
+/* File f's whole table, at most max rows: the one the last capture kept
+ * (uw_kept.h), else built, and then kept for the next. */
+static enum ct_uw_rows_fail whole_rows(struct ct_ktables *kt, struct kt_file *f, size_t max,
+				       struct ct_uw_rows *r)
+{
+	bool keeps = kt->cache_dir[0] && f->cache_id[0];
+	enum ct_uw_rows_fail why;
+	int err = -ENOENT;
+
+	if (keeps && !f->kept_tried)   /* once: a build that gave way comes back here */
+		err = ct_uw_kept_load(kt->cache_dir, f->cache_id, max, r);
+	f->kept_tried = true;
+
+	if (!err) {
+		pthread_mutex_lock(&kt->mu);
+		kt->st.tables_read++;
+		kt->st.tables_read_rows += r->n;
+		pthread_mutex_unlock(&kt->mu);
+		return CT_UW_ROWS_OK;
+	}
+	if (err == -EINVAL) {   /* another build's, or damaged: made again, kept anew */
+		pthread_mutex_lock(&kt->mu);
+		kt->st.tables_refused++;
+		pthread_mutex_unlock(&kt->mu);
+	}
+	why = ct_uw_rows_build(f->fd, max, &kt->stop, &kt->give_way, r);
+	if (keeps && why == CT_UW_ROWS_OK && r->n)
+		count_kept(kt, ct_uw_kept_save(kt->cache_dir, f->cache_id, r));
+	return why;
+}
+
 static void load(struct ct_ktables *kt, struct kt_file *f)
 {
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
@@ -129,7 +176,7 @@ static void load(struct ct_ktables *kt, struct kt_file *f)
 	enum ct_uw_rows_fail why;
 	uint32_t first;
 
-	why = ct_uw_rows_build(f->fd, ct_uw_space_tail(&kt->space), &kt->stop, &kt->give_way, &r);
+	why = whole_rows(kt, f, ct_uw_space_tail(&kt->space), &r);
 	if (why == CT_UW_ROWS_GAVE_WAY) {
 		pthread_mutex_lock(&kt->mu);
 		kt->st.build_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
@@ -631,6 +678,22 @@ static void keep_all_asks(struct ct_ktables *kt)
 		ct_cache_bound(kt->cache_dir, CT_UW_ASKS_SUFFIX, KT_ASKS_BOUND);
 }
 
+/* The least recently used tables go past this (JAX's ten files: 1.3 MB). */
+#define KT_TABLES_BOUND (256ull << 20)
+
+/* After the thread: the tables kept this capture held to the bound, and
+ * those that could not be kept said. */
+static void bound_kept_tables(struct ct_ktables *kt)
+{
+	if (kt->st.tables_keep_failed)
+		ct_err("-k: the unwind tables of %llu files not kept in %s (%s); the next capture "
+		       "builds them again (set CUDATRACE_SYMBOL_CACHE to a writable folder, or "
+		       "off)\n", (unsigned long long)kt->st.tables_keep_failed, kt->cache_dir,
+		       strerror(-kt->keep_err));
+	if (kt->st.tables_kept)
+		ct_cache_bound(kt->cache_dir, CT_UW_KEPT_SUFFIX, KT_TABLES_BOUND);
+}
+
 static void free_file(uint64_t key, void *val, void *ctx)
 {
 	struct kt_file *f = val;
@@ -656,6 +719,7 @@ void ct_ktables_free(struct ct_ktables *kt)
 		pthread_mutex_unlock(&kt->mu);
 		pthread_join(kt->thread, NULL);
 		keep_all_asks(kt);
+		bound_kept_tables(kt);
 	}
 	idmap_drain(&kt->files, free_file, NULL);
 	idmap_free(&kt->files);

@@ -53,6 +53,11 @@ struct ct_ktables_stats {
 	uint64_t lazy_full;          /* FDEs built but left out: the rows were full */
 	uint64_t kept_files;         /* files asked for as the last capture did (uw_asks.h) */
 	uint64_t kept_fdes;          /* ... their lazy FDEs */
+	uint64_t tables_read;        /* whole tables read as the last capture kept them (uw_kept.h) */
+	uint64_t tables_read_rows;   /* ... their rows */
+	uint64_t tables_refused;     /* kept tables not of this build's rows, or damaged: built again */
+	uint64_t tables_kept;        /* tables built and kept for the next capture */
+	uint64_t tables_keep_failed; /* ... that could not be kept */
 	char building[CT_KT_NAME];   /* the file the thread builds now ("" none) */
 };
 

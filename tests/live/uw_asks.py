@@ -6,9 +6,11 @@ for them as soon as a process maps the file, not at its first stack that
 needs them.  stackprog's loop (100 calls, a pause, 200 more) with every
 file lazy: the first capture copies most of its 200 stacks (each new FDE
 is asked for by a copy, and the 200 calls outrun the capture), the second
-walks all 200 in the kernel.  Then: whole tables kept as such, kept asks
-that are not of the format left unread and written anew, `off` keeps
-nothing, and a folder that cannot be written is said."""
+walks all 200 in the kernel.  Then: whole tables kept as such, and their
+rows kept for the next capture to read rather than build (uw_kept.c: a
+damaged one refused and built again), kept asks that are not of the
+format left unread and written anew, `off` keeps nothing, and a folder
+that cannot be written is said."""
 import glob
 import os
 import re
@@ -32,9 +34,11 @@ PROG, LIB = os.path.join(bins, "stackprog"), os.path.join(bins, "libcuda.so.1")
 CALLS = 200
 
 
-def capture(cache, lazy=True):
+def capture(cache, lazy=True, check=False):
     env = dict(os.environ, CUDATRACE_SYMBOL_CACHE=cache)
     env.pop("CT_UNWIND_CHECK", None)
+    if check:
+        env["CT_UNWIND_CHECK"] = "1"
     if lazy:
         env["CT_KT_LAZY_MIN"] = "1"
     else:
@@ -51,6 +55,18 @@ def figures(err):
                   r"\((\d+) lazy FDEs\)", err)
     return (int(w.group(1)) if w else -1, int(lz.group(1)) if lz else 0,
             (int(k.group(1)), int(k.group(2))) if k else None)
+
+
+def tables(err):
+    """(read as kept, their rows, kept refused, kept for the next), or None."""
+    m = re.search(r"\((\d+) of them as the last capture kept them, (\d+) rows; (\d+) kept "
+                  r"tables refused and built again; (\d+) kept for the next\)", err)
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def kernel_walks_differ(err):
+    m = re.search(r"CT_UNWIND_CHECK: (\d+) of (\d+) kernel walks differ", err)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def kept(cache):
@@ -99,6 +115,39 @@ t.ok(p.returncode == 0 and k == (len(asks), 0),
      "the next capture asks for the %d whole tables at once (said: %s)" % (len(asks), k),
      p.stderr[-800:])
 
+# 2b. Whole tables: their rows kept, and the next capture reads them
+# rather than building them; the kernel walks from them as it does from
+# built ones; a damaged table is refused, built again and kept anew.
+rows_cache = os.path.join(tmp, "rows")
+p = capture(rows_cache, lazy=False)
+tb = tables(p.stderr)
+files = glob.glob(os.path.join(rows_cache, "*.uwrows"))
+t.ok(p.returncode == 0 and tb and tb[0] == 0 and tb[3] >= 2 and len(files) == tb[3],
+     "first capture: %s whole tables built and kept (%d files)" % (tb and tb[3], len(files)),
+     p.stderr[-800:])
+p = capture(rows_cache, lazy=False, check=True)
+tb2, kw = tables(p.stderr), kernel_walks_differ(p.stderr)
+t.ok(p.returncode == 0 and tb2 and tb and tb2[0] == tb[3] and tb2[1] > 0 and tb2[3] == 0,
+     "the next capture reads the %s tables as kept (%s rows), builds none" %
+     (tb and tb[3], tb2 and tb2[1]), p.stderr[-800:])
+t.ok(kw and kw[0] == 0 and kw[1] >= CALLS,
+     "and walks in the kernel from them as the copy unwinds (CT_UNWIND_CHECK: %s of %s differ)"
+     % (kw or ("?", "?")), p.stderr[-800:])
+with open(files[0], "r+b") as f:   # a byte of a row changed: its hash no longer holds
+    f.seek(os.path.getsize(files[0]) - 3)
+    b = f.read(1)
+    f.seek(-1, 1)
+    f.write(bytes([b[0] ^ 0x40]))
+p = capture(rows_cache, lazy=False)
+tb3 = tables(p.stderr)
+t.ok(p.returncode == 0 and tb3 and tb3[2] == 1 and tb3[3] == 1 and tb and tb3[0] == tb[3] - 1,
+     "a damaged table is refused, built again and kept anew (said: %s)" % (tb3,),
+     p.stderr[-800:])
+p = capture(rows_cache, lazy=False)
+tb4 = tables(p.stderr)
+t.ok(p.returncode == 0 and tb4 and tb and tb4[0] == tb[3] and tb4[2] == 0,
+     "... and read as kept by the capture after (said: %s)" % (tb4,), p.stderr[-800:])
+
 # 3. Kept asks not of the format: left unread, then written anew.
 for path in glob.glob(os.path.join(cache, "*.uwask")):
     with open(path, "w") as f:
@@ -111,8 +160,9 @@ t.ok(all(v and v[1] for v in kept(cache).values()), "and are written anew, whole
      kept(cache))
 
 # 4. off keeps nothing; a folder that cannot be written is said.
-p = capture("off")
-t.ok(p.returncode == 0 and figures(p.stderr)[2] is None and not os.path.exists("off"),
+p = capture("off", lazy=False)
+t.ok(p.returncode == 0 and figures(p.stderr)[2] is None and tables(p.stderr) is None and
+     not os.path.exists("off"),
      "CUDATRACE_SYMBOL_CACHE=off: nothing kept, nothing asked", p.stderr[-600:])
 blocker = os.path.join(tmp, "a-file")
 open(blocker, "w").close()
@@ -120,4 +170,8 @@ p = capture(os.path.join(blocker, "cache"))
 t.ok(p.returncode == 0 and
      re.search(r"the unwind tables' asks of \d+ files not kept in \S+ \(", p.stderr),
      "a cache folder that cannot be made: said, and the capture goes on", p.stderr[-800:])
+p = capture(os.path.join(blocker, "cache"), lazy=False)
+t.ok(p.returncode == 0 and
+     re.search(r"the unwind tables of \d+ files not kept in \S+ \(", p.stderr),
+     "... and the whole tables that could not be kept too", p.stderr[-800:])
 t.done()
