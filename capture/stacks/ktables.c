@@ -678,7 +678,7 @@ static void keep_all_asks(struct ct_ktables *kt)
 		ct_cache_bound(kt->cache_dir, CT_UW_ASKS_SUFFIX, KT_ASKS_BOUND);
 }
 
-/* The least recently used tables go past this (JAX's ten files: 1.3 MB). */
+/* The least recently used tables go past this (JAX's seven whole tables: 1 MB). */
 #define KT_TABLES_BOUND (256ull << 20)
 
 /* After the thread: the tables kept this capture held to the bound, and
