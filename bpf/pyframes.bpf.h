@@ -799,7 +799,8 @@ __noinline __u64 make_pystack(__u64 ts)
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
 	}
-	w.ps->start = (struct py_start){ w.frame, w.win_lo, w.win_hi, w.scope, ts, 0, w.counter };
+	w.ps->start = (struct py_start){ .frame = w.frame, .win_lo = w.win_lo, .win_hi = w.win_hi,
+					 .scope = w.scope, .ts = ts, .counter = w.counter };
 	w.n = walk_frames(pp, w.ps, w.memo);
 	w.hash = w.ps->start.hash;
 	if (w.ps->code_reads)

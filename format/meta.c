@@ -2,6 +2,7 @@
 /* Parsing of the CT_REC_META record: key=value lines. */
 #include <string.h>
 
+#include "fnv1a.h"
 #include "meta.h"
 
 void ct_meta_foreach(const struct ct_rec *meta,
@@ -30,11 +31,7 @@ void ct_meta_foreach(const struct ct_rec *meta,
 
 uint64_t ct_meta_id(const struct ct_rec *meta)
 {
-	const unsigned char *p = (const unsigned char *)(meta + 1);
-	const unsigned char *end = (const unsigned char *)meta + meta->size;
-	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a's offset basis and prime */
+	size_t body = meta->size > sizeof(*meta) ? meta->size - sizeof(*meta) : 0;
 
-	while (p < end)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h;
+	return ct_fnv1a(meta + 1, body);
 }

@@ -27,6 +27,13 @@ static int by_use(const void *a, const void *b)
 	return (x->used.tv_nsec > y->used.tv_nsec) - (x->used.tv_nsec < y->used.tv_nsec);
 }
 
+int ct_cache_path(char *out, size_t size, const char *dir, const char *name, const char *suffix)
+{
+	int n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
+
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
 void ct_cache_dir(char *out, size_t size, const char *env, const char *sub)
 {
 	const char *dir = getenv(env), *home = getenv("HOME");

@@ -18,6 +18,8 @@ void ct_cache_dir(char *out, size_t size, const char *env, const char *sub);
 /* Removes dir's files ending in suffix, least recently used first, until
  * those left take at most max_bytes.  The files removed, or -errno. */
 int ct_cache_bound(const char *dir, const char *suffix, uint64_t max_bytes);
+/* The path of the file dir/NAME+suffix into out: 0, or -ENAMETOOLONG. */
+int ct_cache_path(char *out, size_t size, const char *dir, const char *name, const char *suffix);
 /* Marks path used now. */
 void ct_cache_touch(const char *path);
 

@@ -20,13 +20,6 @@
 
 #define MAGIC "cudatrace-uw-asks 1\n"
 
-static int path_of(char *out, size_t size, const char *dir, const char *id)
-{
-	int n = snprintf(out, size, "%s/%s%s", dir, id, CT_UW_ASKS_SUFFIX);
-
-	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
-}
-
 /* The addresses after "lazy N", N of them exactly. */
 static int read_addrs(FILE *fp, size_t n, struct ct_uw_asks *out)
 {
@@ -74,7 +67,7 @@ int ct_uw_asks_load(const char *dir, const char *id, struct ct_uw_asks *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = path_of(path, sizeof(path), dir, id)))
+	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_ASKS_SUFFIX)))
 		return err;
 	if (!(fp = fopen(path, "re")))
 		return -errno;
@@ -109,7 +102,7 @@ int ct_uw_asks_save(const char *dir, const char *id, const struct ct_uw_asks *a)
 	char path[4096];
 	int err;
 
-	if ((err = path_of(path, sizeof(path), dir, id)))
+	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_ASKS_SUFFIX)))
 		return err;
 	if (!ct_mkdir_p(dir))
 		return -errno;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cache_folder.h"
+#include "fnv1a.h"
 #include "mkdir_p.h"
 #include "replace_file.h"
 #include "uw_kept.h"
@@ -34,23 +35,6 @@ struct header {
 	uint64_t n, fdes;
 	uint64_t hash;   /* FNV-1a 64 of the rows' bytes */
 };
-
-static int path_of(char *out, size_t size, const char *dir, const char *id)
-{
-	int n = snprintf(out, size, "%s/%s%s", dir, id, CT_UW_KEPT_SUFFIX);
-
-	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
-}
-
-static uint64_t hash_of(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
 
 /* A row the whole build makes: a kind it writes (never NOT_BUILT, a lazy
  * table's), an rbp rule of the three, addresses in order. */
@@ -68,7 +52,7 @@ static int check(const struct header *h, const struct ct_uw_row *v)
 	for (uint64_t i = 0; i < h->n; i++)
 		if (!row_ok(&v[i], i ? &v[i - 1] : NULL))
 			return -EINVAL;
-	return hash_of(v, h->n * sizeof(*v)) == h->hash ? 0 : -EINVAL;
+	return ct_fnv1a(v, h->n * sizeof(*v)) == h->hash ? 0 : -EINVAL;
 }
 
 /* The header of the file open on fd, checked against its size and max. */
@@ -115,7 +99,7 @@ int ct_uw_kept_load(const char *dir, const char *id, size_t max, struct ct_uw_ro
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = path_of(path, sizeof(path), dir, id)))
+	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_KEPT_SUFFIX)))
 		return err;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -131,7 +115,7 @@ static bool write_rows(FILE *fp, const void *ctx)
 {
 	const struct ct_uw_rows *r = ctx;
 	struct header h = { .row_size = sizeof(*r->v), .n = r->n, .fdes = r->fdes,
-			    .hash = hash_of(r->v, r->n * sizeof(*r->v)) };
+			    .hash = ct_fnv1a(r->v, r->n * sizeof(*r->v)) };
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
 	return fwrite(&h, sizeof(h), 1, fp) == 1 &&
@@ -147,7 +131,7 @@ int ct_uw_kept_save(const char *dir, const char *id, const struct ct_uw_rows *r)
 
 	if (!r->n)
 		return -EINVAL;
-	if ((err = path_of(path, sizeof(path), dir, id)))
+	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_KEPT_SUFFIX)))
 		return err;
 	if (!ct_mkdir_p(dir))
 		return -errno;
