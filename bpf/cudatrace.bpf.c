@@ -413,13 +413,15 @@ static __always_inline void emit_proc(__u32 source)
  */
 __noinline int walk_and_send_stacks(__u64 ts)
 {
-	bool walked = walk_stack(ts);
+	bool walked = walk_stack(ts), py_sent;
 	__u64 py_size = py_frames ? make_pystack(ts) : 0;
 
 	if (walked)
-		send_kstack(pystack_record(), py_size);
+		py_sent = send_kstack(pystack_record(), py_size);
 	else
-		send_pystack(py_size);
+		py_sent = send_pystack(py_size);
+	if (py_sent)
+		pystack_sent();
 	copy_stack(ts, walked);
 	return 0;
 }

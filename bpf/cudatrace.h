@@ -347,17 +347,31 @@ struct ct_frame {
 #define CT_PY_TRUNC      (1u << 1)  /* more frames than CT_PY_FRAMES_MAX */
 #define CT_PY_FAULT      (1u << 2)  /* a frame could not be read: the chain ends there */
 #define CT_PY_NEW_TSTATE (1u << 3)  /* the thread state was found by a walk of the thread list */
+#define CT_PY_OUTER_LOST (1u << 4)  /* ct_pyframes: the outer frames the kernel did not send were in
+				     * a record the capture did not keep: only the inner ones */
 
 /* ct_pyframe_raw.marks and ct_pyframe.marks */
 #define CT_PYF_ENTRY     (1u << 0)  /* the first frame a C-level call into the interpreter ran */
 #define CT_PYF_UNNAMED   (1u << 1)  /* pyframes: the code object could not be read (or changed) */
 
+/*
+ * A CT_REC_PYSTACK record: the header, then nframes - outer_kept struct
+ * ct_pyframe_raw, the stack's innermost first.  Its outermost outer_kept
+ * frames are not sent: they are the outermost outer_kept frames of this
+ * thread's record seq - 1, which the capture keeps (a loop's calls repeat
+ * most of a deep stack; the kernel sends a thread's stack whole every
+ * CT_PY_WHOLE_EVERY records, so one the capture lost costs a bounded run).
+ */
 struct ct_pystack {
 	struct ct_rec h;      /* ts_ns: the call's entry time */
 	__u64 tstate;         /* PyThreadState * */
-	__u32 nframes;
+	__u32 nframes;        /* the stack's frames, those not sent included */
 	__u32 flags;          /* CT_PY_* */
+	__u32 seq;            /* the thread's records sent, this one included; 0: none counted */
+	__u32 outer_kept;     /* outermost frames not sent (above); 0 where seq is 0 */
 };
+
+#define CT_PY_WHOLE_EVERY 64   /* a power of two */
 
 struct ct_pyframe_raw {
 	__u64 code;           /* PyCodeObject * */

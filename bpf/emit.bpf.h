@@ -85,10 +85,14 @@ static __always_inline __u64 wake_flags(__u64 size)
 								       : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void emit(void *data, __u64 size)
+/* true: the record went into the ring; false: lost (counted) */
+static __always_inline bool emit(void *data, __u64 size)
 {
-	if (bpf_ringbuf_output(&rb, data, size, wake_flags(size)))
+	if (bpf_ringbuf_output(&rb, data, size, wake_flags(size))) {
 		count(CT_CNT_LOST);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -96,8 +100,9 @@ static __always_inline void emit(void *data, __u64 size)
  * stacks): one reservation and one wakeup's decision for both.  The
  * reader takes a sample's records one after another.  Each size is
  * bounded by its buffer (max_a, max_b: what the verifier needs).
+ * true: both went into the ring.
  */
-static __always_inline void emit_two(const void *a, __u64 na, __u64 max_a, const void *b,
+static __always_inline bool emit_two(const void *a, __u64 na, __u64 max_a, const void *b,
 				     __u64 nb, __u64 max_b)
 {
 	struct bpf_dynptr d;
@@ -105,15 +110,16 @@ static __always_inline void emit_two(const void *a, __u64 na, __u64 max_a, const
 	keep_in_register(na);
 	keep_in_register(nb);
 	if (na > max_a || nb > max_b)
-		return;
+		return false;
 	if (bpf_ringbuf_reserve_dynptr(&rb, na + nb, 0, &d)) {
 		bpf_ringbuf_discard_dynptr(&d, 0);
 		count_n(CT_CNT_LOST, 2);
-		return;
+		return false;
 	}
 	bpf_dynptr_write(&d, 0, (void *)a, na, 0);
 	bpf_dynptr_write(&d, na, (void *)b, nb, 0);
 	bpf_ringbuf_submit_dynptr(&d, wake_flags(na + nb));
+	return true;
 }
 
 /* A build made to find where -k's time goes (BPF_DEFS=-DCT_TIMED): ns

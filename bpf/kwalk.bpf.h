@@ -662,17 +662,19 @@ static __always_inline bool kwalk_stack_word(__u64 ts, __u64 addr, __u64 *v)
 }
 
 /* Sends the frames walk_kstack found, in one sample with the call's
- * Python record where there is one (py_size bytes at py). */
-static __noinline void send_kstack(const void *py, __u64 py_size)
+ * Python record where there is one (py_size bytes at py); true: the
+ * Python record went into the ring. */
+static __noinline bool send_kstack(const void *py, __u64 py_size)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
 	__u32 zero = 0;
 	struct kwalk_rec *out = bpf_map_lookup_elem(&kwalk_scratch, &zero);
 	struct kwalk *w;
+	bool py_sent = false;
 	TIMER_START(t_send);
 
 	if (!out)
-		return;
+		return false;
 	w = &out->w;
 	out->rec.h.type = CT_REC_KSTACK;
 	out->rec.h.pid = id >> 32;
@@ -684,11 +686,11 @@ static __noinline void send_kstack(const void *py, __u64 py_size)
 	out->rec._pad = 0;
 	size = sizeof(struct ct_kstack) + (__u64)(w->n & (CT_KSTACK_FRAMES * 2 - 1)) * 8;
 	if (size > sizeof(out->rec) + sizeof(out->pcs))
-		return;
+		return false;
 	out->rec.h.size = size;
 	if (py && py_size)
-		emit_two(py, py_size, CT_PYSTACK_RECORD_MAX, out, size,
-			 sizeof(out->rec) + sizeof(out->pcs));
+		py_sent = emit_two(py, py_size, CT_PYSTACK_RECORD_MAX, out, size,
+				   sizeof(out->rec) + sizeof(out->pcs));
 	else
 		emit(out, size);
 	count(CT_CNT_KWALK_DONE);
@@ -697,6 +699,7 @@ static __noinline void send_kstack(const void *py, __u64 py_size)
 	count_n(CT_CNT_KWALK_MISSES, w->misses);
 	count_n(CT_CNT_KWALK_REUSED, w->reused);
 	TIMER_ADD(CT_CNT_TIMED_KSTACK_NS, t_send);
+	return py_sent;
 }
 
 #endif /* CT_KWALK_BPF_H */

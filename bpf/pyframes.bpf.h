@@ -16,6 +16,7 @@
 #include "emit.bpf.h"
 
 #include "pyframes.h"
+#include "pysent.bpf.h"
 
 const volatile bool py_frames = false;   /* --py-stack, or -k */
 
@@ -77,6 +78,7 @@ struct py_thread {
 	__u64 tstate;                        /* PyThreadState *; 0: none found */
 	__u64 interp;                        /* the PyInterpreterState whose list held it */
 	__u64 last_stack;                    /* a hash of its frames' code objects and checks */
+	struct py_sent sent;                 /* its last record's outer frames (pysent.bpf.h) */
 };
 
 /* Per thread, as inflight_ioctl (cudatrace.bpf.c): found without hashing,
@@ -162,7 +164,12 @@ static __always_inline __u64 read_ptr(__u64 addr)
  * and the count: make_pystack's, for walk_frames. */
 struct py_start {
 	__u64 frame, win_lo, win_hi, scope, ts, hash;
-	__u32 counter, _pad;
+	__u32 counter;
+	/* then, for pysent.bpf.h: 1 + the depth (from the innermost) of the
+	 * outermost frame unlike the last record's there, marks aside; and
+	 * the marks, a bit a depth */
+	__u32 differ_end;
+	__u64 entries[2];
 };
 
 struct py_scratch {
@@ -190,6 +197,7 @@ struct py_scratch {
 	__u32 code_memo;                     /* checks taken from the memo */
 	__u32 _pad;
 	struct py_start start;               /* walk_frames' */
+	__u64 proc_id;                       /* the record's process entry, for pystack_sent */
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -370,6 +378,7 @@ struct py_walk {
 	 * value of n (over its 1M-instruction limit). */
 	__u32 fbase;                         /* where in ps->stack the frame being read is */
 	__u32 n;
+	const struct py_sent *sent;          /* the thread's last record (pysent.bpf.h) */
 };
 
 static __always_inline __u64 frame_field(struct py_walk *w, __u32 off)
@@ -409,8 +418,10 @@ static __always_inline void mark_entry(struct py_walk *w)
 {
 	__u32 last = w->n - 1;
 
-	if (w->n && last < CT_PY_FRAMES_MAX)
+	if (w->n && last < CT_PY_FRAMES_MAX) {
 		w->ps->frames[last].marks |= CT_PYF_ENTRY;
+		py_sent_mark(w->ps->start.entries, last);
+	}
 }
 
 /* A frame the interpreter pushes where C calls into it: no code of its own. */
@@ -673,8 +684,14 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	}
 	hash_frame(w, out);
 	if (pp->every_frame_entry ||
-	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry)))
+	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry))) {
 		out->marks = CT_PYF_ENTRY;
+		py_sent_mark(w->ps->start.entries, n);
+	}
+	/* in the map value, as missed: in the walk, the verifier would follow
+	 * each value through the frame loop */
+	if (!py_sent_same_frame(w->sent, n, out))
+		w->ps->start.differ_end = n + 1;
 	w->n = n + 1;
 	return 0;
 }
@@ -690,6 +707,9 @@ static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 	if (f->code && !f->check)
 		f->check = code_check_apart(w->pp, w->ps, f->code, w->scope, w->counter);
 	hash_frame(w, f);
+	/* compared again, its check made (3.10 and 3.11 have no memo) */
+	if (!py_sent_same_frame(w->sent, i, f))
+		w->ps->start.differ_end = i + 1;
 }
 
 /* PY_UNROLL frames a call of bpf_loop's callback, as the native walk
@@ -727,12 +747,14 @@ static long py_check_steps(__u32 i, void *ctx)
  * checked through it: a third of -k's sys_enter).
  */
 __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
-			     struct py_memo *memo)
+			     struct py_memo *memo, const struct py_sent *sent)
 {
-	struct py_walk w = { .pp = pp, .ps = ps, .memo = memo };
+	struct py_walk w = { .pp = pp, .ps = ps, .memo = memo, .sent = sent };
 
-	if (!pp || !ps || !memo)
+	if (!pp || !ps || !memo || !sent)
 		return 0;
+	ps->start.differ_end = 0;
+	ps->start.entries[0] = ps->start.entries[1] = 0;
 	w.frame = ps->start.frame;
 	w.win_lo = ps->start.win_lo;
 	w.win_hi = ps->start.win_hi;
@@ -742,6 +764,7 @@ __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
 	if (ps->missed) {
 		w.hash = 0;
+		ps->start.differ_end = 0;
 		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
 		if (ps->missed_kept)
 			py_memo_keep(&w, w.n);
@@ -801,8 +824,9 @@ __noinline __u64 make_pystack(__u64 ts)
 	}
 	w.ps->start = (struct py_start){ .frame = w.frame, .win_lo = w.win_lo, .win_hi = w.win_hi,
 					 .scope = w.scope, .ts = ts, .counter = w.counter };
-	w.n = walk_frames(pp, w.ps, w.memo);
-	w.hash = w.ps->start.hash;
+	/* no thread state: no frames to walk */
+	w.n = t ? walk_frames(pp, w.ps, w.memo, &t->sent) : 0;
+	w.hash = t ? w.ps->start.hash : 0;
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
 	if (w.ps->code_known + w.ps->code_memo)
@@ -822,12 +846,23 @@ __noinline __u64 make_pystack(__u64 ts)
 		prefetch = true;
 	}
 	w.ps->rec.nframes = w.n;
+	w.ps->rec.seq = w.ps->rec.outer_kept = 0;
 	size = sizeof(w.ps->rec) + (__u64)(w.n & (CT_PY_FRAMES_MAX * 2 - 1)) * sizeof(w.ps->frames[0]);
 	if (size > CT_PYSTACK_RECORD_MAX)
 		return 0;
 	w.ps->rec.h.size = size;
-	if (prefetch)
+	if (prefetch)          /* whole: the prefetch thread keeps no last stack */
 		bpf_ringbuf_output(&py_rb, w.ps, size, 0);
+	if (t) {
+		w.ps->proc_id = pp->proc_id;
+		w.ps->rec.seq = t->sent.seq + 1;
+		w.ps->rec.outer_kept = py_sent_same_outer(&t->sent, pp->proc_id, w.n,
+							  w.ps->start.differ_end,
+							  w.ps->start.entries);
+		size -= (__u64)(w.ps->rec.outer_kept & (PY_SENT_FRAMES * 2 - 1)) *
+			sizeof(w.ps->frames[0]);
+		w.ps->rec.h.size = size;
+	}
 	TIMER_ADD(CT_CNT_TIMED_PYSTACK_NS, t_all);
 #ifdef CT_TIMED
 	count(CT_CNT_TIMED_PYSTACKS);
@@ -843,14 +878,24 @@ static __always_inline const void *pystack_record(void)
 	return s ? s->data : NULL;
 }
 
-/* ... sent alone. */
-static __always_inline void send_pystack(__u64 size)
+/* ... sent alone; true: it went into the ring. */
+static __always_inline bool send_pystack(__u64 size)
 {
 	const void *rec = pystack_record();
 
 	keep_in_register(size);
-	if (rec && size && size <= CT_PYSTACK_RECORD_MAX)
-		emit((void *)rec, size);
+	return rec && size && size <= CT_PYSTACK_RECORD_MAX && emit((void *)rec, size);
+}
+
+/* The record make_pystack left went into the ring: the thread's last now. */
+static __always_inline void pystack_sent(void)
+{
+	const struct py_scratch *ps = pystack_record();
+	struct py_thread *t = bpf_task_storage_get(&py_threads, bpf_get_current_task_btf(), 0, 0);
+
+	if (ps && t && ps->rec.seq)
+		py_sent_keep(&t->sent, ps->proc_id, ps->rec.seq, ps->frames, ps->rec.nframes,
+			     ps->rec.outer_kept, ps->start.entries);
 }
 
 #endif /* CT_PYFRAMES_BPF_H */

@@ -297,6 +297,24 @@ static void report_code_checks(const struct ct_capture *c)
 	fputc('\n', stderr);
 }
 
+/* What the kernel's Python records weighed, and the frames they left out
+ * as the thread's last record had them. */
+static void report_python_records(const struct ct_python_stats *ps)
+{
+	if (!ps->stacks)
+		return;
+	ct_err("Python: %.0f bytes a stack record from the kernel; %llu frames left out of "
+			"them as the thread's last record had them",
+		(double)ps->raw_bytes / (double)ps->stacks, (unsigned long long)ps->frames_left_out);
+	if (ps->outer_lost)
+		fprintf(stderr, "; %llu stacks without their outer frames, marked so (the "
+				"record that had them was not kept: %llu threads' last stacks "
+				"forgotten, too many threads at once)",
+			(unsigned long long)ps->outer_lost,
+			(unsigned long long)ps->threads_forgotten);
+	fputc('\n', stderr);
+}
+
 /* --py-stack: the Python frames named.  No process ran CPython: -k says
  * nothing of Python, --py-stack one line. */
 static void report_python(const struct ct_capture *c)
@@ -327,6 +345,7 @@ static void report_python(const struct ct_capture *c)
 				"at a raised nice value, real time refused here (a cgroup without "
 				"real-time time)" :
 				"at ordinary priority (a higher one needs CAP_SYS_NICE)");
+	report_python_records(ps);
 	report_code_counter(ps);
 	report_code_checks(c);
 }

@@ -136,8 +136,9 @@ static const char *check_kstack(const struct ct_kstack *s, size_t len)
 
 static const char *check_pystack(const struct ct_pystack *s, size_t len)
 {
-	if (len < sizeof(*s) || s->nframes > CT_PY_FRAMES_MAX ||
-	    sizeof(*s) + (size_t)s->nframes * sizeof(struct ct_pyframe_raw) != len)
+	if (len < sizeof(*s) || s->nframes > CT_PY_FRAMES_MAX || s->outer_kept > s->nframes ||
+	    (s->outer_kept && !s->seq) ||
+	    sizeof(*s) + (size_t)(s->nframes - s->outer_kept) * sizeof(struct ct_pyframe_raw) != len)
 		return "python stack record sizes do not add up";
 	return NULL;
 }

@@ -22,6 +22,7 @@
 #include "pycounter.h"
 #include "pyelf.h"
 #include "pyframes.h"
+#include "pylast.h"
 #include "python.h"
 #include "record.h"
 #include "msg.h"
@@ -62,7 +63,8 @@ struct ct_python {
 	ct_python_sink sink;
 	void *ctx;
 	struct idmap procs;          /* pid -> struct py_proc */
-	struct idmap last;           /* tid -> struct last_stack: its latest stack, raw and named */
+	struct ct_pylast last;       /* each thread's latest stack, whole and named */
+	struct ct_pyframe_raw whole[CT_PY_FRAMES_MAX];   /* the stack being named */
 	struct pyframes_builder b;
 	struct ct_python_stats st;
 	uint64_t procs_seen;         /* numbers each process found: ct_py_proc.proc_id */
@@ -258,16 +260,15 @@ static void start_counter_search(struct ct_python *p, struct py_proc *pr, const 
 /* A search under way tried again with a stack of pid's; the kernel told
  * where the counter is once found. */
 static void search_counter(struct ct_python *p, uint32_t pid, struct py_proc *pr,
-			   const struct ct_pystack *s)
+			   const struct ct_pyframe_raw *raw, uint32_t nframes)
 {
-	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
 	uint64_t codes[CT_PYCOUNTER_CODES_MAX], at;
 	struct ct_py_proc v;
 	size_t n = 0;
 
 	if (!pr || !pr->counter.file)
 		return;
-	for (uint32_t i = 0; i < s->nframes && n < ARRAY_LEN(codes); i++)
+	for (uint32_t i = 0; i < nframes && n < ARRAY_LEN(codes); i++)
 		codes[n++] = raw[i].code;
 	at = ct_pycounter_hunt_try(&pr->counter, (pid_t)pid, codes, n,
 				   ct_now_ns(CLOCK_MONOTONIC));
@@ -418,62 +419,6 @@ static struct py_proc *proc_of(struct ct_python *p, uint32_t pid)
 
 /* --- naming frames ------------------------------------------------------- */
 
-/*
- * A thread's latest stack, as the kernel sent it and as it was named: a
- * loop calling the driver sends the same frames again and again, and the
- * same frames (code objects, instructions, checks) name the same.
- */
-struct last_stack {
-	uint32_t raw_size;           /* bytes of frames in raw */
-	uint8_t *raw;
-	struct ct_pyframes *named;   /* its record, h.size bytes */
-};
-
-#define LAST_MAX 4096            /* threads remembered; then start again */
-
-static void free_last(uint64_t tid, void *val, void *ctx)
-{
-	struct last_stack *l = val;
-
-	(void)tid;
-	(void)ctx;
-	if (!l)
-		return;
-	free(l->raw);
-	free(l->named);
-	free(l);
-}
-
-/* The record named for the same frames last time, if this stack repeats it. */
-static struct ct_pyframes *repeat(struct ct_python *p, const struct ct_pystack *s)
-{
-	struct last_stack *l = idmap_get(&p->last, s->h.tid);
-	uint32_t n = s->nframes * (uint32_t)sizeof(struct ct_pyframe_raw);
-
-	if (!l || l->raw_size != n || l->named->h.pid != s->h.pid ||
-	    l->named->flags != s->flags || memcmp(l->raw, s + 1, n) != 0)
-		return NULL;
-	return l->named;
-}
-
-static void remember(struct ct_python *p, const struct ct_pystack *s,
-		     const struct ct_pyframes *named)
-{
-	uint32_t n = s->nframes * (uint32_t)sizeof(struct ct_pyframe_raw);
-	struct last_stack *l = calloc(1, sizeof(*l));
-
-	if (!l || !(l->raw = malloc(n ? n : 1)) || !(l->named = malloc(named->h.size))) {
-		free_last(0, l, NULL);
-		return;
-	}
-	memcpy(l->raw, s + 1, n);
-	l->raw_size = n;
-	memcpy(l->named, named, named->h.size);
-	if (p->last.used >= LAST_MAX)
-		idmap_drain(&p->last, free_last, NULL);
-	free_last(0, idmap_put(&p->last, s->h.tid, l), NULL);
-}
-
 static uint32_t str_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -526,48 +471,56 @@ static void name_frame(struct ct_python *p, struct py_proc *pr, const struct ct_
 		out->marks |= CT_PYF_UNNAMED;
 }
 
-static void count_stack(struct ct_python *p, const struct ct_pystack *s)
+static void count_stack(struct ct_python *p, const struct ct_pystack *s, uint32_t n, bool lost)
 {
 	p->st.stacks++;
-	p->st.frames += s->nframes;
+	p->st.frames += n;
 	p->st.no_tstate += !!(s->flags & CT_PY_NO_TSTATE);
+	p->st.raw_bytes += s->h.size;
+	if (lost)
+		p->st.outer_lost++;
+	else
+		p->st.frames_left_out += s->outer_kept;
 }
 
 /* A raw stack from the kernel (checked by ct_record_check) -> CT_REC_PYFRAMES. */
 static void name_stack(struct ct_python *p, const struct ct_pystack *s)
 {
-	const struct ct_pyframe_raw *raw = (const struct ct_pyframe_raw *)(s + 1);
 	struct ct_pyframes *r = (struct ct_pyframes *)p->b.buf;
 	struct ct_pyframe *fr = (struct ct_pyframe *)(r + 1);
 	struct py_proc *pr = proc_of(p, s->h.pid);
-	char *strings = (char *)(fr + s->nframes);   /* the table follows the frames */
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
-	struct ct_pyframes *same = repeat(p, s);
+	bool lost;
+	uint32_t n = ct_pylast_whole(&p->last, s, p->whole, &lost);
+	uint32_t flags = s->flags | (lost ? CT_PY_OUTER_LOST : 0);
+	char *strings = (char *)(fr + n);   /* the table follows the frames */
+	struct ct_pyframes *same = ct_pylast_repeat(&p->last, s, p->whole, n, flags);
 
-	search_counter(p, s->h.pid, pr, s);
+	search_counter(p, s->h.pid, pr, p->whole, n);
+	count_stack(p, s, n, lost);
 	if (same) {
+		uint32_t size = same->h.size;
+
 		same->h = s->h;
 		same->h.type = CT_REC_PYFRAMES;
-		same->h.size = (uint32_t)(sizeof(*same) + s->nframes * sizeof(*fr) + same->strings_size);
-		count_stack(p, s);
+		same->h.size = size;
 		p->sink(p->ctx, &same->h);
 		p->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 		return;
 	}
 	p->b.strings_size = 0;
 	memset(p->b.slots, 0, sizeof(p->b.slots));
-	for (uint32_t i = 0; i < s->nframes; i++)
-		name_frame(p, pr, &raw[i], &fr[i], strings);
+	for (uint32_t i = 0; i < n; i++)
+		name_frame(p, pr, &p->whole[i], &fr[i], strings);
 	r->h = s->h;
 	r->h.type = CT_REC_PYFRAMES;
-	r->h.size = (uint32_t)(sizeof(*r) + s->nframes * sizeof(*fr) + p->b.strings_size);
-	r->nframes = s->nframes;
-	r->flags = s->flags;
+	r->h.size = (uint32_t)(sizeof(*r) + n * sizeof(*fr) + p->b.strings_size);
+	r->nframes = n;
+	r->flags = flags;
 	r->strings_size = p->b.strings_size;
 	r->py_minor = pr && pr->found ? pr->code.abi.minor : 0;
-	count_stack(p, s);
 	p->sink(p->ctx, &r->h);
-	remember(p, s, r);
+	ct_pylast_keep(&p->last, s, p->whole, n, !lost, r);
 	p->st.busy_ns += ct_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
@@ -621,8 +574,9 @@ static int on_prefetch(void *ctx, void *data, size_t len)
 	pthread_mutex_lock(&p->lock);
 	p->st.prefetched++;
 	pr = proc_of(p, s->h.pid);
-	search_counter(p, s->h.pid, pr, s);
-	for (uint32_t i = 0; pr && pr->found && i < s->nframes; i++)
+	/* sent whole (bpf/pyframes.bpf.h): the thread's own frames are all */
+	search_counter(p, s->h.pid, pr, raw, s->nframes - s->outer_kept);
+	for (uint32_t i = 0; pr && pr->found && i < s->nframes - s->outer_kept; i++)
 		ct_pycode_prefetch(&pr->code, &raw[i]);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
@@ -744,8 +698,7 @@ void ct_python_free(struct ct_python *p)
 	pthread_mutex_destroy(&p->lock);
 	idmap_drain(&p->procs, free_proc, NULL);
 	idmap_free(&p->procs);
-	idmap_drain(&p->last, free_last, NULL);
-	idmap_free(&p->last);
+	ct_pylast_free(&p->last);
 	free(p->b.buf);
 	free(p);
 }
@@ -763,6 +716,7 @@ const struct ct_python_stats *ct_python_stats(struct ct_python *p)
 	pthread_mutex_lock(&p->lock);
 	p->st.counter_searching = 0;
 	idmap_each(&p->procs, count_searching, &p->st.counter_searching);
+	p->st.threads_forgotten = p->last.forgotten;
 	pthread_mutex_unlock(&p->lock);
 	return &p->st;
 }

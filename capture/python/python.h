@@ -44,6 +44,10 @@ struct ct_python_stats {
 	uint64_t unreadable;     /* processes running a CPython not read: no frames (warned) */
 	uint64_t stacks;         /* raw stacks named */
 	uint64_t frames, unnamed;
+	uint64_t raw_bytes;      /* of the raw records, as the kernel sent them */
+	uint64_t frames_left_out;/* frames the kernel left out, the thread's last record's */
+	uint64_t outer_lost;     /* stacks whose left-out frames were in a record not kept */
+	uint64_t threads_forgotten; /* threads' last stacks dropped at CT_PYLAST_MAX */
 	uint64_t no_tstate;      /* calls from threads with no Python thread state */
 	uint64_t prefetched;     /* new stacks read at once by the prefetch thread */
 	uint64_t busy_ns;        /* time spent naming (monotonic clock: a thread CPU

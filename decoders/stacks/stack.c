@@ -386,6 +386,9 @@ void ct_stack_print_frames(struct ct_out *out, const struct ct_call *c)
 	}
 	if (c->pystack && (c->pystack->flags & CT_PY_TRUNC))
 		out_puts(out, " > (Python frame limit reached)\n");
+	if (c->pystack && (c->pystack->flags & CT_PY_OUTER_LOST))
+		out_puts(out, " > (outer Python frames lost: the capture did not keep the "
+			      "record that had them)\n");
 	if (!f)
 		return;
 	if (c->stack_end) {
@@ -458,6 +461,8 @@ void ct_stack_emit_json(struct emit *e, const struct ct_call *c)
 		em_str(e, "py_merge_why", "interpreter without symbols");
 	if (c->pystack && (c->pystack->flags & CT_PY_NO_TSTATE))
 		em_bool(e, "py_no_thread_state", true);
+	if (c->pystack && (c->pystack->flags & CT_PY_OUTER_LOST))
+		em_bool(e, "py_outer_frames_lost", true);
 	if (!f)
 		return;
 	if (c->stack_end) {

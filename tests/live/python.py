@@ -227,6 +227,52 @@ def check_alternate(tag, args, traced):
          (len(wrong), wrong[:5], len(hop), err[-700:]))
 
 
+# Calls from random depths in two threads: the kernel leaves out of a
+# record the outer frames the thread's last record had, by a count that
+# changes from call to call; every call's stack must come back whole.
+DEPTHS = os.path.join(HERE, "..", "python", "depths.py")
+
+
+def depths_lines():
+    """down()'s lines (its call of itself, of tip(), of ioctl) and tip()'s."""
+    with open(DEPTHS) as f:
+        src = f.read().splitlines()
+    return [src.index(line) + 1 for line in ("        down(fd, req, d - 1, leaf)",
+                                             "        tip(fd, req)",
+                                             "        libc.ioctl(fd, req, None)",
+                                             "    libc.ioctl(fd, req, None)")]
+
+
+def check_depths(tag, args, traced):
+    seed = random.randrange(1 << 30)
+    n = 200 + random.randrange(200)
+    path, err = traced(args, [str(n), str(seed)])
+    recurse, to_tip, leaf_call, tip_call = depths_lines()
+    outer, wrong, seen = {}, [], 0
+    for e in calls(path):
+        req = int(e["request"], 16)
+        if req & ~0x3ff != 0x3000:
+            continue
+        seen += 1
+        thread, leaf, depth = req >> 9 & 1, req >> 8 & 1, req & 0xff
+        frames = [(f.get("func"), f.get("line")) for f in e.get("stack", [])
+                  if f.get("kind") == "python"]
+        want = ([("tip", tip_call), ("down", to_tip)] if leaf else [("down", leaf_call)]) + \
+            [("down", recurse)] * depth
+        rest = frames[len(want):]
+        outer.setdefault(thread, rest)
+        if frames[:len(want)] != want or rest != outer[thread] or \
+                not rest or rest[0][0] != "run":
+            wrong.append((hex(req), frames[:3], len(frames)))
+    m = re.search(r"(\d+) frames left out of them as the thread's last record had them", err)
+    t.ok(seen == 2 * n and not wrong and m and int(m.group(1)) > 5 * n and
+         "without their outer frames" not in err,
+         "%s %s: %d calls from random depths in two threads (seed %d), every stack "
+         "whole, frame for frame, %s frames put back from each thread's last record" %
+         (tag, " ".join(args), 2 * n, seed, m and m.group(1)),
+         (seen, len(wrong), wrong[:4], err[-700:]))
+
+
 def stripped_python(exe, tag):
     """A wrapper that runs exe with its CPython stripped of all but .dynsym
     (as Ubuntu ships /usr/bin/python3.12): its libpython, where it has
@@ -285,6 +331,8 @@ for minor in (10, 12, 13, 14):
          "CPython %s -k: every call's Python frames merged into its native stack" % found[-1],
          [(e["request"], e.get("py_merge")) for e in evs])
     check_churn(exe, "CPython %s" % found[-1], 100)
+    check_depths("CPython %s" % found[-1], ["-k" if minor == 12 else "--py-stack"],
+                 lambda a, x: trace(a, exe, DEPTHS, x))
     if minor >= 12:
         check_code_cache(exe, "CPython %s" % found[-1])
         for args in (["--py-stack"], ["-k"]):
