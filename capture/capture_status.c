@@ -303,8 +303,8 @@ static void report_python_records(const struct ct_python_stats *ps)
 {
 	if (!ps->stacks)
 		return;
-	ct_err("Python: %.0f bytes a stack record from the kernel; %llu frames left out of "
-			"them as the thread's last record had them",
+	ct_err("Python: %.0f bytes a raw stack from the kernel, %llu frames left out as the "
+			"thread's last record had them",
 		(double)ps->raw_bytes / (double)ps->stacks, (unsigned long long)ps->frames_left_out);
 	if (ps->outer_lost)
 		fprintf(stderr, "; %llu stacks without their outer frames, marked so (the "
