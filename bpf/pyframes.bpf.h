@@ -43,35 +43,9 @@ struct {
 	__uint(max_entries, 1 << 22);
 } py_rb SEC(".maps");
 
-/*
- * The checks of the last walk's frames on this CPU, by depth, for the
- * thread that made it: each was a check of the code object at that address
- * while the process's counter of code objects made (see py_code_cache
- * below) read counter, so while it still does, a frame whose code object is
- * the one at the same depth last time takes its check from here, and a
- * loop's calls look up no cache.  Per CPU, as -k's last walk
- * (kwalk_memo.bpf.h): one value, never NULL to the verifier.
- */
-#define PY_MEMO_FRAMES 128
-
 struct py_code_seen {
 	__u64 code, check;
 };
-
-struct py_memo {
-	__u64 proc_id, scope;                /* as py_code_cached's */
-	__u32 counter;                       /* as py_code_cached's; 0: nothing kept */
-	__u32 tid;                           /* whose walk */
-	__u32 n, _pad;                       /* depths kept */
-	struct py_code_seen f[PY_MEMO_FRAMES];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct py_memo);
-} py_memo SEC(".maps");
 
 /* A thread's PyThreadState, as last found, and its last stack sent. */
 struct py_thread {
@@ -165,6 +139,8 @@ static __always_inline __u64 read_ptr(__u64 addr)
 struct py_start {
 	__u64 frame, win_lo, win_hi, scope, ts, hash;
 	__u32 counter;
+	__u32 checks_n;                      /* py_sent_checks_kept's */
+	__u32 _pad;
 	/* then, for pysent.bpf.h: 1 + the depth (from the innermost) of the
 	 * outermost frame unlike the last record's there, marks aside; and
 	 * the marks, a bit a depth */
@@ -186,16 +162,11 @@ struct py_scratch {
 	struct py_code_seen seen[PY_CODES_SEEN];
 	__u32 code_reads, code_known;        /* this walk's, for the counters */
 	__u32 frames_alone, frames_walked;   /* ... of these, taken from -k's read */
-	/* 1: a frame's check was not in the memo (py_memo; here, in the map
-	 * value, rather than in the walk: the verifier would then follow each
-	 * value through the frame loop) */
+	/* 1: a frame's check was not the thread's last record's (here, in
+	 * the map value, rather than in the walk: the verifier would then
+	 * follow each value through the frame loop) */
 	__u32 missed;
-	/* 1: one of them was at a depth the memo keeps (below PY_MEMO_FRAMES):
-	 * the memo is filled again; a deeper stack's frames past it, checked
-	 * at every call, do not make each call fill it */
-	__u32 missed_kept;
-	__u32 code_memo;                     /* checks taken from the memo */
-	__u32 _pad;
+	__u32 code_memo;                     /* checks taken from that record */
 	struct py_start start;               /* walk_frames' */
 	__u64 proc_id;                       /* the record's process entry, for pystack_sent */
 };
@@ -371,7 +342,6 @@ struct py_walk {
 	__u64 scope;                         /* where counter was read: py_code_cached.scope */
 	__u32 counter;                       /* the code objects' counter now; 0: no cache */
 	__u32 _pad;
-	struct py_memo *memo;                /* this CPU's (py_memo) */
 	__u64 ts;                            /* the call's: whose -k's read is (kwalk_stack_bytes) */
 	/* n shares its 8 bytes with fbase: the verifier then does not track
 	 * n's value, and checks the frame loop in a few passes, not one per
@@ -567,8 +537,8 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 }
 
 /*
- * code_check_of as a function of its own, for a frame the memo did not
- * have: global, so the verifier checks the reads and caches once, not in
+ * code_check_of as a function of its own, for a frame whose check the
+ * thread's last record did not have: global, so the verifier checks the reads and caches once, not in
  * each of the check loop's unrolled steps for each state it came with.
  * A global function takes no pointer from its caller's memory: the walk's
  * fields come as arguments.
@@ -581,60 +551,6 @@ __noinline __u64 code_check_apart(const struct ct_py_proc *pp, struct py_scratch
 	if (!pp || !ps)
 		return 0;
 	return code_check_of(&w, code);
-}
-
-/* This CPU's memo, emptied where it holds another thread's checks or ones
- * made at another count of code objects. */
-static __always_inline void py_memo_begin(struct py_walk *w, struct py_memo *m, __u32 tid)
-{
-	if (m->tid != tid || m->counter != w->counter || m->proc_id != w->pp->proc_id ||
-	    m->scope != w->scope) {
-		m->n = 0;
-		m->tid = tid;
-		m->counter = w->counter;
-		m->proc_id = w->pp->proc_id;
-		m->scope = w->scope;
-	}
-}
-
-/* Frame n's check from the memo, where its code object is the one at
- * that depth last time; 0: not there. */
-static __always_inline __u64 py_memo_check(const struct py_walk *w, __u32 n, __u64 code)
-{
-	const struct py_code_seen *f;
-
-	/* memo->n is at most PY_MEMO_FRAMES; n is not compared with a
-	 * constant, which would split the frame loop's states by its value */
-	if (!w->counter || n >= w->memo->n)
-		return 0;
-	f = &w->memo->f[n & (PY_MEMO_FRAMES - 1)];
-	return f->code == code ? f->check : 0;
-}
-
-/* The walk's checks into the memo, after the check loop: a loop of its
- * own, for the verifier (in the check loop, its branches multiplied that
- * loop's states past the verifier's limit). */
-static long py_memo_put(__u32 i, void *ctx)
-{
-	struct py_walk *w = ctx;
-	const struct ct_pyframe_raw *f = &w->ps->frames[i & (PY_MEMO_FRAMES - 1)];
-	struct py_memo *m = w->memo;
-
-	if (i >= PY_MEMO_FRAMES)
-		return 1;
-	m->f[i & (PY_MEMO_FRAMES - 1)] = (struct py_code_seen){ f->code, f->check };
-	return 0;
-}
-
-/* ... the first n of them (a check 0 is never taken from the memo). */
-static __always_inline void py_memo_keep(struct py_walk *w, __u32 n)
-{
-	if (!w->counter)
-		return;
-	n = n < PY_MEMO_FRAMES ? n : PY_MEMO_FRAMES;
-	bpf_loop(n, py_memo_put, w, 0);
-	if (n > w->memo->n)
-		w->memo->n = n;
 }
 
 static __always_inline void hash_frame(struct py_walk *w, const struct ct_pyframe_raw *f)
@@ -673,15 +589,11 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	out->instr = instr;
 	out->marks = 0;
 	out->_pad = 0;
-	out->check = py_memo_check(w, n, code);
+	out->check = py_sent_check(w->sent, w->ps->start.checks_n, n, code);
 	if (out->check)
 		w->ps->code_memo++;
-	else if (code) {
+	else if (code)
 		w->ps->missed = 1;
-		/* n < PY_MEMO_FRAMES without a branch on n (one would split the
-		 * frame loop's verifier states by its value) */
-		w->ps->missed_kept |= ((__u64)(n / PY_MEMO_FRAMES) - 1) >> 63;
-	}
 	hash_frame(w, out);
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry))) {
@@ -697,7 +609,7 @@ static __always_inline long py_frame_step(struct py_walk *w)
 }
 
 /* The check of frame i's code object, once all frames are found, where
- * the memo did not have it: a loop of its own, run w->n times (never
+ * the thread's last record did not have it: a loop of its own, run w->n times (never
  * compared here: the frame loop's count would have to be tracked exactly,
  * one verifier state per value), the hash made again. */
 static __always_inline void py_check_step(struct py_walk *w, __u32 i)
@@ -707,7 +619,7 @@ static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 	if (f->code && !f->check)
 		f->check = code_check_apart(w->pp, w->ps, f->code, w->scope, w->counter);
 	hash_frame(w, f);
-	/* compared again, its check made (3.10 and 3.11 have no memo) */
+	/* compared again, its check made (3.10 and 3.11 keep none) */
 	if (!py_sent_same_frame(w->sent, i, f))
 		w->ps->start.differ_end = i + 1;
 }
@@ -739,7 +651,7 @@ static long py_check_steps(__u32 i, void *ctx)
 }
 
 /*
- * The frame loop, then the check loop where the memo missed, from the
+ * The frame loop, then the check loop where a check was missed, from the
  * walk's start left in ps->start; returns the frames found, their hash
  * left in ps->start.hash.  Global, so the verifier checks the loops from
  * one start, whatever values it came with (before, make_pystack's ways of
@@ -747,11 +659,11 @@ static long py_check_steps(__u32 i, void *ctx)
  * checked through it: a third of -k's sys_enter).
  */
 __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
-			     struct py_memo *memo, const struct py_sent *sent)
+			     const struct py_sent *sent)
 {
-	struct py_walk w = { .pp = pp, .ps = ps, .memo = memo, .sent = sent };
+	struct py_walk w = { .pp = pp, .ps = ps, .sent = sent };
 
-	if (!pp || !ps || !memo || !sent)
+	if (!pp || !ps || !sent)
 		return 0;
 	ps->start.differ_end = 0;
 	ps->start.entries[0] = ps->start.entries[1] = 0;
@@ -766,8 +678,6 @@ __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 		w.hash = 0;
 		ps->start.differ_end = 0;
 		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
-		if (ps->missed_kept)
-			py_memo_keep(&w, w.n);
 	}
 	ps->start.hash = w.hash;
 	return w.n;
@@ -785,7 +695,7 @@ __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 __noinline __u64 make_pystack(__u64 ts)
 {
 	__u64 id = bpf_get_current_pid_tgid(), size;
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id;
 	const struct ct_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct scratch *s;
 	struct py_walk w = {};
@@ -796,8 +706,7 @@ __noinline __u64 make_pystack(__u64 ts)
 	if (!pp || !pp->runtime)
 		return 0;
 	s = get_scratch();
-	w.memo = bpf_map_lookup_elem(&py_memo, &zero);
-	if (!s || !w.memo)
+	if (!s)
 		return 0;
 	w.pp = pp;
 	w.ps = (struct py_scratch *)s->data;
@@ -812,20 +721,22 @@ __noinline __u64 make_pystack(__u64 ts)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
 	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = w.ps->frames_walked = 0;
-	w.ps->missed = w.ps->missed_kept = w.ps->code_memo = 0;
+	w.ps->missed = w.ps->code_memo = 0;
 	w.ts = ts;
 	if (t) {
 		w.frame = top_frame(pp, w.ps, ts);
 		copy_datastack(&w);
 		read_code_counter(&w, t);
-		py_memo_begin(&w, w.memo, tid);
 	} else {
 		w.ps->rec.flags |= CT_PY_NO_TSTATE;
 	}
 	w.ps->start = (struct py_start){ .frame = w.frame, .win_lo = w.win_lo, .win_hi = w.win_hi,
 					 .scope = w.scope, .ts = ts, .counter = w.counter };
 	/* no thread state: no frames to walk */
-	w.n = t ? walk_frames(pp, w.ps, w.memo, &t->sent) : 0;
+	if (t)
+		w.ps->start.checks_n = py_sent_checks_kept(&t->sent, pp->proc_id, w.scope,
+							   w.counter);
+	w.n = t ? walk_frames(pp, w.ps, &t->sent) : 0;
 	w.hash = t ? w.ps->start.hash : 0;
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
@@ -894,8 +805,9 @@ static __always_inline void pystack_sent(void)
 	struct py_thread *t = bpf_task_storage_get(&py_threads, bpf_get_current_task_btf(), 0, 0);
 
 	if (ps && t && ps->rec.seq)
-		py_sent_keep(&t->sent, ps->proc_id, ps->rec.seq, ps->frames, ps->rec.nframes,
-			     ps->rec.outer_kept, ps->start.entries);
+		py_sent_keep(&t->sent, ps->proc_id, ps->start.scope, ps->start.counter,
+			     ps->rec.seq, ps->frames, ps->rec.nframes, ps->rec.outer_kept,
+			     ps->start.entries);
 }
 
 #endif /* CT_PYFRAMES_BPF_H */

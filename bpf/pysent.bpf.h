@@ -8,7 +8,11 @@
  * (ct_pystack.outer_kept); the capture puts them back.  Kept in the
  * thread's own storage (py_thread), so a thread that moves between CPUs
  * keeps it; tagged with the process entry it was made under, and numbered,
- * which the capture checks.  Included by pyframes.bpf.h.
+ * which the capture checks.  Its frames' checks serve the next walk too:
+ * each was made while the process's count of code objects made read
+ * counter (see py_code_cache), so while it still does, a frame whose code
+ * object is the one at its depth last time takes its check from here, and
+ * a loop's calls look up no cache.  Included by pyframes.bpf.h.
  *
  * The compare is by depth from the innermost frame, in the frame loop (a
  * pass of its own from the outermost, after it, cost 4 ns a frame: more
@@ -29,11 +33,35 @@ struct py_sent_frame {
 
 struct py_sent {
 	__u64 proc_id;                       /* ct_py_proc.proc_id of its process */
+	__u64 scope;                         /* where counter was read (py_code_cached's) */
+	__u32 counter;                       /* the count of code objects its checks hold at */
 	__u32 seq;                           /* the thread's records sent; 0: none */
 	__u32 n;                             /* the last record's frames */
+	__u32 kept;                          /* ... of them in f: at most PY_SENT_FRAMES */
 	__u64 entries[2];                    /* bit i: frame i has CT_PYF_ENTRY */
 	struct py_sent_frame f[PY_SENT_FRAMES];   /* innermost first */
 };
+
+/* The depths whose checks a walk may take (py_sent_check): 0 where the
+ * count of code objects moved, or there is none (3.10, 3.11). */
+static __always_inline __u32 py_sent_checks_kept(const struct py_sent *s, __u64 proc_id,
+						 __u64 scope, __u32 counter)
+{
+	return counter && s->counter == counter && s->scope == scope && s->proc_id == proc_id ?
+	       s->kept : 0;
+}
+
+/* Frame n's check, where its code object is the one at that depth last
+ * time; 0: not kept.  checks_n: py_sent_checks_kept's, read from memory at
+ * each frame (a bound the verifier knew would split the frame loop's
+ * states by the depth's value). */
+static __always_inline __u64 py_sent_check(const struct py_sent *s, __u32 checks_n, __u32 n,
+					   __u64 code)
+{
+	const struct py_sent_frame *k = &s->f[n & (PY_SENT_FRAMES - 1)];
+
+	return n < checks_n && k->code == code ? k->check : 0;
+}
 
 /* Frame n of the walk as the last record had it at that depth (all but
  * its marks).  Depth is not compared with the last record's: a stack
@@ -117,8 +145,10 @@ static long py_sent_copy_frames(__u32 i, void *ctx)
 }
 
 /* The record just sent (seq; n frames, the outermost outer_kept of them
- * the last one's; its marks' bits) is now the thread's last. */
-static __always_inline void py_sent_keep(struct py_sent *s, __u64 proc_id, __u32 seq,
+ * the last one's; its marks' bits; its checks made at counter, in scope)
+ * is now the thread's last. */
+static __always_inline void py_sent_keep(struct py_sent *s, __u64 proc_id, __u64 scope,
+					 __u32 counter, __u32 seq,
 					 const struct ct_pyframe_raw *frames, __u32 n,
 					 __u32 outer_kept, const __u64 *entries)
 {
@@ -130,6 +160,9 @@ static __always_inline void py_sent_keep(struct py_sent *s, __u64 proc_id, __u32
 	if (c.end)
 		bpf_loop(PY_SENT_FRAMES / PY_SENT_UNROLL, py_sent_copy_frames, &c, 0);
 	s->n = n;
+	s->kept = n < PY_SENT_FRAMES ? n : PY_SENT_FRAMES;
+	s->counter = counter;
+	s->scope = scope;
 	s->entries[0] = entries[0];
 	s->entries[1] = entries[1];
 	s->seq = seq;

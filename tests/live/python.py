@@ -201,8 +201,9 @@ def check_code_cache(python, tag):
 
 
 # Calls whose innermost frames change from call to call at one depth, and
-# a depth more: each call's check taken from the last walk's (the kernel's
-# memo, by depth) only where its code object is the one there.
+# a depth more: each call's check taken from the thread's last record's
+# (the kernel's, by depth: bpf/pysent.bpf.h) only where its code object is
+# the one there.
 ALTERNATE = os.path.join(HERE, "..", "python", "alternate.py")
 ALT_FUNC = {0x2000: "f_0", 0x2001: "f_1", 0x2002: "f_2", 0x2003: "f_0"}
 

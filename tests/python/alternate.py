@@ -3,8 +3,8 @@
 in an order drawn from SEED: the frames at each depth change from call to
 call while the outer ones stay.  Request 0x2000 + k comes from f_k (f_3:
 f_0 called through hop).  tests/live/python.py checks each call's
-function; the kernel's memo of the last walk's checks (by depth) must
-never hand one function's check to another.  Usage:
+function; the checks the kernel keeps from the thread's last record (by
+depth, bpf/pysent.bpf.h) must never hand one function's check to another.  Usage:
 alternate.py DEVICE CALLS SEED"""
 import ctypes
 import os
@@ -46,7 +46,7 @@ run(fd, int(sys.argv[2]), int(sys.argv[3]))
 os.close(fd)
 # Alive a little after the calls, as a program is: the capture reads new
 # code objects while their process lives, and a loaded machine may have it
-# a few ms behind 600 calls that take 10 ms (this test is of the kernel's
-# memo; programs that exit at once are tests/live/python.py's churn and
+# a few ms behind 600 calls that take 10 ms (this test is of the checks the
+# kernel keeps; programs that exit at once are tests/live/python.py's churn and
 # fork tests').
 time.sleep(0.2)
