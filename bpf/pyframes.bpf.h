@@ -52,7 +52,7 @@ struct py_thread {
 	__u64 tstate;                        /* PyThreadState *; 0: none found */
 	__u64 interp;                        /* the PyInterpreterState whose list held it */
 	__u64 last_stack;                    /* a hash of its frames' code objects and checks */
-	struct py_sent sent;                 /* its last record's outer frames (pysent.bpf.h) */
+	struct py_sent sent;                 /* its last record: frames and checks (pysent.bpf.h) */
 };
 
 /* Per thread, as inflight_ioctl (cudatrace.bpf.c): found without hashing,
@@ -538,8 +538,9 @@ static __always_inline __u64 code_check_of(struct py_walk *w, __u64 code)
 
 /*
  * code_check_of as a function of its own, for a frame whose check the
- * thread's last record did not have: global, so the verifier checks the reads and caches once, not in
- * each of the check loop's unrolled steps for each state it came with.
+ * thread's last record did not have: global, so the verifier checks the
+ * reads and caches once, not in each of the check loop's unrolled steps
+ * for each state it came with.
  * A global function takes no pointer from its caller's memory: the walk's
  * fields come as arguments.
  */
@@ -609,9 +610,9 @@ static __always_inline long py_frame_step(struct py_walk *w)
 }
 
 /* The check of frame i's code object, once all frames are found, where
- * the thread's last record did not have it: a loop of its own, run w->n times (never
- * compared here: the frame loop's count would have to be tracked exactly,
- * one verifier state per value), the hash made again. */
+ * the thread's last record did not have it: a loop of its own, run w->n
+ * times (never compared here: the frame loop's count would have to be
+ * tracked exactly, one verifier state per value), the hash made again. */
 static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 {
 	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];

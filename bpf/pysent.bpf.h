@@ -67,8 +67,8 @@ static __always_inline __u64 py_sent_check(const struct py_sent *s, __u32 checks
  * its marks).  Depth is not compared with the last record's: a stack
  * leaves frames out only where it is as deep as the last (up to
  * PY_SENT_FRAMES), and a branch on the depth would split the frame loop's
- * verifier states by its value.  A frame without a check (one to be made
- * where the memo missed, or unreadable) is never taken as the same. */
+ * verifier states by its value.  A frame without a check (one still to be
+ * made in the check loop, or unreadable) is never taken as the same. */
 static __always_inline bool py_sent_same_frame(const struct py_sent *s, __u32 n,
 					       const struct ct_pyframe_raw *f)
 {
