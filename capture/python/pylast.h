@@ -48,6 +48,9 @@ struct ct_pyframes *ct_pylast_repeat(struct ct_pylast *l, const struct ct_pystac
 void ct_pylast_keep(struct ct_pylast *l, const struct ct_pystack *s,
 		    const struct ct_pyframe_raw *whole, uint32_t n, bool is_whole,
 		    const struct ct_pyframes *named);
+/* A process exited or ran another program: its threads' stacks dropped,
+ * so that a long capture keeps the threads that still run. */
+void ct_pylast_forget_process(struct ct_pylast *l, uint32_t pid);
 void ct_pylast_free(struct ct_pylast *l);
 
 #endif

@@ -350,6 +350,7 @@ static void forget(struct ct_python *p, uint32_t pid)
 {
 	struct py_proc *pr = idmap_del(&p->procs, pid);
 
+	ct_pylast_forget_process(&p->last, pid);
 	if (!pr)
 		return;
 	if (pr->counter.file) {    /* the search had not ended */

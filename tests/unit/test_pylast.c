@@ -185,6 +185,34 @@ static void test_forgotten(void)
 	ct_pylast_free(&l);
 }
 
+static void test_forget_process(void)
+{
+	struct ct_pylast l = { 0 };
+	struct ct_pyframe_raw w[MAXF], out[CT_PY_FRAMES_MAX];
+	struct rec r;
+	bool lost;
+
+	stack_of(w, 3, 40);
+	for (uint32_t tid = 1; tid <= 6; tid++) {
+		r = record(tid, 1, w, 3, 0);
+		r.s.h.pid = tid <= 4 ? 100 : 200;
+		take(&l, &r, out, &lost);
+	}
+	ct_pylast_forget_process(&l, 100);
+	ok(l.by_tid.used == 2, "a process's exit drops its 4 threads' stacks, not the other's 2 (%zu left)",
+	   l.by_tid.used);
+	r = record(5, 2, w, 3, 3);
+	r.s.h.pid = 200;
+	ct_pylast_whole(&l, &r.s, out, &lost);
+	ok(!lost, "the other process's thread still puts frames back");
+	r = record(2, 2, w, 3, 3);
+	ct_pylast_whole(&l, &r.s, out, &lost);
+	ok(lost, "the exited process's thread has none");
+	ct_pylast_forget_process(&l, 999);
+	ok(l.by_tid.used == 2, "a process with no stacks kept: nothing dropped");
+	ct_pylast_free(&l);
+}
+
 static void test_record_check(void)
 {
 	struct ct_pyframe_raw w[MAXF];
@@ -208,6 +236,7 @@ int main(void)
 	test_gap();
 	test_repeat();
 	test_forgotten();
+	test_forget_process();
 	test_record_check();
 	return tap_done();
 }
