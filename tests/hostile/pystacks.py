@@ -33,6 +33,11 @@ def pyframes(frames_=(), strings=b"", nframes=None, strings_size=None, flags=0, 
     return pad8(rec(PYFRAMES, body + strings, ts=TS))
 
 
+def pystack(nframes, flags=0, seq=0, kept=0):
+    """A raw stack's header (bpf/cudatrace.h, struct ct_pystack, after ct_rec)."""
+    return struct.pack("<QIIII", 0, nframes, flags, seq, kept)
+
+
 def pyframe(file=NOSTR, qual=NOSTR, line=-1, marks=0, code=0x7f0000001000):
     return (code, file, qual, line, marks)
 
@@ -69,8 +74,12 @@ def lies(head):
          r"names a string outside its table"),
         ("pyframes: shorter than its header", head + pad8(rec(PYFRAMES, b"\0" * 8)),
          r"python frames record sizes"),
-        ("pystack: frames past the end", head + pad8(rec(PYSTACK, struct.pack(
-            "<QII", 0, 4, 0) + b"\0" * 32)), r"python stack record sizes"),
+        ("pystack: frames past the end", head + pad8(rec(PYSTACK, pystack(4) + b"\0" * 32)),
+         r"python stack record sizes"),
+        ("pystack: more frames left out than it has", head + pad8(rec(PYSTACK, pystack(
+            1, seq=2, kept=2))), r"python stack record sizes"),
+        ("pystack: frames left out of a record without a number", head + pad8(rec(
+            PYSTACK, pystack(3, kept=2) + b"\0" * 32)), r"python stack record sizes"),
     ]
 
 
@@ -97,7 +106,9 @@ def body(tap, cases):
         ("control bytes and invalid UTF-8 in names",
          head + pyframes([pyframe(file=13, qual=0, line=7)], evil)),
         ("a raw Python stack in a file (never written; ignored)",
-         head + pad8(rec(PYSTACK, struct.pack("<QII", 0, 1, 0) + b"\0" * 32))),
+         head + pad8(rec(PYSTACK, pystack(1) + b"\0" * 32))),
+        ("a raw Python stack that leaves 2 of 3 frames out (never written; ignored)",
+         head + pad8(rec(PYSTACK, pystack(3, seq=5, kept=2) + b"\0" * 32))),
     ]
     cases.group("odd but legal Python frame records decode (exit 1: no trailer, nothing else)",
                 [(label, data, 1, r"no trailer") for label, data in odd])
