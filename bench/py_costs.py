@@ -15,7 +15,8 @@ the difference to plain tracing.
 --modes picks from untraced, traced, py-stack, k and k=BYTES (-k's size);
 traced is always measured, as the base of the differences.  --compare
 OTHER adds OTHER's run of each traced mode (MODE-other), in turn with the
-others, for a before/after figure taken in one run.  --depths takes N (one
+others, for a before/after figure taken in one run; the modes after plain
+tracing run in the order given, then reversed, rep by rep.  --depths takes N (one
 recursive function N deep) and Nd (N + 1 functions of their own).
 
 --pace RATE runs the timed loops at RATE calls a second: the capture
@@ -45,6 +46,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "..", "tests", "python", "pyloop.py")
 MODES = [("untraced", None), ("traced", []), ("py-stack", ["--py-stack"]), ("k", ["-k"])]
+
+
+def in_turn(modes, rep):
+    """Plain tracing first (the base), then the other modes in the order
+    given on even reps and reversed on odd ones: on an H200 the mode run
+    right after plain tracing measured 400-500 ns more at depth 0 in every
+    rep of one run, and 88 ns less run second (docs/PERFORMANCE.md)."""
+    return [modes[0]] + (modes[1:] if rep % 2 == 0 else modes[:0:-1])
 
 
 def pick_modes(names, compare):
@@ -138,7 +147,7 @@ def main():
             out = os.path.join(tmp, "t.ctrace")
             for rep in range(a.reps):
                 for depth in depths:
-                    for name, mode in modes:
+                    for name, mode in in_turn(modes, rep):
                         wall, bpf, lost = parse(*run(a, mode, depth, out, a.pace), bool(a.pace))
                         res.setdefault((name, depth), []).append((wall, bpf, lost))
                         print("py-cost rep=%d depth=%s mode=%s wall_ns=%.0f bpf_ns=%.0f lost=%d"

@@ -27,7 +27,8 @@ default ring, in each -k mode: records lost.
 
 Modes: traced (no -k), k (-k as built: the kernel's walk), k-copy (-k with
 CT_STACK_COPY=1: the stack copied and unwound by the capture, as before);
---compare OTHER adds OTHER's -k (k-other) in turn with the others."""
+--compare OTHER adds OTHER's -k (k-other) in turn with the others; the
+modes after the first run in the order given, then reversed, rep by rep."""
 import argparse
 import os
 import re
@@ -138,7 +139,9 @@ def main():
         old = stats_on(True)
         try:
             for rep in range(a.reps):
-                for name in modes:
+                # the first mode first, the rest reversed every other rep: the
+                # mode run second can measure differently (docs/PERFORMANCE.md)
+                for name in modes if rep % 2 == 0 else modes[:1] + modes[:0:-1]:
                     cpu, bpf, lost, rec, err = cost_run(a, name, dev, out, helper)
                     res.setdefault(name, []).append((cpu, bpf, lost, rec))
                     print("stack-cost rep=%d mode=%s cpu_ns=%.0f bpf_ns=%.0f lost=%d "
