@@ -117,7 +117,8 @@ p, warned, calls = capture(["--py-stack"], PYTHON)
 # code objects may be gone before the record loop names them; then the
 # closing line counts them unnamed (so it did at the start of this
 # session too, 4 runs of 6 here), never silently.
-first = min(e["pid"] for e in calls) if calls else 0
+# The parent's: its calls come first (pids wrap: the child's may be lower).
+first = calls[0]["pid"] if calls else 0
 unnamed = re.search(r"Python: \d+ process(?:es)?, \d+ stacks \(\d+ frames, (\d+) unnamed", p.stderr)
 child_ok = all(e.get("py") for e in calls if e["pid"] != first) or \
     (unnamed is not None and int(unnamed.group(1)) > 0)
