@@ -197,6 +197,33 @@ void idmap_each(const struct idmap *m, void (*fn)(uint64_t key, void *val, void 
 			fn(m->keys[i], m->vals[i], ctx);
 }
 
+/*
+ * Deleting slot i moves only entries of its probe run that lie after it,
+ * each to a slot between its home and where it was: an entry the scan has
+ * not reached stays at i or beyond.  So slot i is looked at again, and no
+ * entry is missed.
+ */
+size_t idmap_del_if(struct idmap *m, bool (*doomed)(uint64_t key, const void *val, void *ctx),
+		    void (*gone)(uint64_t key, void *val, void *ctx), void *ctx)
+{
+	size_t i = 0, n = 0;
+
+	while (i < m->cap) {
+		uint64_t key = m->keys[i];
+		void *val;
+
+		if (!key || !doomed(key, m->vals[i], ctx)) {
+			i++;
+			continue;
+		}
+		val = idmap_del(m, key);
+		if (gone)
+			gone(key, val, ctx);
+		n++;
+	}
+	return n;
+}
+
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
 {
 	struct idmap old = *m;

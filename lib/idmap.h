@@ -29,6 +29,11 @@ void *idmap_del(struct idmap *m, uint64_t key);
 void *idmap_get_or_new(struct idmap *m, uint64_t key, size_t size, bool *made);
 /* Calls fn on every entry, in no particular order; fn must not change the map. */
 void idmap_each(const struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
+/* Deletes every entry doomed says so, handing each to gone (may be NULL);
+ * returns how many.  Neither callback may change the map.  Allocates
+ * nothing, so it cannot fail. */
+size_t idmap_del_if(struct idmap *m, bool (*doomed)(uint64_t key, const void *val, void *ctx),
+		    void (*gone)(uint64_t key, void *val, void *ctx), void *ctx);
 /* Empties the map, then calls fn on every entry in ascending key order
  * (the map is already empty while fn runs) and frees its storage. */
 void idmap_drain(struct idmap *m, void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);

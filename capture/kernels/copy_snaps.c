@@ -301,37 +301,18 @@ void ct_copy_snaps_seg(struct ct_copy_snaps *s, const struct ct_rec *r)
 	pthread_mutex_unlock(&s->seg_lock);
 }
 
-struct exited {
-	uint32_t pid;
-	uint64_t *keys;
-	size_t n;
-};
-
-static void note_exited(uint64_t key, void *val, void *ctx)
+static bool of_pid(uint64_t key, const void *val, void *pid)
 {
-	struct exited *x = ctx;
 	const struct chan *c = val;
 
-	if (c->pid == x->pid)
-		x->keys[x->n++] = key;
-}
-
-static void exited_locked(struct ct_copy_snaps *s, uint32_t pid)
-{
-	struct exited x = { pid, NULL, 0 };
-
-	if (!s->chans.used || !(x.keys = malloc(s->chans.used * sizeof(*x.keys))))
-		return;
-	idmap_each(&s->chans, note_exited, &x);
-	for (size_t i = 0; i < x.n; i++)
-		free_chan(0, idmap_del(&s->chans, x.keys[i]), NULL);
-	free(x.keys);
+	(void)key;
+	return c->pid == *(const uint32_t *)pid;
 }
 
 void ct_copy_snaps_exited(struct ct_copy_snaps *s, uint32_t pid)
 {
 	pthread_mutex_lock(&s->seg_lock);
-	exited_locked(s, pid);
+	idmap_del_if(&s->chans, of_pid, free_chan, &pid);
 	pthread_mutex_unlock(&s->seg_lock);
 }
 

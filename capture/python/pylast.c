@@ -99,31 +99,17 @@ void ct_pylast_keep(struct ct_pylast *l, const struct ct_pystack *s,
 	free_entry(0, idmap_put(&l->by_tid, s->h.tid, e), NULL);
 }
 
-struct of_process {
-	uint32_t pid;
-	uint64_t *tids;
-	size_t n;
-};
-
-static void collect(uint64_t tid, void *val, void *ctx)
+static bool of_process(uint64_t tid, const void *val, void *pid)
 {
-	struct of_process *o = ctx;
 	const struct pylast_entry *e = val;
 
-	if (e->pid == o->pid)
-		o->tids[o->n++] = tid;
+	(void)tid;
+	return e->pid == *(const uint32_t *)pid;
 }
 
 void ct_pylast_forget_process(struct ct_pylast *l, uint32_t pid)
 {
-	struct of_process o = { .pid = pid };
-
-	if (!l->by_tid.used || !(o.tids = malloc(l->by_tid.used * sizeof(*o.tids))))
-		return;
-	idmap_each(&l->by_tid, collect, &o);
-	for (size_t i = 0; i < o.n; i++)
-		free_entry(0, idmap_del(&l->by_tid, o.tids[i]), NULL);
-	free(o.tids);
+	idmap_del_if(&l->by_tid, of_process, free_entry, &pid);
 }
 
 void ct_pylast_free(struct ct_pylast *l)

@@ -129,6 +129,68 @@ static void get_or_new(void)
 	idmap_free_all(&m);
 }
 
+static bool key_is_odd(uint64_t key, const void *val, void *ctx)
+{
+	(void)val;
+	(void)ctx;
+	return key & 1;
+}
+
+static bool never(uint64_t key, const void *val, void *ctx)
+{
+	(void)key;
+	(void)val;
+	(void)ctx;
+	return false;
+}
+
+static void count_gone(uint64_t key, void *val, void *ctx)
+{
+	size_t *bad = ctx;
+
+	if (!(key & 1) || (uintptr_t)val != (key ^ 0x5a5a))
+		++*bad;
+}
+
+/* idmap_del_if at each fill up to the map's growth, with the seed's
+ * placement: every doomed entry handed over once, the rest still found
+ * (deleting moves the rest of a probe run, wrapping at the end). */
+static void del_if(void)
+{
+	size_t sizes[] = { 1, 2, 47, 48, 95, 300, 5000 }, failures = 0;
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s], bad = 0, gone, missing = 0;
+		struct idmap m = { 0 };
+
+		for (uint64_t k = 1; k <= n; k++)
+			idmap_put(&m, k * 0x10001, (void *)(uintptr_t)((k * 0x10001) ^ 0x5a5a));
+		gone = idmap_del_if(&m, key_is_odd, count_gone, &bad);
+		for (uint64_t k = 1; k <= n; k++) {
+			uint64_t key = k * 0x10001;
+			void *v = idmap_get(&m, key);
+
+			if ((key & 1) ? v != NULL : v != (void *)(uintptr_t)(key ^ 0x5a5a))
+				missing++;
+		}
+		if (bad || missing || m.used != n - gone || gone != (n + 1) / 2)
+			failures++;
+		idmap_free(&m);
+	}
+	ok(!failures, "del_if: the odd keys handed over once each, the even ones kept, "
+	   "at 7 sizes");
+	{
+		struct idmap m = { 0 };
+
+		idmap_put(&m, 3, (void *)3);
+		ok(idmap_del_if(&m, never, NULL, NULL) == 0 && idmap_get(&m, 3) == (void *)3,
+		   "del_if: none doomed, none deleted");
+		ok(idmap_del_if(&m, key_is_odd, NULL, NULL) == 1 && m.used == 0,
+		   "del_if: no callback for what goes is allowed");
+		idmap_free(&m);
+	}
+}
+
 int main(void)
 {
 	uint64_t inv = inverse(OLD_MUL), *keys = malloc(NKEYS * sizeof(*keys));
@@ -209,6 +271,7 @@ int main(void)
 	idmap_free(&m2);
 	free(keys);
 	get_or_new();
+	del_if();
 
 	return tap_done();
 }
