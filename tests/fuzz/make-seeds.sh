@@ -203,6 +203,17 @@ put("edge-fdpath", PRE + pad(meta)
                              0, -12, 16, 0)))
     + pad(rec(5, struct.pack("<QQQ", 0x7f0000, 4096, 4096)))
     + pad(rec(7, struct.pack("<II", 555, 0))) + pad(rec(8)))
+# A raw Python stack (PYSTACK, ring buffer only): 5 frames, the outer 3
+# left out as the thread's last record had them; then its lies: more left
+# out than it has, frames left out of a record without a number, and a
+# size that counts the frames left out.
+def pystack(nframes, seq, outer_kept, sent):
+    frame = struct.pack("<QQQII", 0x7f0000001000, 0x7f0000002010, 0x1234567890abcdef, 0, 0)
+    return rec(16, struct.pack("<QIIII", 0x7f0000003000, nframes, 0, seq, outer_kept) + frame * sent)
+put("rec-edge-pystack-outer-kept", pystack(5, 7, 3, 2))
+put("rec-edge-pystack-kept-too-many", pystack(5, 7, 6, 0))
+put("rec-edge-pystack-kept-no-seq", pystack(5, 0, 3, 2))
+put("rec-edge-pystack-size-whole", pystack(5, 7, 3, 5))
 put("rec-edge-trailer-ncpu0", rec(10, struct.pack("<QQQII", 1, 5, 6, 0, 0)))
 put("rec-edge-mmap-err", rec(4, struct.pack("<Q16siIQQQIIQqII", 1, b"x", 3, 0xc300000, 0, 0,
                                             4096, 3, 1, 0, -12, 0, 0)))
