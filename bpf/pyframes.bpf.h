@@ -51,7 +51,6 @@ struct py_code_seen {
 struct py_thread {
 	__u64 tstate;                        /* PyThreadState *; 0: none found */
 	__u64 interp;                        /* the PyInterpreterState whose list held it */
-	__u64 last_stack;                    /* a hash of its frames' code objects and checks */
 	struct py_sent sent;                 /* its last record: frames and checks (pysent.bpf.h) */
 };
 
@@ -134,18 +133,20 @@ static __always_inline __u64 read_ptr(__u64 addr)
 #define PY_CODES_SEEN 4                 /* code objects whose check a walk keeps (a power of two) */
 
 /* Where a walk starts (its first frame, the data stack's copy, where the
- * count of code objects was read, the call's time; then the frames' hash)
- * and the count: make_pystack's, for walk_frames. */
+ * count of code objects was read, the call's time) and the count:
+ * make_pystack's, for walk_frames. */
 struct py_start {
-	__u64 frame, win_lo, win_hi, scope, ts, hash;
+	__u64 frame, win_lo, win_hi, scope, ts;
 	__u32 counter;
 	__u32 checks_n;                      /* py_sent_checks_kept's */
 	__u32 _pad;
 	/* then, for pysent.bpf.h: 1 + the depth (from the innermost) of the
-	 * outermost frame unlike the last record's there, marks aside; and
-	 * the marks, a bit a depth */
+	 * outermost frame unlike the last record's there, marks aside; the
+	 * marks, a bit a depth; and, from the check loop, where a frame's
+	 * code object or check is not the last record's at its depth */
 	__u32 differ_end;
 	__u64 entries[2];
+	__u64 code_differs;
 };
 
 struct py_scratch {
@@ -166,7 +167,7 @@ struct py_scratch {
 	 * the map value, rather than in the walk: the verifier would then
 	 * follow each value through the frame loop) */
 	__u32 missed;
-	__u32 code_memo;                     /* checks taken from that record */
+	__u32 not_kept;                      /* frames whose check that record did not have */
 	struct py_start start;               /* walk_frames' */
 	__u64 proc_id;                       /* the record's process entry, for pystack_sent */
 };
@@ -311,7 +312,6 @@ static __always_inline struct py_thread *current_thread(const struct ct_py_proc 
 		return NULL;
 	t->tstate = tstate;
 	t->interp = interp;
-	t->last_stack = 0;
 	return t;
 }
 
@@ -337,7 +337,6 @@ struct py_walk {
 	const struct ct_py_proc *pp;
 	struct py_scratch *ps;
 	__u64 frame;
-	__u64 hash;                          /* of the code objects and checks sent */
 	__u64 win_lo, win_hi;                /* the user addresses that ps->stack holds */
 	__u64 scope;                         /* where counter was read: py_code_cached.scope */
 	__u32 counter;                       /* the code objects' counter now; 0: no cache */
@@ -554,16 +553,11 @@ __noinline __u64 code_check_apart(const struct ct_py_proc *pp, struct py_scratch
 	return code_check_of(&w, code);
 }
 
-static __always_inline void hash_frame(struct py_walk *w, const struct ct_pyframe_raw *f)
-{
-	w->hash = (w->hash ^ f->code ^ f->check) * 0x100000001b3ULL;
-}
-
 static __always_inline long py_frame_step(struct py_walk *w)
 {
 	const struct ct_py_proc *pp = w->pp;
 	struct ct_pyframe_raw *out;
-	__u64 code, instr;
+	__u64 code, instr, check;
 	__u32 n = w->n;
 
 	if (!w->frame)
@@ -585,26 +579,27 @@ static __always_inline long py_frame_step(struct py_walk *w)
 	instr = frame_field(w, pp->frame_instr);
 	if (pp->frame_instr_size == sizeof(__u32))
 		instr = (__u32)instr;
+	/* compared before the frame is stored: the stores could be to the
+	 * last record's memory, for all the compiler knows, and it would
+	 * load that again */
+	check = py_sent_check(w->sent, w->ps->start.checks_n, n, code);
+	if (!py_sent_same_instr(w->sent, n, check, instr))
+		w->ps->start.differ_end = n + 1;   /* in the map value, as missed */
 	out = &w->ps->frames[n & (CT_PY_FRAMES_MAX - 1)];
 	out->code = code;
 	out->instr = instr;
+	out->check = check;
 	out->marks = 0;
 	out->_pad = 0;
-	out->check = py_sent_check(w->sent, w->ps->start.checks_n, n, code);
-	if (out->check)
-		w->ps->code_memo++;
-	else if (code)
-		w->ps->missed = 1;
-	hash_frame(w, out);
+	if (!check) {
+		w->ps->not_kept++;
+		w->ps->missed |= code != 0;
+	}
 	if (pp->every_frame_entry ||
 	    (pp->frame_is_entry != CT_PY_NO_FIELD && (__u8)frame_field(w, pp->frame_is_entry))) {
 		out->marks = CT_PYF_ENTRY;
 		py_sent_mark(w->ps->start.entries, n);
 	}
-	/* in the map value, as missed: in the walk, the verifier would follow
-	 * each value through the frame loop */
-	if (!py_sent_same_frame(w->sent, n, out))
-		w->ps->start.differ_end = n + 1;
 	w->n = n + 1;
 	return 0;
 }
@@ -612,16 +607,18 @@ static __always_inline long py_frame_step(struct py_walk *w)
 /* The check of frame i's code object, once all frames are found, where
  * the thread's last record did not have it: a loop of its own, run w->n
  * times (never compared here: the frame loop's count would have to be
- * tracked exactly, one verifier state per value), the hash made again. */
+ * tracked exactly, one verifier state per value).  Every frame is
+ * compared again, its check made (3.10 and 3.11 keep none). */
 static __always_inline void py_check_step(struct py_walk *w, __u32 i)
 {
 	struct ct_pyframe_raw *f = &w->ps->frames[i & (CT_PY_FRAMES_MAX - 1)];
+	__u64 differs;
 
 	if (f->code && !f->check)
 		f->check = code_check_apart(w->pp, w->ps, f->code, w->scope, w->counter);
-	hash_frame(w, f);
-	/* compared again, its check made (3.10 and 3.11 keep none) */
-	if (!py_sent_same_frame(w->sent, i, f))
+	differs = py_sent_code_differs(w->sent, i, f);
+	w->ps->start.code_differs |= differs;
+	if (differs || !py_sent_same_instr(w->sent, i, f->check, f->instr))
 		w->ps->start.differ_end = i + 1;
 }
 
@@ -653,8 +650,7 @@ static long py_check_steps(__u32 i, void *ctx)
 
 /*
  * The frame loop, then the check loop where a check was missed, from the
- * walk's start left in ps->start; returns the frames found, their hash
- * left in ps->start.hash.  Global, so the verifier checks the loops from
+ * walk's start left in ps->start; returns the frames found.  Global, so the verifier checks the loops from
  * one start, whatever values it came with (before, make_pystack's ways of
  * finding the thread and its window reached the loop in 18 states, each
  * checked through it: a third of -k's sys_enter).
@@ -668,6 +664,7 @@ __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 		return 0;
 	ps->start.differ_end = 0;
 	ps->start.entries[0] = ps->start.entries[1] = 0;
+	ps->start.code_differs = 0;
 	w.frame = ps->start.frame;
 	w.win_lo = ps->start.win_lo;
 	w.win_hi = ps->start.win_hi;
@@ -676,11 +673,9 @@ __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 	w.ts = ps->start.ts;
 	bpf_loop(CT_PY_FRAMES_MAX / PY_UNROLL + 1, py_frame_steps, &w, 0);
 	if (ps->missed) {
-		w.hash = 0;
 		ps->start.differ_end = 0;
 		bpf_loop((w.n + PY_UNROLL - 1) / PY_UNROLL, py_check_steps, &w, 0);
 	}
-	ps->start.hash = w.hash;
 	return w.n;
 }
 
@@ -702,6 +697,7 @@ __noinline __u64 make_pystack(__u64 ts)
 	struct py_walk w = {};
 	struct py_thread *t;
 	bool fresh = false, prefetch = false;
+	__u32 code_memo;
 	TIMER_START(t_all);
 
 	if (!pp || !pp->runtime)
@@ -722,7 +718,7 @@ __noinline __u64 make_pystack(__u64 ts)
 		w.ps->rec.flags |= CT_PY_NEW_TSTATE;
 	__builtin_memset(w.ps->seen, 0, sizeof(w.ps->seen));
 	w.ps->code_reads = w.ps->code_known = w.ps->frames_alone = w.ps->frames_walked = 0;
-	w.ps->missed = w.ps->code_memo = 0;
+	w.ps->missed = w.ps->not_kept = 0;
 	w.ts = ts;
 	if (t) {
 		w.frame = top_frame(pp, w.ps, ts);
@@ -738,13 +734,14 @@ __noinline __u64 make_pystack(__u64 ts)
 		w.ps->start.checks_n = py_sent_checks_kept(&t->sent, pp->proc_id, w.scope,
 							   w.counter);
 	w.n = t ? walk_frames(pp, w.ps, &t->sent) : 0;
-	w.hash = t ? w.ps->start.hash : 0;
+	/* checks the last record had: counted here, not a frame at a time */
+	code_memo = w.n > w.ps->not_kept ? w.n - w.ps->not_kept : 0;
 	if (w.ps->code_reads)
 		count_n(CT_CNT_PY_CODE_READ, w.ps->code_reads);
-	if (w.ps->code_known + w.ps->code_memo)
-		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known + w.ps->code_memo);
-	if (w.ps->code_memo)
-		count_n(CT_CNT_PY_CODE_MEMO, w.ps->code_memo);
+	if (w.ps->code_known + code_memo)
+		count_n(CT_CNT_PY_CODE_KNOWN, w.ps->code_known + code_memo);
+	if (code_memo)
+		count_n(CT_CNT_PY_CODE_MEMO, code_memo);
 	if (w.ps->frames_alone)
 		count_n(CT_CNT_PY_FRAME_ALONE, w.ps->frames_alone);
 	if (w.ps->frames_walked)
@@ -753,10 +750,7 @@ __noinline __u64 make_pystack(__u64 ts)
 	 * capture has not read: have them read now, while the process lives.
 	 * The prefetch ring wakes its reader only when it has read all before
 	 * (flags 0): one that is still reading comes to this record anyway. */
-	if (t && t->last_stack != w.hash) {
-		t->last_stack = w.hash;
-		prefetch = true;
-	}
+	prefetch = t && py_sent_new_code(&t->sent, pp->proc_id, w.n, w.ps->start.code_differs);
 	w.ps->rec.nframes = w.n;
 	w.ps->rec.seq = w.ps->rec.outer_kept = 0;
 	size = sizeof(w.ps->rec) + (__u64)(w.n & (CT_PY_FRAMES_MAX * 2 - 1)) * sizeof(w.ps->frames[0]);

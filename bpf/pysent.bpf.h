@@ -63,18 +63,45 @@ static __always_inline __u64 py_sent_check(const struct py_sent *s, __u32 checks
 	return n < checks_n && k->code == code ? k->check : 0;
 }
 
-/* Frame n of the walk as the last record had it at that depth (all but
- * its marks).  Depth is not compared with the last record's: a stack
- * leaves frames out only where it is as deep as the last (up to
- * PY_SENT_FRAMES), and a branch on the depth would split the frame loop's
- * verifier states by its value.  A frame without a check (one still to be
- * made in the check loop, or unreadable) is never taken as the same. */
-static __always_inline bool py_sent_same_frame(const struct py_sent *s, __u32 n,
-					       const struct ct_pyframe_raw *f)
+/*
+ * Frame n is the one at its depth in the last record (marks aside), given
+ * its check and instruction: a check is taken from there (py_sent_check)
+ * only with the code object there, so the instruction is all that is left
+ * to compare.  A frame without a check (one still to be made in the check
+ * loop, or unreadable) is never taken as the same.  Depth is not compared
+ * with the last record's: a stack leaves frames out only where it is as
+ * deep as the last (up to PY_SENT_FRAMES), and a branch on the depth would
+ * split the frame loop's verifier states by its value.
+ */
+static __always_inline bool py_sent_same_instr(const struct py_sent *s, __u32 n, __u64 check,
+					       __u64 instr)
+{
+	return check && s->f[n & (PY_SENT_FRAMES - 1)].instr == instr;
+}
+
+/* Non-zero where frame n's code object or check is not the one at its
+ * depth in the last record: for the check loop, whose checks were not
+ * taken from there. */
+static __always_inline __u64 py_sent_code_differs(const struct py_sent *s, __u32 n,
+						  const struct ct_pyframe_raw *f)
 {
 	const struct py_sent_frame *k = &s->f[n & (PY_SENT_FRAMES - 1)];
 
-	return !((k->code ^ f->code) | (k->instr ^ f->instr) | (k->check ^ f->check)) && f->check;
+	return (k->code ^ f->code) | (k->check ^ f->check);
+}
+
+/*
+ * Whether a stack of n frames may name code objects that were not in the
+ * thread's last record, for the capture to read ahead: where that record
+ * is of another process entry or depth, the stack is too deep to compare,
+ * or the check loop found a frame unlike it (code_differs).  A frame whose
+ * check the frame loop took from the record is that record's.
+ */
+static __always_inline bool py_sent_new_code(const struct py_sent *s, __u64 proc_id, __u32 n,
+					     __u64 code_differs)
+{
+	return !s->seq || s->proc_id != proc_id || s->n != n || n > PY_SENT_FRAMES ||
+	       code_differs;
 }
 
 /* The mark's bit for frame n (the bits of frames past PY_SENT_FRAMES fold
