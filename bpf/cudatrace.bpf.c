@@ -420,8 +420,8 @@ __noinline int walk_and_send_stacks(__u64 ts)
 		py_sent = send_kstack(pystack_record(), py_size);
 	else
 		py_sent = send_pystack(py_size);
-	if (py_sent)
-		pystack_sent();
+	if (py_size && !py_sent)
+		pystack_unsent();
 	copy_stack(ts, walked);
 	return 0;
 }

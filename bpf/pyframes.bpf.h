@@ -169,7 +169,6 @@ struct py_scratch {
 	__u32 missed;
 	__u32 not_kept;                      /* frames whose check that record did not have */
 	struct py_start start;               /* walk_frames' */
-	__u64 proc_id;                       /* the record's process entry, for pystack_sent */
 };
 _Static_assert(sizeof(struct py_scratch) <= sizeof(((struct scratch *)0)->data),
 	       "the walk's scratch must fit in the per-CPU scratch");
@@ -760,7 +759,6 @@ __noinline __u64 make_pystack(__u64 ts)
 	if (prefetch)          /* whole: the prefetch thread keeps no last stack */
 		bpf_ringbuf_output(&py_rb, w.ps, size, 0);
 	if (t) {
-		w.ps->proc_id = pp->proc_id;
 		w.ps->rec.seq = t->sent.seq + 1;
 		w.ps->rec.outer_kept = py_sent_same_outer(&t->sent, pp->proc_id, w.n,
 							  w.ps->start.differ_end,
@@ -768,6 +766,10 @@ __noinline __u64 make_pystack(__u64 ts)
 		size -= (__u64)(w.ps->rec.outer_kept & (PY_SENT_FRAMES * 2 - 1)) *
 			sizeof(w.ps->frames[0]);
 		w.ps->rec.h.size = size;
+		/* the thread's last from now, before it is sent: here the thread's
+		 * storage is at hand, and a send seldom fails (pystack_unsent) */
+		py_sent_keep(&t->sent, pp->proc_id, w.scope, w.counter, w.ps->rec.seq,
+			     w.ps->frames, w.n, w.ps->rec.outer_kept, w.ps->start.entries);
 	}
 	TIMER_ADD(CT_CNT_TIMED_PYSTACK_NS, t_all);
 #ifdef CT_TIMED
@@ -793,16 +795,14 @@ static __always_inline bool send_pystack(__u64 size)
 	return rec && size && size <= CT_PYSTACK_RECORD_MAX && emit((void *)rec, size);
 }
 
-/* The record make_pystack left went into the ring: the thread's last now. */
-static __always_inline void pystack_sent(void)
+/* The record make_pystack kept as the thread's last did not go into the
+ * ring (full): nothing of it may be left out of the next. */
+static __always_inline void pystack_unsent(void)
 {
-	const struct py_scratch *ps = pystack_record();
 	struct py_thread *t = bpf_task_storage_get(&py_threads, bpf_get_current_task_btf(), 0, 0);
 
-	if (ps && t && ps->rec.seq)
-		py_sent_keep(&t->sent, ps->proc_id, ps->start.scope, ps->start.counter,
-			     ps->rec.seq, ps->frames, ps->rec.nframes, ps->rec.outer_kept,
-			     ps->start.entries);
+	if (t)
+		t->sent.unsent = 1;   /* the next is sent whole */
 }
 
 #endif /* CT_PYFRAMES_BPF_H */

@@ -38,6 +38,8 @@ struct py_sent {
 	__u32 seq;                           /* the thread's records sent; 0: none */
 	__u32 n;                             /* the last record's frames */
 	__u32 kept;                          /* ... of them in f: at most PY_SENT_FRAMES */
+	__u32 unsent;                        /* 1: it did not go into the ring (full) */
+	__u32 _pad;
 	__u64 entries[2];                    /* bit i: frame i has CT_PYF_ENTRY */
 	struct py_sent_frame f[PY_SENT_FRAMES];   /* innermost first */
 };
@@ -139,7 +141,7 @@ static __always_inline __u32 py_sent_same_outer(const struct py_sent *s, __u64 p
 {
 	__u32 marks_end;
 
-	if (!s->seq || s->proc_id != proc_id || s->n != n || n > PY_SENT_FRAMES ||
+	if (!s->seq || s->unsent || s->proc_id != proc_id || s->n != n || n > PY_SENT_FRAMES ||
 	    !((s->seq + 1) & (CT_PY_WHOLE_EVERY - 1)) || differ_end > n)
 		return 0;
 	marks_end = bits_end(entries[1] ^ s->entries[1]);
@@ -171,9 +173,9 @@ static long py_sent_copy_frames(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The record just sent (seq; n frames, the outermost outer_kept of them
- * the last one's; its marks' bits; its checks made at counter, in scope)
- * is now the thread's last. */
+/* The record about to be sent (seq; n frames, the outermost outer_kept of
+ * them the last one's; its marks' bits; its checks made at counter, in
+ * scope) is now the thread's last; unsent is set where the send fails. */
 static __always_inline void py_sent_keep(struct py_sent *s, __u64 proc_id, __u64 scope,
 					 __u32 counter, __u32 seq,
 					 const struct ct_pyframe_raw *frames, __u32 n,
@@ -193,6 +195,7 @@ static __always_inline void py_sent_keep(struct py_sent *s, __u64 proc_id, __u64
 	s->entries[0] = entries[0];
 	s->entries[1] = entries[1];
 	s->seq = seq;
+	s->unsent = 0;
 	s->proc_id = proc_id;
 }
 

@@ -540,4 +540,41 @@ t.ok(set(got) == {("0x601", "in_thread"), ("0x602", "main_loop")} and min(got.va
      "-p --py-stack: a running program's calls named, a thread started before the attach too",
      dict(got))
 
+# 10. A full ring: a record the kernel could not send (the capture stopped)
+# is not the one the next leaves its outer frames out by: no stack comes
+# back without them (bpf/pyframes.bpf.h, pystack_unsent).
+LOOP_UNTIL = os.path.join(HERE, "..", "python", "loop_until.py")
+
+
+def check_ring_full(args):
+    out, stop = os.path.join(tmp, "full.ctrace"), os.path.join(tmp, "full.stop")
+    for f in (out, stop):
+        if os.path.exists(f):
+            os.unlink(f)
+    p = subprocess.Popen([CUDATRACE, "--device", dev, "-b", "1", "-w", out] + args +
+                         ["--", PYTHON, LOOP_UNTIL, dev, "30", stop],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and \
+            (not os.path.exists(out) or os.path.getsize(out) < 2 << 20):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(1)
+    p.send_signal(signal.SIGCONT)
+    time.sleep(0.5)
+    open(stop, "w").close()
+    err = p.communicate(timeout=120)[1]
+    lost = re.search(r"events captured, (\d+) lost", err)
+    left = re.search(r"(\d+) frames left out as the thread's last record had them", err)
+    t.ok(p.returncode == 0 and lost and int(lost.group(1)) > 0 and left and
+         int(left.group(1)) > 0 and "without their outer frames" not in err,
+         "%s, a 1 MiB ring full while the capture was stopped: %s events lost, none of the "
+         "stacks after them without their outer frames (%s left out)" %
+         (" ".join(args), lost and lost.group(1), left and left.group(1)),
+         (p.returncode, err[-900:]))
+
+
+for args in (["--py-stack"], ["-k"]):
+    check_ring_full(args)
+
 t.done()
