@@ -649,10 +649,11 @@ static long py_check_steps(__u32 i, void *ctx)
 
 /*
  * The frame loop, then the check loop where a check was missed, from the
- * walk's start left in ps->start; returns the frames found.  Global, so the verifier checks the loops from
- * one start, whatever values it came with (before, make_pystack's ways of
- * finding the thread and its window reached the loop in 18 states, each
- * checked through it: a third of -k's sys_enter).
+ * walk's start left in ps->start; returns the frames found.  Global, so
+ * the verifier checks the loops from one start, whatever values it came
+ * with (before, make_pystack's ways of finding the thread and its window
+ * reached the loop in 18 states, each checked through it: a third of -k's
+ * sys_enter).
  */
 __noinline __u32 walk_frames(const struct ct_py_proc *pp, struct py_scratch *ps,
 			     const struct py_sent *sent)

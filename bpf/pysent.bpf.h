@@ -12,7 +12,9 @@
  * each was made while the process's count of code objects made read
  * counter (see py_code_cache), so while it still does, a frame whose code
  * object is the one at its depth last time takes its check from here, and
- * a loop's calls look up no cache.  Included by pyframes.bpf.h.
+ * a loop's calls look up no cache.  And a stack that is the last one's,
+ * code object for code object, names none the capture has not been sent
+ * (py_sent_new_code: no read ahead).  Included by pyframes.bpf.h.
  *
  * The compare is by depth from the innermost frame, in the frame loop (a
  * pass of its own from the outermost, after it, cost 4 ns a frame: more
