@@ -49,10 +49,11 @@ MODES = [("untraced", None), ("traced", []), ("py-stack", ["--py-stack"]), ("k",
 
 
 def in_turn(modes, rep):
-    """Plain tracing first (the base), then the other modes in the order
-    given on even reps and reversed on odd ones: on an H200 the mode run
-    right after plain tracing measured 400-500 ns more at depth 0 in every
-    rep of one run, and 88 ns less run second (docs/PERFORMANCE.md)."""
+    """The first mode (the base: plain tracing) first, then the others in
+    the order given on even reps and reversed on odd ones (stack_costs.py
+    too): on an H200 the mode run right after plain tracing measured
+    400-500 ns more at depth 0 in every rep of one run, and 88 ns less run
+    second (docs/PERFORMANCE.md)."""
     return [modes[0]] + (modes[1:] if rep % 2 == 0 else modes[:0:-1])
 
 

@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 
+from py_costs import in_turn
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(HERE, "..", "build")
 PROG = os.path.join(BUILD, "stacks", "stackprog")
@@ -139,9 +141,7 @@ def main():
         old = stats_on(True)
         try:
             for rep in range(a.reps):
-                # the first mode first, the rest reversed every other rep: the
-                # mode run second can measure differently (docs/PERFORMANCE.md)
-                for name in modes if rep % 2 == 0 else modes[:1] + modes[:0:-1]:
+                for name in in_turn(modes, rep):
                     cpu, bpf, lost, rec, err = cost_run(a, name, dev, out, helper)
                     res.setdefault(name, []).append((cpu, bpf, lost, rec))
                     print("stack-cost rep=%d mode=%s cpu_ns=%.0f bpf_ns=%.0f lost=%d "
