@@ -67,8 +67,8 @@ static bool table_sane(const struct symcache_table *h, struct ct_symtable *t, vo
 	for (uint32_t b = 0; b < t->nb; b++)
 		if (t->first[b] > t->first[b + 1])
 			return false;
-	t->sorted = calloc(t->nb, sizeof(*t->sorted));
-	return t->sorted != NULL;
+	t->read = calloc(t->nb, sizeof(*t->read));
+	return t->read != NULL;
 }
 
 bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
@@ -91,8 +91,8 @@ bool ct_symcache_load(struct ct_symindex *x, const char *path, uint64_t key)
 		return false;
 	if (!table_sane(&h.global, &global, map + sizeof(h)) ||
 	    !table_sane(&h.local, &local, map + sizeof(h) + table_bytes(&h.global))) {
-		free(global.sorted);
-		free(local.sorted);
+		free(global.read);
+		free(local.read);
 		munmap(map, (size_t)st.st_size);
 		return false;
 	}

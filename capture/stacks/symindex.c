@@ -20,12 +20,16 @@
 #include "symcache.h"
 #include "symindex_int.h"
 
-/* Symbols a bucket holds on average: a lookup reads and sorts a bucket
- * or two the first time (a symbol read at random costs a cache miss);
- * fewer make more buckets to count into while building, out of cache.
+/* Symbols a bucket holds on average (between this and twice it, as the
+ * width is a power of two; real tables cluster, and a lookup lands in a
+ * bucket of hundreds): a lookup reads a bucket or two the first time, a
+ * cache and TLB miss a symbol; fewer make more buckets to count into while
+ * building, out of cache.  32 against 64 (docs/PERFORMANCE.md): first
+ * lookups cheaper, the build the same within its spread; 16 made a
+ * 1.45M-symbol table's build 2 ms slower.
  * CT_SYMINDEX_BUCKET_SYMS sets it, for the checks (1: a bucket for
  * nearly every symbol, every lookup across buckets). */
-#define SYMS_PER_BUCKET 64
+#define SYMS_PER_BUCKET 32
 #define BUCKET_SYMS_ENV "CT_SYMINDEX_BUCKET_SYMS"
 
 static uint32_t syms_per_bucket(void)
@@ -195,8 +199,8 @@ static bool make_room(struct ct_symtable *t, uint32_t max)
 	} else {
 		t->mem = calloc(1, len);
 	}
-	t->sorted = calloc(t->nb, sizeof(*t->sorted));
-	if (!t->mem || !t->sorted)
+	t->read = calloc(t->nb, sizeof(*t->read));
+	if (!t->mem || !t->read)
 		return false;
 	ct_symtable_point(t, t->mem);
 	return true;
@@ -528,9 +532,9 @@ static bool from_raw(struct ct_symindex *x, uint64_t key, const char *cache_dir,
 
 static void drop_table(struct ct_symtable *t)
 {
-	for (uint32_t b = 0; t->sorted && b < t->nb; b++)
-		free(t->sorted[b]);
-	free(t->sorted);
+	for (uint32_t b = 0; t->read && b < t->nb; b++)
+		free(t->read[b]);
+	free(t->read);
 	if (t->mem_len)
 		munmap(t->mem, t->mem_len);
 	else

@@ -6,7 +6,7 @@
  * hundreds of thousands of symbols, and naming JAX's stacks spent 10.3 of
  * 10.3 s there (872 addresses, 11.8 ms each).  The index passes over the
  * table twice, grouping the symbols into buckets of address (no sort: a
- * first run pays some 15 ns a symbol), reads and sorts a bucket the first
+ * first run pays some 15 ns a symbol), reads a bucket the first
  * time a lookup needs it, and answers as libdw does: the same table (libdw
  * chooses it: .symtab, a separate debug file's, or .dynsym), globals
  * before locals, the nearest sized symbol that holds the address with

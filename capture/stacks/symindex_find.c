@@ -21,23 +21,19 @@
 #define _GNU_SOURCE
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symindex_int.h"
 
 /* --- a bucket, read the first time ------------------------------------ */
 
-static int by_value_then_idx(const void *a, const void *b)
-{
-	const struct ct_sym *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* Bucket b's symbols by value, then table order, read and sorted the
- * first time; false where memory is short or the bucket names a symbol
- * the table does not keep (a cache written for another table). */
+/* Bucket b's symbols, read the first time, in table order (symindex.c's
+ * fill): lookups scan a bucket whole rather than sort it, as most buckets
+ * are read for one lookup, and the table order is libdw's tie-break.  A
+ * symbol read is a cache and TLB miss in a large table; sorting was most
+ * of a first lookup's time where buckets hold hundreds (docs/PERFORMANCE.md).
+ * False where memory is short or the bucket names a symbol the table does
+ * not keep (a cache written for another table). */
 static bool bucket(struct ct_symindex *x, struct ct_symtable *t, uint32_t b,
 		   const struct ct_sym **syms, uint32_t *len)
 {
@@ -45,19 +41,21 @@ static bool bucket(struct ct_symindex *x, struct ct_symtable *t, uint32_t b,
 	struct ct_sym *s;
 
 	*len = t->first[b + 1] - from;
-	*syms = t->sorted[b];
+	*syms = t->read[b];
 	if (*syms || !*len)
 		return true;
 	s = malloc((size_t)*len * sizeof(*s));
 	if (!s)
 		return false;
+	if (x->src.syms)   /* the misses in flight together, not one by one */
+		for (uint32_t k = 0; k < *len; k++)
+			__builtin_prefetch(&x->src.syms[t->order[from + k]]);
 	for (uint32_t k = 0; k < *len; k++)
 		if (!ct_symindex_read(x, t->order[from + k], &s[k])) {
 			free(s);
 			return false;
 		}
-	qsort(s, *len, sizeof(*s), by_value_then_idx);
-	*syms = t->sorted[b] = s;
+	*syms = t->read[b] = s;
 	return true;
 }
 
@@ -95,8 +93,8 @@ static uint64_t reach_at(struct look *l, struct ct_symtable *t)
 		l->failed = true;
 		return far;
 	}
-	for (uint32_t i = 0; i < n && s[i].value <= l->addr; i++)
-		if (s[i].value + s[i].size > far)
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].value <= l->addr && s[i].value + s[i].size > far)
 			far = s[i].value + s[i].size;
 	return far;
 }
@@ -119,8 +117,8 @@ static const struct ct_sym *next_holder(struct look *l, struct ct_symtable *t, b
 			l->failed = true;
 			return NULL;
 		}
-		for (uint32_t i = 0; i < n && s[i].value <= addr; i++)
-			if (s[i].size && addr - s[i].value < s[i].size &&
+		for (uint32_t i = 0; i < n; i++)
+			if (s[i].value <= addr && addr - s[i].value < s[i].size &&
 			    (!taken || s[i].idx > after) && (!next || s[i].idx < next->idx))
 				next = &s[i];
 	}
@@ -193,11 +191,10 @@ static const struct ct_sym *label_at(struct look *l, struct ct_symtable *t, uint
 		l->failed = true;
 		return NULL;
 	}
-	for (uint32_t i = 0; i < n && s[i].value <= m; i++) {
-		bool same = s[i].abs ? m == l->addr
-				     : section_of(l->x, m) == section_of(l->x, l->addr);
-
-		if (s[i].value == m && !s[i].size && same && (!pick || s[i].idx > pick->idx))
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].value != m || s[i].size || (pick && s[i].idx < pick->idx))
+			continue;
+		if (s[i].abs ? m == l->addr : section_of(l->x, m) == section_of(l->x, l->addr))
 			pick = &s[i];
 	}
 	return pick;

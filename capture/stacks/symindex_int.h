@@ -30,8 +30,8 @@ struct ct_sym {
  * grouped by address into buckets, bucket b holding the values from
  * lo + (b << shift) (bucket 0 also those below lo, the last those above),
  * each in table order: building them is two passes over the table and
- * no sort.  A bucket's symbols are read and sorted the first time a
- * lookup needs them (sorted[b]); a lookup needs a few.
+ * no sort.  A bucket's symbols are read the first time a lookup needs
+ * them (read[b]), and scanned whole; a lookup needs a few.
  */
 struct ct_symtable {
 	uint64_t lo;
@@ -40,7 +40,7 @@ struct ct_symtable {
 	const uint32_t *first;  /* nb + 1: bucket b is order[first[b] .. first[b + 1]) */
 	const uint64_t *own;    /* nb: the furthest end (value + size) in bucket b */
 	const uint64_t *reach;  /* nb: the furthest end in buckets 0..b */
-	struct ct_sym **sorted; /* nb: bucket b's symbols by value then idx, once read */
+	struct ct_sym **read;   /* nb: bucket b's symbols in table order, once read */
 	void *mem;              /* first, own, reach and order, unless mapped */
 	size_t mem_len;         /* mem's length where it is a mapping of its own */
 };
