@@ -675,12 +675,18 @@ SYMCHECK = os.path.join(SRC, "symindex_check")
 files = [LIBC, os.path.realpath(sys.executable)] + \
     [os.path.join(SRC, f) for f in ("libcuda.so.1", "libstripped.so.1", "lld/libcuda.so.1",
                                     "stackprog", "libsymtricky.so")] + ([BIG] if BIG else [])
-# The index groups symbols in buckets of address, 64 on average; a bucket
-# a symbol (CT_SYMINDEX_BUCKET_SYMS=1) takes every lookup across buckets.
-for how in ("built", "built, a bucket for about each symbol", "mapped back from the cache"):
+# The index groups symbols in buckets of address, 32 on average, each read
+# in table order and scanned whole; a bucket a symbol
+# (CT_SYMINDEX_BUCKET_SYMS=1) takes every lookup across buckets, and
+# buckets of thousands (4096) put a lookup's holders, aliases and labels
+# among many others of the bucket.
+for how in ("built", "built, a bucket for about each symbol", "built, buckets of thousands",
+            "mapped back from the cache"):
     env = dict(os.environ, CT_SYMINDEX_STEPS="50000000")
-    if how.startswith("built,"):
+    if how == "built, a bucket for about each symbol":
         env["CT_SYMINDEX_BUCKET_SYMS"] = "1"
+    if how == "built, buckets of thousands":
+        env["CT_SYMINDEX_BUCKET_SYMS"] = "4096"
     if how.startswith("mapped"):
         env["CT_SYMINDEX_CACHE"] = os.path.join(tmp, "symcheck-cache")
     p = subprocess.run([SYMCHECK] + files, capture_output=True, text=True, env=env)
