@@ -189,6 +189,15 @@ static void report_naming(const struct ct_naming_stats *n)
 		(unsigned long long)n->symbols, (unsigned long long)n->kept, n->build_ms,
 		n->via_libdw ? "; some read through libdw" : "", n->name_ms,
 		(unsigned long long)n->lines, (unsigned long long)n->line_files, n->lines_ms);
+	if (n->lines_kept || n->lines_refused)
+		fprintf(stderr, " (%llu addresses' lines as the last capture kept them, of %llu files; "
+			"%llu files' kept lines from other debug information or not whole, read again)",
+			(unsigned long long)n->lines_kept, (unsigned long long)n->lines_files_kept,
+			(unsigned long long)n->lines_refused);
+	if (n->lines_save_failed)
+		fprintf(stderr, "; %llu files' source lines not kept for the next capture (%s: set "
+			"CUDATRACE_SYMBOL_CACHE to a writable folder, or off)",
+			(unsigned long long)n->lines_save_failed, strerror(n->lines_save_errno));
 	if (n->index_failed)
 		fprintf(stderr, "; %llu files named by libdw alone (no memory for an index)",
 			(unsigned long long)n->index_failed);

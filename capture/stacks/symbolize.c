@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,13 @@
 #include "codemaps.h"
 #include "demangle.h"
 #include "idmap.h"
+#include "src_kept.h"
 #include "symbolize.h"
 #include "symindex.h"
 
 #define FIRST_BASE 0x100000000ull  /* where the offline Dwfl places the first file */
 #define RESOLVED_MAX 200000        /* addresses remembered per file, at most */
+#define LINES_KEPT_BOUND (64ull << 20)   /* the cache's kept source lines, at most */
 
 struct export_sym {
 	uint64_t value, size;   /* ELF addresses */
@@ -45,6 +48,11 @@ struct ct_symfile {
 	struct ct_symindex *index;    /* its symbols by address; built on first use */
 	bool index_tried;
 	bool lines_tried;       /* its source lines asked for (libdw reads its DWARF then) */
+	char build_id[2 * CT_BUILD_ID_MAX + 1];   /* hex; "" unknown */
+	struct idmap lines;     /* ELF address -> its source line kept (src_kept.h) */
+	bool lines_loaded;      /* ... the last capture's read in */
+	bool lines_new;         /* ... some looked up here, for the next capture */
+	char lines_from[CT_SRC_KEPT_FROM_MAX];   /* ... where the DWARF comes from */
 	bool exports_read;
 	struct export_sym *exports;   /* sorted by value */
 	size_t nexports;
@@ -142,19 +150,44 @@ static void free_file(uint64_t key, void *val, void *ctx)
 	(void)ctx;
 	idmap_drain(&f->resolved, free_resolved, NULL);
 	idmap_free(&f->resolved);
+	idmap_free_all(&f->lines);
 	ct_symindex_free(f->index);
 	free(f->exports);
 	free(f->path.s);
 	free(f);
 }
 
-/* After a run that added to the cache: its least recently used indexes
- * removed while it holds more than its bound. */
+/* The source lines f's DWARF gave this capture, with those it was given,
+ * kept for the next. */
+static void save_lines(uint64_t key, void *val, void *ctx)
+{
+	struct ct_symfile *f = val;
+	struct ct_symbolizer *s = ctx;
+	int err;
+
+	(void)key;
+	if (!f->lines_new)
+		return;
+	err = ct_src_kept_save(s->cache_dir, f->id, f->lines_from, &f->lines);
+	s->st.lines_files_saved += err == 0;
+	if (err && !s->st.lines_save_failed++)
+		s->st.lines_save_errno = -err;
+	f->lines_new = false;
+}
+
+/* At the end of a run: the source lines looked up kept; then, where it
+ * added to the cache, its least recently used indexes and lines removed
+ * while it holds more than its bounds. */
 void ct_symbolizer_bound_cache(struct ct_symbolizer *s)
 {
 	int r;
 
-	if (!s->cache_dir[0] || !s->st.cache_written)
+	if (!s->cache_dir[0])
+		return;
+	idmap_each(&s->files, save_lines, s);
+	if (s->st.lines_files_saved)
+		ct_cache_bound(s->cache_dir, CT_SRC_KEPT_SUFFIX, LINES_KEPT_BOUND);
+	if (!s->st.cache_written)
 		return;
 	s->st.cache_bound = cache_bound_bytes();
 	r = ct_cache_bound(s->cache_dir, ".symx", s->st.cache_bound);
@@ -223,6 +256,8 @@ struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_c
 	f->dev = m->dev;
 	f->ino = m->ino;
 	ct_codemap_file_id(m, f->id);
+	for (uint32_t i = 0; i < m->build_id_size && i < CT_BUILD_ID_MAX; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", m->build_id[i]);
 	report_file(s, f, m->fd);
 	idmap_put(&s->files, key, f);
 	return f;
@@ -358,6 +393,41 @@ static char *source_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t a
 	return src;
 }
 
+/* The last capture's source lines of f, where its DWARF is where it was. */
+static void load_lines(struct ct_symbolizer *s, struct ct_symfile *f)
+{
+	GElf_Addr bias;
+	int err;
+
+	f->lines_loaded = true;
+	if (!s->cache_dir[0] || !f->id[0])
+		return;
+	ct_src_kept_from(dwfl_module_getelf(f->mod, &bias), f->build_id, f->lines_from);
+	err = ct_src_kept_load(s->cache_dir, f->id, f->lines_from, &f->lines);
+	s->st.lines_files_kept += err == 0;
+	s->st.lines_refused += err == -EINVAL;
+}
+
+/* The source line at ELF address look: the last capture's where it kept
+ * it, else read from the DWARF and kept for the next. */
+static char *line_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t look)
+{
+	const char *kept;
+	char *src;
+
+	if (!f->lines_loaded)
+		load_lines(s, f);
+	if ((kept = ct_src_kept_get(&f->lines, look))) {
+		s->st.lines_kept++;
+		s->st.lines += *kept != 0;
+		return *kept ? strdup(kept) : NULL;
+	}
+	src = source_of(s, f, f->base + look);
+	if (s->cache_dir[0] && f->id[0] && ct_src_kept_put(&f->lines, look, src))
+		f->lines_new = true;
+	return src;
+}
+
 /* The file's index, built the first time one of its addresses is named. */
 static struct ct_symindex *index_of(struct ct_symbolizer *s, struct ct_symfile *f)
 {
@@ -456,7 +526,7 @@ static struct resolved *resolve(struct ct_symbolizer *s, struct ct_symfile *f,
 		r->exp = export_name(&r->sym, name, e->name);
 		r->exp_off = elf_addr - e->value;
 	}
-	r->src = name_of(source_of(s, f, f->base + look));
+	r->src = name_of(line_of(s, f, look));
 	s->st.name_ms += (double)(ct_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	if (f->resolved.used >= RESOLVED_MAX)   /* bounded: start again */
 		idmap_drain(&f->resolved, free_resolved, NULL);

@@ -69,13 +69,20 @@ struct ct_naming_stats {
 	uint64_t line_files;    /* files whose source lines were looked up */
 	uint64_t lines;         /* ... addresses given a source line */
 	double lines_ms;        /* ... in this long (reading their debug information) */
+	uint64_t lines_kept;    /* ... of them, and of none, as the last capture kept them */
+	uint64_t lines_files_kept;   /* files whose lines the last capture kept */
+	uint64_t lines_refused; /* ... kept from other DWARF, or not read whole: read again */
+	uint64_t lines_files_saved;  /* files whose lines are kept for the next capture */
+	uint64_t lines_save_failed;  /* ... that could not be written */
+	int lines_save_errno;   /* ... the first's errno */
 	uint64_t asked_libdw;   /* ... by libdw: the index's symbol had an empty name */
 	uint64_t checked;       /* CT_UNWIND_CHECK: ... asked of libdw too */
 	uint64_t differ;        /* ... where libdw named it otherwise */
 };
 const struct ct_naming_stats *ct_symbolizer_stats(const struct ct_symbolizer *s);
-/* Keeps the symbol cache under its bound after a run that added to it
- * (before the closing lines, which say what it removed). */
+/* At the end of a run (before the closing lines, which say what it did):
+ * keeps the source lines looked up for the next capture, and the symbol
+ * cache under its bound. */
 void ct_symbolizer_bound_cache(struct ct_symbolizer *s);
 
 void ct_frames_begin(struct ct_frames_builder *b);

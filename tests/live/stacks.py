@@ -756,6 +756,66 @@ t.ok("not written (" in lines[2][0] and "CUDATRACE_SYMBOL_CACHE" in lines[2][0] 
      lines[2][1] and texts[2] == texts[0],
      "a cache folder that cannot be made: said, the names the same", (lines[2], texts[2]))
 
+# 7e'''. Source lines kept for the next capture (capture/stacks/src_kept.c):
+# stackprog and its library carry DWARF (-g).  The first capture reads it;
+# the next takes every line as the first kept it, reads no DWARF, and
+# prints the same frames; kept lines said to come from other DWARF (a
+# debug file installed since), or cut short, are read again.
+LINES = os.path.join(tmp, "lines")
+LINES_RE = (r"source lines of (\d+) from (\d+) files' debug information in [0-9.]+ ms of it"
+            r"(?: \((\d+) addresses' lines as the last capture kept them, of (\d+) files; "
+            r"(\d+) files' kept lines from other debug information or not whole, read again\))?")
+
+
+def lines_run(run_no):
+    """A capture with the lines' cache folder: its closing figures (lines
+    given, files whose DWARF was read, lines kept, kept files refused) and
+    its frames' text without the run's addresses."""
+    ct = os.path.join(tmp, "lines%d.ctrace" % run_no)
+    p = run([CUDATRACE, "-k", "--device", dev, "-w", ct, "--", PROG, LIB, dev],
+            env=dict(os.environ, CUDATRACE_SYMBOL_CACHE=LINES))
+    m = re.search(LINES_RE, p.stderr)
+    figures = [int(g or 0) for g in m.groups()] if m else None
+    frames = sorted(set(re.sub(r" \[0x[0-9a-f]+\]", "", line)
+                        for line in text_of(ct).splitlines() if line.startswith(" > ")))
+    return figures, frames, p.stderr[-900:]
+
+
+def kept_lines():
+    return [os.path.join(LINES, f) for f in sorted(os.listdir(LINES)) if f.endswith(".srcs")]
+
+
+first, second = lines_run(0), lines_run(1)
+with_lines = [f for f in first[1] if re.search(r"\.[ch]:\d+$", f)]
+t.ok(first[0] and first[0][0] > 0 and first[0][1] > 0 and first[0][2] == 0 and with_lines and
+     second[0] and second[0][1] == 0 and second[0][2] > 0 and second[0][0] == first[0][0] and
+     second[1] == first[1],
+     "source lines: the first capture reads %s files' DWARF for %s lines; the next reads none, "
+     "takes %s addresses' lines as kept, and prints the same %d frames (%d with a line)"
+     % (first[0][1] if first[0] else "?", first[0][0] if first[0] else "?",
+        second[0][2] if second[0] else "?", len(second[1]), len(with_lines)),
+     (first[0], second[0], first[2], second[2]))
+for f in kept_lines():   # as if a debug file had been installed since
+    with open(f) as fh:
+        text = fh.read()
+    with open(f, "w") as fh:
+        fh.write(re.sub(r"^from .*$", "from build-id 1 2.000000000", text, count=1, flags=re.M))
+other = lines_run(2)
+t.ok(other[0] and other[0][4] == len(kept_lines()) and other[0][2] == 0 and
+     other[0][1] == first[0][1] and other[1] == first[1],
+     "source lines kept from other debug information: %s of %d files refused, their DWARF read "
+     "again, the same frames" % (other[0][4] if other[0] else "?", len(kept_lines())),
+     (other[0], other[2]))
+for f in kept_lines():   # the last line cut short
+    with open(f) as fh:
+        text = fh.read()
+    with open(f, "w") as fh:
+        fh.write(text[:-1])
+cut = lines_run(3)
+t.ok(cut[0] and cut[0][4] == len(kept_lines()) and cut[0][2] == 0 and cut[1] == first[1],
+     "kept source lines cut short: %s of %d files refused, the same frames"
+     % (cut[0][4] if cut[0] else "?", len(kept_lines())), (cut[0], cut[2]))
+
 # 7f. Through a large library (libLLVM-14, 110 MB, the stand-in for XLA's
 # library or libtorch_cuda.so: each call is made from a callback libLLVM
 # calls; the second half from threads libLLVM starts, through FDEs the
