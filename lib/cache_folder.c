@@ -11,6 +11,8 @@
 
 #include "cache_folder.h"
 #include "grow.h"
+#include "mkdir_p.h"
+#include "replace_file.h"
 
 struct entry {
 	char name[256];
@@ -98,4 +100,35 @@ int ct_cache_bound(const char *dir, const char *suffix, uint64_t max_bytes)
 void ct_cache_touch(const char *path)
 {
 	utimensat(AT_FDCWD, path, NULL, 0);
+}
+
+int ct_cache_read(const char *dir, const char *name, const char *suffix,
+		  int (*parse)(FILE *f, void *ctx), void *ctx)
+{
+	char path[4096];
+	FILE *fp;
+	int err;
+
+	if ((err = ct_cache_path(path, sizeof(path), dir, name, suffix)))
+		return err;
+	if (!(fp = fopen(path, "re")))
+		return -errno;
+	err = parse(fp, ctx);
+	fclose(fp);
+	if (!err)
+		ct_cache_touch(path);   /* used now: the folder's bound removes it last */
+	return err;
+}
+
+int ct_cache_write(const char *dir, const char *name, const char *suffix,
+		   bool (*write)(FILE *f, const void *ctx), const void *ctx)
+{
+	char path[4096];
+	int err;
+
+	if ((err = ct_cache_path(path, sizeof(path), dir, name, suffix)))
+		return err;
+	if (!ct_mkdir_p(dir))
+		return -errno;
+	return ct_replace_file(path, write, ctx);
 }

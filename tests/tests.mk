@@ -20,7 +20,7 @@ tests-build: $(UNIT_BINS) $(ASAN_BINS) $(TOOLS) $(OUTPUT)/asan/cudatrace-r
 $(OUTPUT)/tests/unit/test_codemaps $(OUTPUT)/tests/asan/test_codemaps: UNIT_EXTRA := capture/stacks/codemaps.c
 
 .SECONDEXPANSION:
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS) tests/lib/tap.h $$(call obj_of,$$(UNIT_EXTRA))
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libcudatrace.a $(HEADERS) tests/lib/tap.h tests/lib/cache_text.h $$(call obj_of,$$(UNIT_EXTRA))
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/lib $< $(call obj_of,$(UNIT_EXTRA)) $(OUTPUT)/libcudatrace.a -lzstd -lelf -llz4 -liberty $(VIEW_LIBS) -o $@

@@ -18,8 +18,6 @@
 
 #include "cache_folder.h"
 #include "elf_section.h"
-#include "mkdir_p.h"
-#include "replace_file.h"
 #include "src_kept.h"
 
 #define MAGIC "cudatrace-src-lines 1\n"
@@ -92,13 +90,19 @@ static int read_line(FILE *fp, struct idmap *lines)
 	return 0;
 }
 
-static int parse(FILE *fp, const char *from, struct idmap *lines)
+struct reading {
+	const char *from;
+	struct idmap *lines;
+};
+
+static int parse(FILE *fp, void *ctx)
 {
+	const struct reading *r = ctx;
 	char line[CT_SRC_KEPT_FROM_MAX + 16], want[CT_SRC_KEPT_FROM_MAX + 16], *end;
 	unsigned long long n;
 	int err;
 
-	snprintf(want, sizeof(want), "from %s\n", from);
+	snprintf(want, sizeof(want), "from %s\n", r->from);
 	if (!fgets(line, sizeof(line), fp) || strcmp(line, MAGIC) != 0 ||
 	    !fgets(line, sizeof(line), fp) || strcmp(line, want) != 0 ||
 	    !fgets(line, sizeof(line), fp))
@@ -108,29 +112,19 @@ static int parse(FILE *fp, const char *from, struct idmap *lines)
 	if (errno || end == line || *end != '\n' || n > CT_SRC_KEPT_MAX)
 		return -EINVAL;
 	for (unsigned long long i = 0; i < n; i++)
-		if ((err = read_line(fp, lines)))
+		if ((err = read_line(fp, r->lines)))
 			return err;
 	return fgetc(fp) == EOF ? 0 : -EINVAL;
 }
 
 int ct_src_kept_load(const char *dir, const char *id, const char *from, struct idmap *lines)
 {
-	char path[4096];
-	FILE *fp;
-	int err;
+	struct reading r = { from, lines };
+	int err = ct_cache_read(dir, id, CT_SRC_KEPT_SUFFIX, parse, &r);
 
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_SRC_KEPT_SUFFIX)))
-		return err;
-	if (!(fp = fopen(path, "re")))
-		return -errno;
-	err = parse(fp, from, lines);
-	fclose(fp);
-	if (err) {
+	if (err)
 		idmap_free_all(lines);
-		return err;
-	}
-	ct_cache_touch(path);   /* used now: the folder's bound removes it last */
-	return 0;
+	return err;
 }
 
 struct writing {
@@ -152,18 +146,10 @@ static bool write_lines(FILE *fp, const void *ctx)
 	return !ferror(fp);
 }
 
-/* Written whole or not at all: a capture reading it at the same time
- * sees the old or the new. */
 int ct_src_kept_save(const char *dir, const char *id, const char *from,
 		     const struct idmap *lines)
 {
 	struct writing w = { from, lines };
-	char path[4096];
-	int err;
 
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_SRC_KEPT_SUFFIX)))
-		return err;
-	if (!ct_mkdir_p(dir))
-		return -errno;
-	return ct_replace_file(path, write_lines, &w);
+	return ct_cache_write(dir, id, CT_SRC_KEPT_SUFFIX, write_lines, &w);
 }

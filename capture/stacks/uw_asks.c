@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "cache_folder.h"
-#include "mkdir_p.h"
-#include "replace_file.h"
 #include "uw_asks.h"
 
 #define MAGIC "cudatrace-uw-asks 1\n"
@@ -39,8 +37,9 @@ static int read_addrs(FILE *fp, size_t n, struct ct_uw_asks *out)
 	return fgetc(fp) == EOF ? 0 : -EINVAL;
 }
 
-static int parse(FILE *fp, struct ct_uw_asks *out)
+static int parse(FILE *fp, void *ctx)
 {
+	struct ct_uw_asks *out = ctx;
 	char line[64], *end;
 	size_t n;
 
@@ -62,23 +61,13 @@ static int parse(FILE *fp, struct ct_uw_asks *out)
 
 int ct_uw_asks_load(const char *dir, const char *id, struct ct_uw_asks *out)
 {
-	char path[4096];
-	FILE *fp;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_ASKS_SUFFIX)))
-		return err;
-	if (!(fp = fopen(path, "re")))
-		return -errno;
-	err = parse(fp, out);
-	fclose(fp);
-	if (err) {
+	err = ct_cache_read(dir, id, CT_UW_ASKS_SUFFIX, parse, out);
+	if (err)
 		ct_uw_asks_free(out);
-		return err;
-	}
-	ct_cache_touch(path);   /* used now: the folder's bound removes it last */
-	return 0;
+	return err;
 }
 
 static bool write_asks(FILE *fp, const void *ctx)
@@ -95,18 +84,9 @@ static bool write_asks(FILE *fp, const void *ctx)
 	return !ferror(fp);
 }
 
-/* Written whole or not at all: a capture reading it at the same time
- * sees the old or the new. */
 int ct_uw_asks_save(const char *dir, const char *id, const struct ct_uw_asks *a)
 {
-	char path[4096];
-	int err;
-
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_ASKS_SUFFIX)))
-		return err;
-	if (!ct_mkdir_p(dir))
-		return -errno;
-	return ct_replace_file(path, write_asks, a);
+	return ct_cache_write(dir, id, CT_UW_ASKS_SUFFIX, write_asks, a);
 }
 
 void ct_uw_asks_free(struct ct_uw_asks *a)

@@ -20,8 +20,6 @@
 
 #include "cache_folder.h"
 #include "fnv1a.h"
-#include "mkdir_p.h"
-#include "replace_file.h"
 #include "uw_kept.h"
 
 /* Bumped whenever the rows a build makes change (uw_rows.c, cfi_rules.c,
@@ -122,18 +120,9 @@ static bool write_rows(FILE *fp, const void *ctx)
 	       fwrite(r->v, sizeof(*r->v), r->n, fp) == r->n;
 }
 
-/* Written whole or not at all: a capture reading it at the same time
- * sees the old or the new. */
 int ct_uw_kept_save(const char *dir, const char *id, const struct ct_uw_rows *r)
 {
-	char path[4096];
-	int err;
-
 	if (!r->n)
 		return -EINVAL;
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_KEPT_SUFFIX)))
-		return err;
-	if (!ct_mkdir_p(dir))
-		return -errno;
-	return ct_replace_file(path, write_rows, r);
+	return ct_cache_write(dir, id, CT_UW_KEPT_SUFFIX, write_rows, r);
 }

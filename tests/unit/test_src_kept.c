@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_text.h"
 #include "src_kept.h"
 #include "tap.h"
 
@@ -20,16 +21,9 @@ static char dir[] = "/tmp/ct-srckept-XXXXXX";
 /* Writes text as the file kept for id, then reads it as from FROM. */
 static int load_text(const char *id, const char *text, const char *from, struct idmap *m)
 {
-	char path[512];
-	FILE *fp;
+	int err = put_cache_text(dir, id, CT_SRC_KEPT_SUFFIX, text);
 
-	snprintf(path, sizeof(path), "%s/%s%s", dir, id, CT_SRC_KEPT_SUFFIX);
-	fp = fopen(path, "w");
-	if (!fp)
-		return -errno;
-	fputs(text, fp);
-	fclose(fp);
-	return ct_src_kept_load(dir, id, from, m);
+	return err ? err : ct_src_kept_load(dir, id, from, m);
 }
 
 static void round_trip(void)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_text.h"
 #include "tap.h"
 #include "uw_asks.h"
 
@@ -16,16 +17,9 @@ static char dir[] = "/tmp/ct-uwasks-XXXXXX";
 /* Writes text as the file kept for id, then reads it. */
 static int load_text(const char *id, const char *text, struct ct_uw_asks *a)
 {
-	char path[512];
-	FILE *fp;
+	int err = put_cache_text(dir, id, CT_UW_ASKS_SUFFIX, text);
 
-	snprintf(path, sizeof(path), "%s/%s%s", dir, id, CT_UW_ASKS_SUFFIX);
-	fp = fopen(path, "w");
-	if (!fp)
-		return -errno;
-	fputs(text, fp);
-	fclose(fp);
-	return ct_uw_asks_load(dir, id, a);
+	return err ? err : ct_uw_asks_load(dir, id, a);
 }
 
 static void round_trip(void)
