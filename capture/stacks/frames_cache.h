@@ -26,8 +26,11 @@ struct ct_frames_cache *ct_frames_cache_new(void);
 void ct_frames_cache_free(struct ct_frames_cache *c);
 /* The record named before for k, or NULL. */
 const struct ct_frames *ct_frames_cache_get(struct ct_frames_cache *c, const struct ct_frames_key *k);
-/* Keeps f (copied) for k, in place of what its slot held. */
+/* Keeps f (copied) for k: in place of what k had, else of the record of
+ * k's set used longest ago. */
 void ct_frames_cache_put(struct ct_frames_cache *c, const struct ct_frames_key *k,
 			 const struct ct_frames *f);
+/* The set k falls in (for the checks). */
+uint32_t ct_frames_cache_set(const struct ct_frames_key *k);
 
 #endif

@@ -15,6 +15,42 @@ static struct ct_frames *rec(uint32_t nframes, uint64_t ts)
 	return f;
 }
 
+/* Three stacks of one set, as a loop takes them in turn: the two ways keep
+ * two, the one used longest ago gives way. */
+static void in_turn(void)
+{
+	struct ct_frames_cache *c = ct_frames_cache_new();
+	uint64_t pcs[3][2] = { { 0x401000, 0 } }, cand[2] = { 0x401000, 0 };
+	struct ct_frames_key k[3], probe = { .pid = 7, .gen = 1, .n = 2, .span = 64 };
+	struct ct_frames *f = rec(2, 1);
+	int found = 1;
+
+	probe.pcs = pcs[0];
+	pcs[0][1] = 1;
+	for (uint64_t v = 2; found < 3 && v < 1000000; v++) {   /* two more in pcs[0]'s set */
+		cand[1] = v;
+		probe.pcs = cand;
+		if (ct_frames_cache_set(&probe) != ct_frames_cache_set(&(struct ct_frames_key){
+			    .pid = 7, .gen = 1, .n = 2, .span = 64, .pcs = pcs[0] }))
+			continue;
+		memcpy(pcs[found++], cand, sizeof(cand));
+	}
+	for (int i = 0; i < 3; i++)
+		k[i] = (struct ct_frames_key){ .pid = 7, .gen = 1, .n = 2, .span = 64, .pcs = pcs[i] };
+	ct_frames_cache_put(c, &k[0], f);
+	ct_frames_cache_put(c, &k[1], f);
+	ok(found == 3 && ct_frames_cache_get(c, &k[1]) && ct_frames_cache_get(c, &k[0]),
+	   "two stacks of one set: both kept");
+	ct_frames_cache_put(c, &k[2], f);   /* k[0] found after k[1]: k[1] gives way */
+	ok(ct_frames_cache_get(c, &k[2]) && ct_frames_cache_get(c, &k[0]) &&
+	   !ct_frames_cache_get(c, &k[1]), "a third: the one used longest ago gives way");
+	ct_frames_cache_put(c, &k[2], f);
+	ok(ct_frames_cache_get(c, &k[0]) && ct_frames_cache_get(c, &k[2]),
+	   "one put again takes its own slot, not the other's");
+	free(f);
+	ct_frames_cache_free(c);
+}
+
 int main(void)
 {
 	struct ct_frames_cache *c = ct_frames_cache_new();
@@ -44,5 +80,6 @@ int main(void)
 	ok(ct_frames_cache_get(c, &k2) == NULL, "fewer frames: not it");
 	free(f);
 	ct_frames_cache_free(c);
+	in_turn();
 	return tap_done();
 }
