@@ -357,8 +357,8 @@ static void report_counts(struct ct_capture *c)
 	ct_sink_update_lost(c, true);
 	if (c->writer || c->decoder)
 		ct_sink_trailer(c, &lost, &lost_inflight);
-	if (c->unwinder)   /* -k: the symbol cache kept under its bound */
-		ct_unwinder_bound_cache(c->unwinder);
+	if (c->unwinder)   /* -k: lines kept for the next capture, the cache under its bound */
+		ct_unwinder_keep_cache(c->unwinder);
 	if (c->output_closed)   /* | head: quiet, as strace is */
 		return;
 	ct_status_report(c, lost, lost_inflight);

@@ -474,6 +474,16 @@ void ct_codemap_cache_dir(char *out, size_t size)
 	ct_cache_dir(out, size, "CUDATRACE_SYMBOL_CACHE", "symbols");
 }
 
+int ct_codemap_build_id_hex(const struct ct_codemap *m, char *out, size_t max)
+{
+	int at = 0;
+
+	out[0] = 0;
+	for (uint32_t i = 0; i < m->build_id_size && i < CT_BUILD_ID_MAX && (size_t)at + 2 < max; i++)
+		at += snprintf(out + at, max - (size_t)at, "%02x", m->build_id[i]);
+	return at;
+}
+
 void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX])
 {
 	struct stat st;
@@ -483,9 +493,7 @@ void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX])
 	if (m->fd < 0 || fstat(m->fd, &st))
 		return;
 	if (m->build_id_size)
-		for (uint32_t i = 0; i < m->build_id_size && i < 40; i++)
-			at += snprintf(out + at, CT_CODEMAP_ID_MAX - (size_t)at, "%02x",
-				       m->build_id[i]);
+		at = ct_codemap_build_id_hex(m, out, 2 * CT_BUILD_ID_MAX + 1);
 	else
 		at = snprintf(out, CT_CODEMAP_ID_MAX, "file-%llx-%llx", (unsigned long long)m->dev,
 			      (unsigned long long)m->ino);

@@ -68,6 +68,9 @@ enum ct_codemap_added ct_codemaps_add(struct ct_codemaps *ms, struct ct_codemap 
  * and modification time.  "" where the file cannot be looked at. */
 #define CT_CODEMAP_ID_MAX 128
 void ct_codemap_file_id(const struct ct_codemap *m, char out[CT_CODEMAP_ID_MAX]);
+/* m's build-id in hex into out (at most max - 1 digits); "" where it has
+ * none.  The digits written. */
+int ct_codemap_build_id_hex(const struct ct_codemap *m, char *out, size_t max);
 /* The folder of those caches: CUDATRACE_SYMBOL_CACHE, else
  * ~/.cache/cudatrace/symbols; "" for none (off). */
 void ct_codemap_cache_dir(char *out, size_t size);

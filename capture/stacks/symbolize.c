@@ -178,7 +178,7 @@ static void save_lines(uint64_t key, void *val, void *ctx)
 /* At the end of a run: the source lines looked up kept; then, where it
  * added to the cache, its least recently used indexes and lines removed
  * while it holds more than its bounds. */
-void ct_symbolizer_bound_cache(struct ct_symbolizer *s)
+void ct_symbolizer_keep_cache(struct ct_symbolizer *s)
 {
 	int r;
 
@@ -256,8 +256,7 @@ struct ct_symfile *ct_symbolizer_file(struct ct_symbolizer *s, const struct ct_c
 	f->dev = m->dev;
 	f->ino = m->ino;
 	ct_codemap_file_id(m, f->id);
-	for (uint32_t i = 0; i < m->build_id_size && i < CT_BUILD_ID_MAX; i++)
-		snprintf(f->build_id + 2 * i, 3, "%02x", m->build_id[i]);
+	ct_codemap_build_id_hex(m, f->build_id, sizeof(f->build_id));
 	report_file(s, f, m->fd);
 	idmap_put(&s->files, key, f);
 	return f;
@@ -393,6 +392,13 @@ static char *source_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t a
 	return src;
 }
 
+/* Whether f's source lines are kept across captures: a cache folder, and a
+ * name for f in it. */
+static bool keeps_lines(const struct ct_symbolizer *s, const struct ct_symfile *f)
+{
+	return s->cache_dir[0] && f->id[0];
+}
+
 /* The last capture's source lines of f, where its DWARF is where it was. */
 static void load_lines(struct ct_symbolizer *s, struct ct_symfile *f)
 {
@@ -400,7 +406,7 @@ static void load_lines(struct ct_symbolizer *s, struct ct_symfile *f)
 	int err;
 
 	f->lines_loaded = true;
-	if (!s->cache_dir[0] || !f->id[0])
+	if (!keeps_lines(s, f))
 		return;
 	ct_src_kept_from(dwfl_module_getelf(f->mod, &bias), f->build_id, f->lines_from);
 	err = ct_src_kept_load(s->cache_dir, f->id, f->lines_from, &f->lines);
@@ -423,7 +429,7 @@ static char *line_of(struct ct_symbolizer *s, struct ct_symfile *f, uint64_t loo
 		return *kept ? strdup(kept) : NULL;
 	}
 	src = source_of(s, f, f->base + look);
-	if (s->cache_dir[0] && f->id[0] && ct_src_kept_put(&f->lines, look, src))
+	if (keeps_lines(s, f) && ct_src_kept_put(&f->lines, look, src))
 		f->lines_new = true;
 	return src;
 }

@@ -83,7 +83,7 @@ const struct ct_naming_stats *ct_symbolizer_stats(const struct ct_symbolizer *s)
 /* At the end of a run (before the closing lines, which say what it did):
  * keeps the source lines looked up for the next capture, and the symbol
  * cache under its bound. */
-void ct_symbolizer_bound_cache(struct ct_symbolizer *s);
+void ct_symbolizer_keep_cache(struct ct_symbolizer *s);
 
 void ct_frames_begin(struct ct_frames_builder *b);
 /* Adds a frame at pc, in file f of s (NULL: no module) at ELF address

@@ -942,9 +942,9 @@ const struct ct_naming_stats *ct_unwinder_naming(const struct ct_unwinder *u)
 	return ct_symbolizer_stats(u->syms);
 }
 
-void ct_unwinder_bound_cache(struct ct_unwinder *u)
+void ct_unwinder_keep_cache(struct ct_unwinder *u)
 {
-	ct_symbolizer_bound_cache(u->syms);
+	ct_symbolizer_keep_cache(u->syms);
 }
 
 bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)

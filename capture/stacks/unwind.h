@@ -79,8 +79,9 @@ const struct ct_unwind_stats *ct_unwinder_stats(const struct ct_unwinder *u);
 /* How the frames were named (symbolize.h). */
 struct ct_naming_stats;
 const struct ct_naming_stats *ct_unwinder_naming(const struct ct_unwinder *u);
-/* At the end: the symbol cache kept under its bound (symbolize.h). */
-void ct_unwinder_bound_cache(struct ct_unwinder *u);
+/* At the end: the source lines looked up kept for the next capture, and
+ * the symbol cache under its bound (symbolize.h). */
+void ct_unwinder_keep_cache(struct ct_unwinder *u);
 /* The kernel tables' counts; false when the stacks are copied. */
 struct ct_ktables_stats;
 bool ct_unwinder_ktables_stats(const struct ct_unwinder *u, struct ct_ktables_stats *st);

@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,22 +90,24 @@ static int load_fd(int fd, size_t max, struct ct_uw_rows *out)
 	return 0;
 }
 
+struct loading {
+	size_t max;
+	struct ct_uw_rows *out;
+};
+
+static int load_file(FILE *fp, void *ctx)
+{
+	struct loading *l = ctx;
+
+	return load_fd(fileno(fp), l->max, l->out);
+}
+
 int ct_uw_kept_load(const char *dir, const char *id, size_t max, struct ct_uw_rows *out)
 {
-	char path[4096];
-	int fd, err;
+	struct loading l = { max, out };
 
 	memset(out, 0, sizeof(*out));
-	if ((err = ct_cache_path(path, sizeof(path), dir, id, CT_UW_KEPT_SUFFIX)))
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = load_fd(fd, max, out);
-	close(fd);
-	if (!err)
-		ct_cache_touch(path);   /* used now: the folder's bound removes it last */
-	return err;
+	return ct_cache_read(dir, id, CT_UW_KEPT_SUFFIX, load_file, &l);
 }
 
 static bool write_rows(FILE *fp, const void *ctx)
