@@ -640,6 +640,7 @@ enum ct_counter {
 	CT_CNT_TIMED_KSTACK_NS,       /* ... in walk_kstack and send_kstack, whole */
 	CT_CNT_TIMED_PYSTACK_NS,      /* ... in send_pystack, whole */
 	CT_CNT_TIMED_PYSTACKS,        /* ... its calls */
+	CT_CNT_KWALK_COPY_WOKE,       /* copies that woke the capture at once: a table to ask for */
 	CT_CNT_MAX
 };
 

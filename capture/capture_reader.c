@@ -91,9 +91,10 @@ static void drain_kernel_records(void *ctx)
 }
 
 /* How long the reader may sleep: until the next channel is due, or 100 ms
- * (the kernel wakes it only when a quarter of the ring buffer is full: a
- * sleep that timed out takes what is there, so live output and --metrics
- * lag by at most that). */
+ * (the kernel wakes it when a quarter of the ring buffer is full, and for
+ * the few records the capture acts on at once: a file mapped, a stack
+ * copied for a table not built yet.  A sleep that timed out takes what is
+ * there, so live output and --metrics lag by at most that). */
 static uint64_t reader_sleep_ns(struct ct_capture *c)
 {
 	uint64_t now = ct_now_ns(CLOCK_MONOTONIC), due, most = 100000000ull;

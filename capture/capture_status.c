@@ -129,6 +129,9 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			why[i - CT_CNT_KWALK_COPY_NO_PROC]);
 		sep = ", ";
 	}
+	if ((n = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_COPY_WOKE)))
+		fprintf(stderr, " (%llu of them woke the capture at once, to ask for the table)",
+			(unsigned long long)n);
 	fprintf(stderr, "; tables of %llu of %llu files (%llu rows of %llu) built in %.1f ms",
 		(unsigned long long)kt.loaded, (unsigned long long)kt.files,
 		(unsigned long long)kt.rows, (unsigned long long)kt.rows_max,

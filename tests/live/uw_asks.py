@@ -10,7 +10,8 @@ walks all 200 in the kernel.  Then: whole tables kept as such, and their
 rows kept for the next capture to read rather than build (uw_kept.c: a
 damaged one refused and built again), kept asks that are not of the
 format left unread and written anew, `off` keeps nothing, and a folder
-that cannot be written is said."""
+that cannot be written is said.  Last, a machine's first capture: a copy
+that lacks a table wakes the capture at once, to ask for it."""
 import glob
 import os
 import re
@@ -174,4 +175,27 @@ p = capture(os.path.join(blocker, "cache"), lazy=False)
 t.ok(p.returncode == 0 and
      re.search(r"the unwind tables of \d+ files not kept in \S+ \(", p.stderr),
      "... and the whole tables that could not be kept too", p.stderr[-800:])
+
+# 5. A copy that lacks a table wakes the capture at once (bpf/stacks.bpf.h,
+# copy_wake_flags), so it asks for the table within ms, not at the
+# reader's next poll (100 ms): a Python loop paced at 1,000 calls a
+# second, a machine's first capture.  Slept through, 114-122 of its 600
+# stacks were copied here (the first 100 ms or so); woken, 14-26.
+PACED_CALLS = 300
+loop = os.path.join(os.path.dirname(__file__), "..", "python", "pyloop.py")
+env = dict(os.environ, CUDATRACE_SYMBOL_CACHE=os.path.join(tmp, "paced"))
+for k in ("CT_UNWIND_CHECK", "CT_KT_LAZY_MIN"):
+    env.pop(k, None)
+p = run([CUDATRACE, "-k", "--device", dev, "-o", os.devnull, "--", sys.executable, loop, dev,
+         str(PACED_CALLS), "0", "1000"], env=env)
+copied = re.search(r"copied (\d+)", p.stderr)
+woke = re.search(r"\((\d+) of them woke the capture at once", p.stderr)
+copied, woke = (int(copied.group(1)) if copied else -1), (int(woke.group(1)) if woke else 0)
+walked = figures(p.stderr)[0]
+t.ok(p.returncode == 0 and 1 <= woke <= copied,
+     "a copy that lacks a table wakes the capture at once (%d of %d copies did)" % (woke, copied),
+     p.stderr[-800:])
+t.ok(0 <= copied <= 60,
+     "so a paced loop's stacks are walked in the kernel within ms of its first: %d of %d "
+     "copied (at most 60)" % (copied, walked + copied), p.stderr[-800:])
 t.done()
