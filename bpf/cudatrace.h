@@ -46,6 +46,7 @@ enum ct_rec_type {
 	CT_REC_GPU_EXIT    = 22, /* --gpu-work, ring buffer only: struct ct_gpu_exit + dwords */
 	/* 23: free */
 	CT_REC_KSTACK      = 24, /* -k, ring buffer only: struct ct_kstack + frame addresses */
+	CT_REC_KSTACK_GAP  = 25, /* -k, ring buffer only: struct ct_kstack_gap + stack bytes */
 	CT_REC_TYPE_MAX
 };
 /* Types from CT_REC_TYPE_MAX below this are for later versions: a reader
@@ -246,8 +247,30 @@ struct ct_kstack {
 	__u32 need_bytes;  /* CT_STACK_END_MAX_BYTES: bytes from sp the walk would read */
 	__u32 fp_frames;   /* frames walked by frame pointer (code without a table) */
 	__u32 span_bytes;  /* from sp to the last frame's CFA: the stack the walk crossed */
-	__u32 _pad;
+	__u32 gap_at;      /* 0, or pcs[gap_at - 1] is a frame the kernel could not step
+			    * (its table not built yet) and pcs[gap_at] the thread's last
+			    * walk's frame it met again above it: the frames between are
+			    * the capture's to walk, from the CT_REC_KSTACK_GAP before */
 	/* __u64 pcs[nframes] */
+};
+
+/*
+ * -k: the stack between a frame the kernel's walk could not step (a table
+ * the capture has not built yet) and the frame of the thread's last walk
+ * it met again above it (bpf/kwalk.bpf.h, kw_gap): sent just before its
+ * CT_REC_KSTACK (same ts_ns and tid), for the capture to walk with the
+ * file's CFI and join the two.  A few KiB, where a copy is the whole stack.
+ */
+#define CT_KSTACK_GAP_MAX 16384   /* = the check's window (kwalk.bpf.h's KW_BUF) */
+struct ct_kstack_gap {
+	struct ct_rec h;
+	__u32 at;          /* the CT_REC_KSTACK's gap_at */
+	__u32 bp_known;    /* bp holds rbp at the frame */
+	__u64 pc;          /* the frame the walk could not step: pcs[at - 1] */
+	__u64 sp, bp;      /* its sp and rbp */
+	__u64 end_sp;      /* the met frame's sp: the bytes are [sp, end_sp) */
+	__u64 end_pc;      /* ... and its pc: pcs[at] */
+	/* __u8 bytes[end_sp - sp] */
 };
 
 /*
@@ -641,6 +664,8 @@ enum ct_counter {
 	CT_CNT_TIMED_PYSTACK_NS,      /* ... in send_pystack, whole */
 	CT_CNT_TIMED_PYSTACKS,        /* ... its calls */
 	CT_CNT_KWALK_COPY_WOKE,       /* copies that woke the capture at once: a table to ask for */
+	CT_CNT_KWALK_GAPS,            /* walks past a frame without a table, through the last walk's */
+	CT_CNT_KWALK_GAP_BYTES,       /* ... the stack bytes they sent for the capture to walk */
 	CT_CNT_MAX
 };
 

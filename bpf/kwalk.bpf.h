@@ -66,6 +66,9 @@ struct kwalk {
 	__s32 vd;          /* the last walk's frame being checked; -1: walking */
 	__u32 vk, vstart;  /* where the check began: this walk's frame, the last walk's */
 	__u32 reused, tries; /* frames taken from the last walk, checked; checks begun */
+	/* kw_gap: past a frame without a table, through the last walk's */
+	__u64 gap_pc, gap_sp, gap_bp, gap_end;   /* gap_end: 0, none */
+	__u32 gap_at, gap_bp_known, gap_why, pad1;   /* gap_why: the copy it spared */
 };
 
 /*
@@ -503,6 +506,87 @@ static __always_inline enum kw_rule rule_at(struct kwalk_ctx *c, __u64 look,
 	return k;
 }
 
+/*
+ * The walk stopped at a frame whose table the capture has not built yet
+ * (w->copy KW_PENDING or KW_LAZY): where the thread's last walk has a
+ * frame above it whose return address is still where it was, the walk
+ * goes on from there as from any frame of the last walk it meets (its
+ * words checked, kwalk_memo.bpf.h), and only the stack between the two is
+ * sent (CT_REC_KSTACK_GAP), for the capture to walk with the file's CFI
+ * and join them: a few KiB, where the copy is the whole stack (JAX's main
+ * thread: 66 KiB on average in a first capture).
+ * - The outermost such frame within CT_KSTACK_GAP_MAX: the last walk's
+ *   frames that returned since may lie in the gap still, in locals not
+ *   written since, where they were; its frames above where the two stacks
+ *   part are the thread's now.  The capture joins the two only where its
+ *   walk of the gap comes to that very frame (else: cut short, counted).
+ * - Frames whose steps out need rbp there are passed over: rbp is not
+ *   known past the gap.
+ * - A word that differs from the last walk's past the gap: the copy.
+ * True: the walk goes on, checking.
+ */
+#define KW_GAP_TRIES 32
+
+/* The last walk's frame the gap ends at (kw_gap): its depth, or -1.
+ * Global, so the verifier checks its loop once. */
+__noinline __s32 kw_gap_find(struct kwalk_rec *o, const struct kw_memo *m)
+{
+	const struct kw_mframe *f;
+	struct kwalk *w;
+	__s32 d, at = -1;
+	__u64 ra;
+
+	if (!o || !m)
+		return -1;
+	w = &o->w;
+	d = w->cursor;
+	for (int i = 0; i < KW_GAP_TRIES && d >= 0; i++, d--) {
+		f = &m->f[d & KWM_MASK];
+		if (f->sp <= w->sp || (f->sp & 7) || f->flags & KWM_NEEDS_BP)
+			continue;
+		if (f->sp - w->sp > CT_KSTACK_GAP_MAX || w->n + d + 1 >= CT_KSTACK_FRAMES)
+			break;
+		if (!stack_word_at(o, f->sp - 8, &ra))
+			break;
+		if (ra == f->pc)
+			at = d;
+	}
+	return at;
+}
+
+static __always_inline bool kw_gap(struct kwalk_rec *o, const struct kw_memo *m)
+{
+	struct kwalk *w = &o->w;
+	const struct kw_mframe *f;
+	__s32 d;
+
+	if (w->gap_end || (w->copy != KW_PENDING && w->copy != KW_LAZY) || (w->sp & 7))
+		return false;
+	d = kw_gap_find(o, m);
+	if (d < 0)
+		return false;
+	f = &m->f[d & KWM_MASK];
+	w->gap_why = w->copy;
+	w->gap_pc = w->pc;
+	w->gap_sp = w->sp;
+	w->gap_bp = w->bp;
+	w->gap_bp_known = w->bp_known;
+	w->gap_end = f->sp;
+	w->gap_at = w->n;
+	w->pc = f->pc;
+	w->sp = f->sp;
+	w->bp_known = 0;
+	w->cursor = d;
+	w->end = CT_STACK_END_ERROR;
+	if (!memo_meets(w, m)) {   /* cannot be: its own bounds, checked above */
+		w->gap_end = 0;
+		return false;
+	}
+	w->copy = KW_WALKED;
+	memo_window(o, m);
+	return true;
+}
+
 static __always_inline long kwalk_step(void *ctx)
 {
 	struct kwalk_ctx *c = ctx;
@@ -527,6 +611,7 @@ static __always_inline long kwalk_step(void *ctx)
 	w->n = n + 1;
 	switch (rule_at(c, look, &r)) {
 	case KW_STOP:
+		kw_gap(out, c->memo);
 		return 1;
 	case KW_FP:
 		ended = fp_step(out);
@@ -562,6 +647,8 @@ static long kwalk_steps(__u32 i, void *ctx)
 	struct kwalk_ctx *c = ctx;
 	struct kwalk *w = &c->out->w;
 
+	if (w->copy)   /* a gap whose check failed (memo_differs) */
+		return 1;
 	if (w->vd >= 0)
 		return memo_check_frames(c->out, c->memo);
 	for (int k = 0; k < KW_UNROLL; k++)
@@ -626,7 +713,8 @@ static __noinline bool walk_kstack(__u64 ts)
 		count(w->copy);
 		return false;
 	}
-	memo_keep(out, c.memo, (__u32)id);
+	if (!w->gap_end)   /* its log lacks the gap's frames */
+		memo_keep(out, c.memo, (__u32)id);
 	return true;
 }
 
@@ -661,6 +749,73 @@ static __always_inline bool kwalk_stack_word(__u64 ts, __u64 addr, __u64 *v)
 	return true;
 }
 
+/*
+ * A record the capture acts on (want: the pc of a table it lacks) wakes
+ * the reader at once, at most once a ms: every stack that meets that
+ * table before the capture asks for it is copied, or sent with a gap,
+ * too.  Slept through (100 ms, or a quarter of the ring: wake_flags), a
+ * first capture's start-up copied hundreds of stacks that one ask would
+ * have spared.  Where the walk stopped for good (a rule of another shape)
+ * the copy waits as any record.
+ */
+#define WANT_WAKE_GAP_NS 1000000
+__u64 want_woke_ns = 0;
+
+static __always_inline __u64 want_wake_flags(__u64 size, __u64 want)
+{
+	__u64 now;
+
+	if (!want)
+		return wake_flags(size);
+	now = bpf_ktime_get_ns();
+	if (now - want_woke_ns < WANT_WAKE_GAP_NS)
+		return wake_flags(size);
+	want_woke_ns = now;
+	count(CT_CNT_KWALK_COPY_WOKE);
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+struct kw_gap_rec {
+	struct ct_kstack_gap rec;
+	__u8 bytes[CT_KSTACK_GAP_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kw_gap_rec);
+} kwalk_gap SEC(".maps");
+
+/* The walk's gap (kw_gap), read and sent; false where it could not be
+ * read (the caller ends the stack there). */
+static __noinline bool send_gap(struct kwalk_rec *out)
+{
+	struct kwalk *w = &out->w;
+	__u32 zero = 0;
+	struct kw_gap_rec *g = bpf_map_lookup_elem(&kwalk_gap, &zero);
+	__u64 n = w->gap_end - w->gap_sp, size;
+
+	keep_in_register(n);
+	if (!g || n < 8 || n > CT_KSTACK_GAP_MAX || (n & 7) ||
+	    bpf_probe_read_user(g->bytes, n, (void *)w->gap_sp))
+		return false;
+	g->rec = (struct ct_kstack_gap){ .h = out->rec.h, .at = w->gap_at,
+					 .bp_known = w->gap_bp_known, .pc = w->gap_pc,
+					 .sp = w->gap_sp, .bp = w->gap_bp, .end_sp = w->gap_end,
+					 .end_pc = out->pcs[w->gap_at & (CT_KSTACK_FRAMES - 1)] };
+	g->rec.h.type = CT_REC_KSTACK_GAP;
+	size = sizeof(g->rec) + n;
+	g->rec.h.size = size;
+	if (size > sizeof(*g) || bpf_ringbuf_output(&rb, g, size, want_wake_flags(size, w->want))) {
+		count(CT_CNT_LOST);
+		return false;
+	}
+	count(CT_CNT_KWALK_GAPS);
+	count_n(CT_CNT_KWALK_GAP_BYTES, n);
+	return true;
+}
+
 /* Sends the frames walk_kstack found, in one sample with the call's
  * Python record where there is one (py_size bytes at py); true: the
  * Python record went into the ring. */
@@ -683,7 +838,13 @@ static __noinline bool send_kstack(const void *py, __u64 py_size)
 	out->rec.need_bytes = w->need;
 	out->rec.fp_frames = w->fp;
 	out->rec.span_bytes = w->sp - w->sp0 > CT_KSTACK_BYTES ? CT_KSTACK_BYTES : w->sp - w->sp0;
-	out->rec._pad = 0;
+	out->rec.gap_at = 0;
+	if (w->gap_end && send_gap(out)) {
+		out->rec.gap_at = w->gap_at;
+	} else if (w->gap_end) {   /* the stack ends where the gap begins */
+		out->rec.nframes = w->n = w->gap_at;
+		out->rec.end = CT_STACK_END_BAD_READ;
+	}
 	size = sizeof(struct ct_kstack) + (__u64)(w->n & (CT_KSTACK_FRAMES * 2 - 1)) * 8;
 	if (size > sizeof(out->rec) + sizeof(out->pcs))
 		return false;

@@ -96,6 +96,10 @@ static __always_inline void memo_window(struct kwalk_rec *o, const struct kw_mem
 static __always_inline bool memo_differs(struct kwalk *w, __s32 d)
 {
 	w->vd = -1;
+	if (w->gap_end) {   /* past a gap, rbp unknown: the copy (kwalk.bpf.h, kw_gap) */
+		w->copy = w->gap_why;
+		return false;
+	}
 	w->cursor = w->tries < KWM_TRIES ? d - 1 : -1;
 	w->end = CT_STACK_END_ERROR;
 	w->need = 0;

@@ -183,31 +183,6 @@ static __always_inline __u32 stack_span(__u64 sp, __u32 *flags)
 }
 
 /*
- * A copy the capture can act on (want: the pc of a table it lacks) wakes
- * the reader at once, at most once a ms: every stack copied before the
- * capture asks for that table is copied too.  Slept through (100 ms, or a
- * quarter of the ring: wake_flags), a first capture's start-up copied
- * hundreds of stacks that one ask would have spared.  Where the walk
- * stopped for good (a rule of another shape) the copy waits as any record.
- */
-#define COPY_WAKE_GAP_NS 1000000
-__u64 copy_woke_ns = 0;
-
-static __always_inline __u64 copy_wake_flags(__u64 size, __u64 want)
-{
-	__u64 now;
-
-	if (!want)
-		return wake_flags(size);
-	now = bpf_ktime_get_ns();
-	if (now - copy_woke_ns < COPY_WAKE_GAP_NS)
-		return wake_flags(size);
-	copy_woke_ns = now;
-	count(CT_CNT_KWALK_COPY_WOKE);
-	return BPF_RB_FORCE_WAKEUP;
-}
-
-/*
  * The stack is read once, straight into the ring: the record is reserved
  * for the bytes the stack holds (and CT_STACK_SLACK), and the stack read
  * into it.  This copy is most of what -k costs the traced thread; a
@@ -241,7 +216,7 @@ static __noinline void send_stack_copy(__u64 ts, __u64 want)
 	rec->flags = why;
 	rec->size = w.n;
 	rec->want_pc = want;
-	bpf_ringbuf_submit_dynptr(&w.rec, copy_wake_flags(size, want));
+	bpf_ringbuf_submit_dynptr(&w.rec, want_wake_flags(size, want));
 }
 
 /* -k's walk in the kernel, where -k walks: first, so that the Python

@@ -129,8 +129,15 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			why[i - CT_CNT_KWALK_COPY_NO_PROC]);
 		sep = ", ";
 	}
+	if (us->gaps || us->gaps_lost)
+		fprintf(stderr, "; walked past a frame without a table through the thread's last "
+			"walk %llu (%.1f KiB of stack each, sent for the capture to walk between; "
+			"%llu not joined, cut short)", (unsigned long long)us->gaps,
+			per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_BYTES),
+				  us->gaps + us->gaps_lost) / 1024,
+			(unsigned long long)us->gaps_lost);
 	if ((n = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_COPY_WOKE)))
-		fprintf(stderr, " (%llu of them woke the capture at once, to ask for the table)",
+		fprintf(stderr, "; %llu of these woke the capture at once, to ask for the table",
 			(unsigned long long)n);
 	fprintf(stderr, "; tables of %llu of %llu files (%llu rows of %llu) built in %.1f ms",
 		(unsigned long long)kt.loaded, (unsigned long long)kt.files,

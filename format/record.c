@@ -131,6 +131,18 @@ static const char *check_kstack(const struct ct_kstack *s, size_t len)
 		return "kernel stack walk record sizes do not add up";
 	if (s->end >= CT_STACK_END_KINDS)
 		return "kernel stack walk record has an unknown end";
+	if (s->gap_at && s->gap_at >= s->nframes)
+		return "kernel stack walk record has a gap past its frames";
+	return NULL;
+}
+
+static const char *check_kstack_gap(const struct ct_kstack_gap *g, size_t len)
+{
+	if (len < sizeof(*g) || g->end_sp <= g->sp || g->end_sp - g->sp > CT_KSTACK_GAP_MAX ||
+	    sizeof(*g) + (g->end_sp - g->sp) != len)
+		return "kernel stack walk gap record sizes do not add up";
+	if (!g->at || g->at >= CT_KSTACK_FRAMES)
+		return "kernel stack walk gap record is at no frame";
 	return NULL;
 }
 
@@ -198,6 +210,8 @@ const char *ct_record_check(const void *buf, size_t len)
 		return check_code_map(buf, len);
 	case CT_REC_KSTACK:
 		return check_kstack(buf, len);
+	case CT_REC_KSTACK_GAP:
+		return check_kstack_gap(buf, len);
 	case CT_REC_MAPPING:
 		return check_mapping(buf, len);
 	case CT_REC_FRAMES:

@@ -80,6 +80,15 @@ struct ct_unwinder {
 		uint64_t elf[UNWIND_MAX_FRAMES];
 		struct ct_symfile *file[UNWIND_MAX_FRAMES];
 	} walked;
+	/* A kernel walk's gap (CT_REC_KSTACK_GAP): its stack bytes as a copy
+	 * from the frame it could not step, for the walk that follows; and
+	 * that walk's frames with the gap's put in. */
+	struct {
+		bool have;
+		struct ct_kstack_gap g;
+		struct ct_stack *s;      /* CT_KSTACK_GAP_MAX bytes after it */
+		uint64_t pcs[CT_KSTACK_FRAMES];
+	} gap;
 	/* CT_UNWIND_CHECK with the kernel's walk: its last walk, which the
 	 * copy of the same call that follows is compared with. */
 	struct {
@@ -522,21 +531,37 @@ static void walked_add(struct ct_unwinder *u, struct ct_symfile *file, uint64_t 
 	u->walked.file[i] = file;
 }
 
-/* The walk from the kept rules: its frames in u->walked, not named yet. */
-static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
-		      uint32_t *kind)
+/* Where a walk from the kept rules starts: a copy's registers, or the
+ * frame a kernel walk could not step (a gap's), walked up to the frame
+ * the kernel met above it (stop_sp and stop_pc; 0: to the end). */
+struct walk_start {
+	uint64_t pc, sp, bp, stop_sp, stop_pc;
+	bool bp_known, activation;   /* activation: pc is where the thread is, not a return address */
+};
+
+/* The walk from the kept rules: its frames in u->walked, not named yet;
+ * false: left to libdw. */
+static bool walk_rules(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+		       const struct walk_start *at, uint32_t *kind)
 {
-	uint64_t pc = s->regs[CT_REG_RIP], sp = s->regs[CT_REG_RSP], bp = s->regs[CT_REG_RBP];
-	bool bp_known = true, fp_used = false;
+	uint64_t pc = at->pc, sp = at->sp, bp = at->bp;
+	bool bp_known = at->bp_known, fp_used = false;
 
 	u->walked.n = 0;
-	for (bool activation = true;; activation = false) {
-		const struct ct_cfi_rule *r = ct_cfi_rule_at(&p->rules, p->dwfl,
-							     activation ? pc : pc - 1);
-		bool fp = no_cfi(r), fp_ok = fp && bp_known && bp >= sp && !(bp & 7);
+	for (bool activation = at->activation;; activation = false) {
+		const struct ct_cfi_rule *r;
+		bool fp, fp_ok;
 		const struct uw_mod *um;
 		uint64_t cfa;
 
+		if (at->stop_sp && sp >= at->stop_sp) {   /* a gap's walk: at the frame met, or past it */
+			*kind = sp == at->stop_sp && pc == at->stop_pc ? CT_STACK_END_COMPLETE
+								       : CT_STACK_END_ERROR;
+			return true;
+		}
+		r = ct_cfi_rule_at(&p->rules, p->dwfl, activation ? pc : pc - 1);
+		fp = no_cfi(r);
+		fp_ok = fp && bp_known && bp >= sp && !(bp & 7);
 		if (!r || (!r->usable && !fp)) {
 			u->st.left_to_libdw[r ? r->none : CT_CFI_NO_MODULE]++;
 			return false;
@@ -575,10 +600,19 @@ static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_
 		sp = cfa + (int64_t)r->rsp_off;
 	}
 	p->last_read_failed = false;
-	*kind = end_kind(p, s, 0, false, u->walked.n);
+	*kind = at->stop_sp ? CT_STACK_END_ERROR : end_kind(p, s, 0, false, u->walked.n);
 	if (fp_used && *kind == CT_STACK_END_COMPLETE)
 		*kind = CT_STACK_END_COMPLETE_FP;
 	return true;
+}
+
+static bool walk_fast(struct ct_unwinder *u, struct uw_proc *p, const struct ct_stack *s,
+		      uint32_t *kind)
+{
+	struct walk_start at = { .pc = s->regs[CT_REG_RIP], .sp = s->regs[CT_REG_RSP],
+				 .bp = s->regs[CT_REG_RBP], .bp_known = true, .activation = true };
+
+	return walk_rules(u, p, s, &at, kind);
 }
 
 /* Ends as compared: the kernel's frame-pointer kinds are the capture's
@@ -675,13 +709,13 @@ static bool asked_before(struct ct_unwinder *u, const struct uw_proc *p, uint64_
  * tables of the files its frames (pcs[n]) pass through are built, for the
  * next, and the one its walk stopped at, which may lie past the copy. */
 static void want_tables(struct ct_unwinder *u, const struct uw_proc *p, const uint64_t *pcs,
-			uint32_t n, uint64_t want_pc)
+			uint32_t n, uint64_t want_pc, uint32_t exact)
 {
 	const struct ct_codemap *m;
 	uint64_t look;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (!asked_before(u, p, look = i ? pcs[i] - 1 : pcs[i]) && (m = map_at(p, look)))
+		if (!asked_before(u, p, look = i < exact ? pcs[i] : pcs[i] - 1) && (m = map_at(p, look)))
 			ct_ktables_want(u->kt, m, look);
 	if (want_pc && (m = map_at(p, want_pc)))
 		ct_ktables_want(u->kt, m, want_pc);
@@ -796,7 +830,7 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 	if (in_fb)
 		walked_from_fb(u);
 	if (u->kt)
-		want_tables(u, p, u->walked.pcs, u->walked.n, s->want_pc);
+		want_tables(u, p, u->walked.pcs, u->walked.n, s->want_pc, 1);
 	f = in_fb ? ct_frames_end(&u->fb, &s->h, status, s->size) :
 		    name_walked(u, p, s, status, end.kind);
 	u->sink(u->ctx, &f->h);
@@ -814,16 +848,77 @@ void ct_unwinder_stack(struct ct_unwinder *u, const struct ct_stack *s)
 _Static_assert(CT_KSTACK_FRAMES <= UNWIND_MAX_FRAMES, "a kernel walk's frames fit u->walked");
 static const struct ct_frames *name_kernel_stack(struct ct_unwinder *u, const struct uw_proc *p,
 						 const struct ct_kstack *k, const uint64_t *pcs,
-						 const struct ct_frames_key *key)
+						 uint32_t n, const struct ct_frames_key *key)
 {
 	u->walked.n = 0;
-	for (uint32_t i = 0; i < k->nframes; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		const struct ct_codemap *m = map_at(p, i ? pcs[i] - 1 : pcs[i]);
 		struct ct_symfile *sf = m && m->is_elf ? ct_symbolizer_file(u->syms, m) : NULL;
 
 		walked_add(u, sf, pcs[i], sf ? pcs[i] - m->bias : 0);
 	}
-	return name_frames(u, key, &k->h, frames_status(k->end, false));
+	return name_frames(u, key, &k->h, frames_status(key->end, false));
+}
+
+/* The kernel's gap for the walk that follows, kept as a copy from the
+ * frame it could not step (its checks: format/record.c). */
+static void gap_taken(struct ct_unwinder *u, const struct ct_kstack_gap *g)
+{
+	struct ct_stack *s = u->gap.s;
+	uint32_t n = (uint32_t)(g->end_sp - g->sp);
+
+	u->st.ring_bytes += g->h.size + CT_RINGBUF_HDR;
+	u->gap.have = true;
+	u->gap.g = *g;
+	memset(s, 0, sizeof(*s));
+	s->h = g->h;
+	s->regs[CT_REG_RIP] = g->pc;
+	s->regs[CT_REG_RSP] = g->sp;
+	s->regs[CT_REG_RBP] = g->bp;
+	s->size = n;
+	memcpy(s + 1, g + 1, n);
+}
+
+/*
+ * A kernel walk with a gap (k->gap_at): the frames between the one it
+ * could not step and the last walk's it met above, walked here from the
+ * gap's bytes and put in (u->gap.pcs), their tables asked for.  Where the
+ * walk here does not come to the frame the kernel met (its gap lost, or
+ * walked otherwise), the stack ends after what it found: counted.  The
+ * frames; *n and *kind their count and end.
+ */
+static const uint64_t *bridged(struct ct_unwinder *u, struct uw_proc *p, const struct ct_kstack *k,
+			       const uint64_t *pcs, uint32_t *n, uint32_t *kind)
+{
+	const struct ct_kstack_gap *g = &u->gap.g;
+	struct walk_start at = { .pc = g->pc, .sp = g->sp, .bp = g->bp, .bp_known = g->bp_known,
+				 .activation = k->gap_at == 1, .stop_sp = g->end_sp,
+				 .stop_pc = g->end_pc };
+	uint32_t got = 0, walked_kind = CT_STACK_END_ERROR, out = k->gap_at;
+	bool ok = u->gap.have && k->gap_at < k->nframes && g->h.tid == k->h.tid &&
+		  g->h.ts_ns == k->h.ts_ns &&
+		  g->at == k->gap_at && pcs[k->gap_at - 1] == g->pc && pcs[k->gap_at] == g->end_pc;
+
+	u->gap.have = false;
+	if (ok && p->dwfl && walk_rules(u, p, u->gap.s, &at, &walked_kind))
+		got = u->walked.n;
+	if (got)   /* the frame it could not step is the walk's first */
+		want_tables(u, p, u->walked.pcs, got, 0, at.activation);
+	memcpy(u->gap.pcs, pcs, k->gap_at * sizeof(*pcs));
+	for (uint32_t i = 1; i < got && out < CT_KSTACK_FRAMES; i++)
+		u->gap.pcs[out++] = u->walked.pcs[i];
+	if (walked_kind != CT_STACK_END_COMPLETE) {
+		u->st.gaps_lost++;
+		*kind = CT_STACK_END_ERROR;
+	} else {
+		u->st.gaps++;
+		for (uint32_t i = k->gap_at; i < k->nframes && out < CT_KSTACK_FRAMES; i++)
+			u->gap.pcs[out++] = pcs[i];
+		*kind = (uint64_t)k->nframes + got - 1 > CT_KSTACK_FRAMES ? CT_STACK_END_MAX_FRAMES
+									  : k->end;
+	}
+	*n = out;
+	return u->gap.pcs;
 }
 
 /* A stack the kernel walked: its frames named as the copy's would be. */
@@ -832,19 +927,23 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 	uint64_t t0 = ct_now_ns(CLOCK_MONOTONIC);
 	const uint64_t *pcs = (const uint64_t *)(k + 1);
 	struct uw_proc *p = get_proc(u, k->h.pid);
-	struct ct_stack_end end = { .h = k->h, .kind = k->end, .need_bytes = k->need_bytes };
-	struct ct_frames_key key = { .pid = k->h.pid, .pcs = pcs, .n = k->nframes, .end = k->end,
-				     .span = k->span_bytes };
+	uint32_t n = k->nframes, kind = k->end;
+	struct ct_stack_end end = { .h = k->h, .need_bytes = k->need_bytes };
+	struct ct_frames_key key;
 	const struct ct_frames *named;
 
 	if (!p)
 		return;
-	key.gen = p->gen;
+	if (k->gap_at)
+		pcs = bridged(u, p, k, pcs, &n, &kind);
+	end.kind = kind;
+	key = (struct ct_frames_key){ .pid = k->h.pid, .pcs = pcs, .n = n, .end = kind,
+				      .span = k->span_bytes, .gen = p->gen };
 	named = ct_frames_cache_get(u->named, &key);
 	if (!named) {   /* may read the files' pages: the CPU clock says what was work */
 		uint64_t m0 = ct_now_ns(CLOCK_MONOTONIC), c0 = ct_now_ns(CLOCK_THREAD_CPUTIME_ID);
 
-		named = name_kernel_stack(u, p, k, pcs, &key);
+		named = name_kernel_stack(u, p, k, pcs, n, &key);
 		count_busy(u, m0, c0);
 		t0 += ct_now_ns(CLOCK_MONOTONIC) - m0;   /* counted */
 	} else {
@@ -858,14 +957,14 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 		u->kcheck.have = true;
 		u->kcheck.tid = k->h.tid;
 		u->kcheck.ts = k->h.ts_ns;
-		u->kcheck.n = k->nframes;
-		u->kcheck.end = k->end;
-		memcpy(u->kcheck.pcs, pcs, k->nframes * sizeof(*pcs));
+		u->kcheck.n = n;
+		u->kcheck.end = kind;
+		memcpy(u->kcheck.pcs, pcs, n * sizeof(*pcs));
 	}
 	u->st.stacks++;
 	u->st.kstacks++;
 	u->st.kstack_fp += k->fp_frames > 0;
-	u->st.frames += k->nframes;
+	u->st.frames += n;
 	t0 = ct_now_ns(CLOCK_MONOTONIC) - t0;
 	u->st.busy_ns += t0;
 	u->st.cpu_ns += t0;
@@ -907,9 +1006,11 @@ struct ct_unwinder *ct_unwinder_new(const char *proc_root, ct_unwind_sink sink, 
 	u->named = ct_frames_cache_new();
 	u->asked = calloc(ASKED_SLOTS, sizeof(*u->asked));
 	u->mapbuf = malloc(sizeof(struct ct_mapping) + 4096);
+	u->gap.s = malloc(sizeof(struct ct_stack) + CT_KSTACK_GAP_MAX);
 	u->check = ct_unwind_check_on();
 	u->syms = ct_symbolizer_new(u->check);
-	if (!u->fb.buf || !u->recbuf || !u->named || !u->asked || !u->mapbuf || !u->syms) {
+	if (!u->fb.buf || !u->recbuf || !u->named || !u->asked || !u->mapbuf || !u->gap.s ||
+	    !u->syms) {
 		ct_unwinder_free(u);
 		return NULL;
 	}
@@ -929,6 +1030,7 @@ void ct_unwinder_free(struct ct_unwinder *u)
 	free(u->asked);
 	ct_frames_cache_free(u->named);
 	free(u->mapbuf);
+	free(u->gap.s);
 	free(u);
 }
 
@@ -952,6 +1054,9 @@ bool ct_unwinder_take(struct ct_unwinder *u, const struct ct_rec *r)
 	switch (r->type) {
 	case CT_REC_STACK:
 		ct_unwinder_stack(u, (const struct ct_stack *)r);
+		return true;
+	case CT_REC_KSTACK_GAP:
+		gap_taken(u, (const struct ct_kstack_gap *)r);
 		return true;
 	case CT_REC_KSTACK:
 		u->st.ring_records++;

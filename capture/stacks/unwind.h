@@ -69,6 +69,8 @@ struct ct_unwind_stats {
 	uint64_t ring_bytes;    /* ... their bytes through the ring (headers included) */
 	uint64_t kstacks;       /* stacks the kernel walked (CT_REC_KSTACK) */
 	uint64_t kstack_fp;     /* ... through code without a table, by frame pointer */
+	uint64_t gaps;          /* ... past a frame without a table, its gap walked here */
+	uint64_t gaps_lost;     /* ... whose gap could not be walked here: cut short */
 	uint64_t kchecked;      /* CT_UNWIND_CHECK: kernel walks compared with the copy's */
 	uint64_t kcheck_mismatches;
 	uint64_t kcheck_past_copy;   /* ... compared up to the copy's end: the walk went on */

@@ -11,7 +11,9 @@ rows kept for the next capture to read rather than build (uw_kept.c: a
 damaged one refused and built again), kept asks that are not of the
 format left unread and written anew, `off` keeps nothing, and a folder
 that cannot be written is said.  Last, a machine's first capture: a copy
-that lacks a table wakes the capture at once, to ask for it."""
+that lacks a table wakes the capture at once, to ask for it; and a walk
+that meets a frame without a table below the thread's last walk's frames
+goes on past it, sending only the stack between."""
 import glob
 import os
 import re
@@ -189,7 +191,7 @@ for k in ("CT_UNWIND_CHECK", "CT_KT_LAZY_MIN"):
 p = run([CUDATRACE, "-k", "--device", dev, "-o", os.devnull, "--", sys.executable, loop, dev,
          str(PACED_CALLS), "0", "1000"], env=env)
 copied = re.search(r"copied (\d+)", p.stderr)
-woke = re.search(r"\((\d+) of them woke the capture at once", p.stderr)
+woke = re.search(r"; (\d+) of these woke the capture at once", p.stderr)
 copied, woke = (int(copied.group(1)) if copied else -1), (int(woke.group(1)) if woke else 0)
 walked = figures(p.stderr)[0]
 t.ok(p.returncode == 0 and 1 <= woke <= copied,
@@ -198,4 +200,28 @@ t.ok(p.returncode == 0 and 1 <= woke <= copied,
 t.ok(0 <= copied <= 60,
      "so a paced loop's stacks are walked in the kernel within ms of its first: %d of %d "
      "copied (at most 60)" % (copied, walked + copied), p.stderr[-800:])
+
+# 6. Past a frame without a table, through the thread's last walk
+# (kwalk.bpf.h, kw_gap): stackprog's calls through via_a, paced, walked
+# in the kernel once their FDEs are built; then through via_b, whose FDE
+# the first of them meets unbuilt.  Its caller's frame is the last walk's,
+# where it was: the kernel sends the stack between (a CT_REC_KSTACK_GAP of
+# tens of bytes) rather than copying it all, and the capture walks it and
+# joins the two, as the copy's unwinding would (CT_UNWIND_CHECK).
+env = dict(os.environ, CUDATRACE_SYMBOL_CACHE=os.path.join(tmp, "gaps"), CT_KT_LAZY_MIN="1",
+           CT_UNWIND_CHECK="1")
+p = run([CUDATRACE, "-k", "--device", dev, "-o", os.devnull, "--", PROG, LIB, dev, "gaps", "50",
+         "3000"], env=env)
+gaps = re.search(r"through the thread's last walk (\d+) \(([\d.]+) KiB of stack each, sent for "
+                 r"the capture to walk between; (\d+) not joined", p.stderr)
+kw = kernel_walks_differ(p.stderr)
+ends = re.search(r"stack ends: (\d+) complete", p.stderr)
+t.ok(p.returncode == 0 and gaps and int(gaps.group(1)) >= 1 and int(gaps.group(3)) == 0 and
+     float(gaps.group(2)) < 4,
+     "a new frame without a table, below the last walk's: walked past, the stack between sent "
+     "(%s)" % (gaps.group(0) if gaps else "no gaps said"), p.stderr[-1200:])
+t.ok(kw and kw[0] == 0 and kw[1] >= 50 and ends and int(ends.group(1)) == 100,
+     "and joined as the copy's unwinding walks the same calls (CT_UNWIND_CHECK: %s of %s "
+     "differ; %s of 100 complete)" % (tuple(kw or ("?", "?")) + (ends.group(1) if ends else "?",)),
+     p.stderr[-1200:])
 t.done()

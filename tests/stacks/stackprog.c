@@ -17,6 +17,9 @@
  *   stackprog LIB FILE huge N [MS]  the same, on a thread of 16 MiB of
  *                               stack, below a frame of HUGE_FRAME bytes
  *                               (past the kernel's walk's bound, 8 MiB)
+ *   stackprog LIB FILE gaps N US  N calls through via_a, US apart, then N
+ *                               through via_d and via_b, on one CPU (-k's walk past
+ *                               a frame without a table)
  *   stackprog LIB FILE thread   one call from a thread the library starts
  *   stackprog LIB FILE holes    one ioctl from a thread of ours, below a
  *                               frame whose pages were never touched
@@ -24,9 +27,11 @@
  * sync_device), and one ioctl of its own (from poke_directly), then exits
  * at once (_exit, no clean-up).
  */
+#define _GNU_SOURCE   /* sched_setaffinity */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -206,6 +211,43 @@ static NOINLINE int mixed(sync_fn f, int fd, long n, long ms)
 	return 0;
 }
 
+/* via_b by way of a frame of its own: the two frames a gap holds. */
+static NOINLINE int via_d(sync_fn f, int fd)
+{
+	volatile char frame[112];
+
+	frame[0] = 'd';
+	__asm__ volatile("" : : "r"(frame) : "memory");
+	return NO_TAIL(via_b(f, fd));
+}
+
+/* Calls through via, n of them us apart. */
+static NOINLINE int paced(via_fn via, sync_fn f, int fd, long n, long us)
+{
+	for (long i = 0; i < n; i++) {
+		NO_TAIL(via(f, fd));
+		usleep((useconds_t)us);
+	}
+	return 0;
+}
+
+/* -k's walk past a frame without a table (kwalk.bpf.h, kw_gap): n calls
+ * through via_a, paced, which the kernel walks once their tables are
+ * built; then n through via_d and via_b, whose frames (a lazy file's FDEs
+ * not built yet) the first of them cannot step, but whose caller's frame
+ * is the last walk's, where it was.  On one CPU: the last walk is kept by
+ * CPU. */
+static NOINLINE int gaps(sync_fn f, int fd, long n, long us)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	NO_TAIL(paced(via_a, f, fd, n, us));
+	return NO_TAIL(paced(via_d, f, fd, n, us));
+}
+
 /* A frame of 9 MiB (a variable-length array: its CFA is rbp's, which a
  * table holds at any size), on a thread whose stack holds it. */
 #define HUGE_FRAME (9l << 20)
@@ -283,6 +325,8 @@ int main(int argc, char **argv)
 	if (argc > 4 && strcmp(argv[3], "tall") == 0)
 		return tall_frames(TALL_LEVELS, (sync_fn)dlsym(lib, "fakeCtxSync"), fd,
 				   atol(argv[4]), argc > 5 ? atol(argv[5]) : 0);
+	if (argc > 5 && strcmp(argv[3], "gaps") == 0)
+		return gaps((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]), atol(argv[5]));
 	if (argc > 4 && strcmp(argv[3], "mixed") == 0)
 		return mixed((sync_fn)dlsym(lib, "fakeCtxSync"), fd, atol(argv[4]),
 			     argc > 5 ? atol(argv[5]) : 0);

@@ -103,6 +103,41 @@ static void test_kstack_check(void)
 	r.k.nframes = 3;
 	r.k.end = CT_STACK_END_KINDS;
 	ok(ct_record_check(&r, sizeof(r)) != NULL, "an end no version knows: refused");
+	r.k.end = CT_STACK_END_COMPLETE;
+	r.k.gap_at = 2;
+	ok(ct_record_check(&r, sizeof(r)) == NULL, "a gap after 2 of its 3 frames passes");
+	r.k.gap_at = 3;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "a gap with no frame above it: refused");
+}
+
+/* The stack between a frame the kernel could not step and the last walk's
+ * frame above it (CT_REC_KSTACK_GAP): its bytes as its two sps say. */
+static void test_kstack_gap_check(void)
+{
+	struct {
+		struct ct_kstack_gap g;
+		uint8_t bytes[48];
+	} r = { .g = { .h = { CT_REC_KSTACK_GAP, sizeof(r), 1, 7, 8 }, .at = 1, .sp = 0x7000,
+		       .end_sp = 0x7030 } };
+
+	ok(ct_record_check(&r, sizeof(r)) == NULL, "a gap of 48 bytes passes");
+	r.g.end_sp = 0x7038;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "sps that say more bytes than it holds: refused");
+	r.g.end_sp = 0x7000;
+	r.g.h.size = sizeof(r.g);
+	ok(ct_record_check(&r, sizeof(r.g)) != NULL, "an empty gap: refused");
+	r.g.end_sp = 0x7000 + CT_KSTACK_GAP_MAX + 8;
+	ok(ct_record_check(&r, sizeof(r.g)) != NULL, "a gap past the most the kernel sends: refused");
+	r.g.end_sp = 0x7030;
+	r.g.h.size = sizeof(r);
+	r.g.at = 0;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "a gap at no frame: refused");
+	r.g.at = CT_KSTACK_FRAMES;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "a gap past the frame bound: refused");
+	r.g.at = 1;
+	r.g.sp = 0x7030;
+	r.g.end_sp = 0x7000;
+	ok(ct_record_check(&r, sizeof(r)) != NULL, "an end below its start: refused");
 }
 
 /* A ring sample of two records (bpf/emit.bpf.h emit_two), and sizes that
@@ -232,6 +267,7 @@ int main(void)
 	ok(!c.stack, "forgotten with its thread");
 	ct_stacks_free(s);
 	test_kstack_check();
+	test_kstack_gap_check();
 	test_record_split();
 	return tap_done();
 }
