@@ -934,6 +934,8 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 
 	if (!p)
 		return;
+	if (k->gap_at && !p->maps.n && !p->maps_failed)   /* its walk needs the code maps */
+		read_maps(u, p, k->h.ts_ns);
 	if (k->gap_at)
 		pcs = bridged(u, p, k, pcs, &n, &kind);
 	end.kind = kind;
