@@ -666,6 +666,9 @@ enum ct_counter {
 	CT_CNT_KWALK_COPY_WOKE,       /* copies that woke the capture at once: a table to ask for */
 	CT_CNT_KWALK_GAPS,            /* walks past a frame without a table, through the last walk's */
 	CT_CNT_KWALK_GAP_BYTES,       /* ... the stack bytes they sent for the capture to walk */
+	CT_CNT_KWALK_GAP_NO_MEMO,     /* walks stopped for a table with no last walk of the thread kept */
+	CT_CNT_KWALK_GAP_NOT_MET,     /* ... with one, none of whose frames above was met within 16 KiB */
+	CT_CNT_KWALK_GAP_DIFFERED,    /* ... met, but a word past the gap differed: copied */
 	CT_CNT_MAX
 };
 

@@ -562,9 +562,15 @@ static __always_inline bool kw_gap(struct kwalk_rec *o, const struct kw_memo *m)
 
 	if (w->gap_end || (w->copy != KW_PENDING && w->copy != KW_LAZY) || (w->sp & 7))
 		return false;
-	d = kw_gap_find(o, m);
-	if (d < 0)
+	if (w->cursor < 0) {   /* this CPU keeps another thread's walk, or none */
+		count(CT_CNT_KWALK_GAP_NO_MEMO);
 		return false;
+	}
+	d = kw_gap_find(o, m);
+	if (d < 0) {
+		count(CT_CNT_KWALK_GAP_NOT_MET);
+		return false;
+	}
 	f = &m->f[d & KWM_MASK];
 	w->gap_why = w->copy;
 	w->gap_pc = w->pc;

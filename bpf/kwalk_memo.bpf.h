@@ -98,6 +98,7 @@ static __always_inline bool memo_differs(struct kwalk *w, __s32 d)
 	w->vd = -1;
 	if (w->gap_end) {   /* past a gap, rbp unknown: the copy (kwalk.bpf.h, kw_gap) */
 		w->copy = w->gap_why;
+		count(CT_CNT_KWALK_GAP_DIFFERED);
 		return false;
 	}
 	w->cursor = w->tries < KWM_TRIES ? d - 1 : -1;

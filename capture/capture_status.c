@@ -94,6 +94,28 @@ static void report_timed(const struct ct_capture *c, uint64_t walked)
 		per_stack(kstack, walked), per_stack(py, pys), (unsigned long long)pys);
 }
 
+/* The walks that went past a frame without a table through the thread's
+ * last walk (kwalk.bpf.h, kw_gap), and why the other such stops could not. */
+static void report_gaps(const struct ct_capture *c, const struct ct_unwind_stats *us)
+{
+	uint64_t no_memo = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_NO_MEMO),
+		 not_met = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_NOT_MET),
+		 differed = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_DIFFERED);
+
+	if (!us->gaps && !us->gaps_lost && !no_memo && !not_met && !differed)
+		return;
+	fprintf(stderr, "; walked past a frame without a table through the thread's last "
+		"walk %llu (%.1f KiB of stack each, sent for the capture to walk between; "
+		"%llu not joined, cut short), not where %llu had none of the thread's walk "
+		"left to meet on their CPU, %llu met none of its frames within %u KiB, "
+		"%llu found a word past it changed", (unsigned long long)us->gaps,
+		per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_BYTES),
+			  us->gaps + us->gaps_lost) / 1024,
+		(unsigned long long)us->gaps_lost, (unsigned long long)no_memo,
+		(unsigned long long)not_met, CT_KSTACK_GAP_MAX / 1024,
+		(unsigned long long)differed);
+}
+
 /* -k walked in the kernel: how many were, their frames and reads, why the
  * others were copied, and the tables. */
 static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwind_stats *us)
@@ -129,13 +151,7 @@ static void report_kernel_walks(const struct ct_capture *c, const struct ct_unwi
 			why[i - CT_CNT_KWALK_COPY_NO_PROC]);
 		sep = ", ";
 	}
-	if (us->gaps || us->gaps_lost)
-		fprintf(stderr, "; walked past a frame without a table through the thread's last "
-			"walk %llu (%.1f KiB of stack each, sent for the capture to walk between; "
-			"%llu not joined, cut short)", (unsigned long long)us->gaps,
-			per_stack(ct_bpf_counter_total(c->skel, CT_CNT_KWALK_GAP_BYTES),
-				  us->gaps + us->gaps_lost) / 1024,
-			(unsigned long long)us->gaps_lost);
+	report_gaps(c, us);
 	if ((n = ct_bpf_counter_total(c->skel, CT_CNT_KWALK_COPY_WOKE)))
 		fprintf(stderr, "; %llu of these woke the capture at once, to ask for the table",
 			(unsigned long long)n);
