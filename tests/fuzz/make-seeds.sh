@@ -170,6 +170,24 @@ put("rec-edge-gpu-exit-seg", rec(22, struct.pack("<IIIIIIIIQQ", 0, 3, 5, 3, 0, 4
 put("rec-edge-gpu-exit-look", rec(22, struct.pack("<IIIIIIIIQQ", 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0)))
 put("rec-edge-gpu-exit-look-all", rec(22, struct.pack("<IIIIIIIIQQ", 3, 1, 5, 2, 0x7f, 4, 4, 0,
                                                       0x0000100000800000, 0x200800000) + b"\1" * 16))
+# -k's walk in the kernel (KSTACK, 24) and a gap it went past (KSTACK_GAP,
+# 25), ring buffer only: well formed, and lying about their gap and sizes.
+KSTACK = lambda n, gap_at: rec(24, struct.pack("<IIIIII", n, 0, 0, 0, 4096, gap_at) +
+                                   struct.pack("<%dQ" % n, *range(0x7f0000001000, 0x7f0000001000 + n)))
+GAP = lambda at, sp, end_sp, nbytes: rec(25, struct.pack("<IIQQQQQ", at, 1, 0x7f0000001001, sp,
+                                                          0x7ffd0100, end_sp, 0x7f0000001002) +
+                                         b"\x11" * nbytes)
+put("rec-edge-kstack-gap", KSTACK(3, 2))
+put("rec-edge-kstack-gap-past", KSTACK(3, 3))
+put("rec-edge-kstack-gap-huge", KSTACK(3, 0xffffffff))
+put("rec-edge-kstack-gap-bytes", GAP(2, 0x7ffd0000, 0x7ffd0040, 64))
+put("rec-edge-kstack-gap-lies", GAP(2, 0x7ffd0000, 0x7ffd1040, 64))
+put("rec-edge-kstack-gap-backwards", GAP(2, 0x7ffd0040, 0x7ffd0000, 64))
+put("rec-edge-kstack-gap-wraps", GAP(2, 0xffffffffffffffc0, 0x0, 64))
+put("rec-edge-kstack-gap-at-0", GAP(0, 0x7ffd0000, 0x7ffd0040, 64))
+put("rec-edge-kstack-gap-max", GAP(255, 0x7ffd0000, 0x7ffd0000 + 16384, 16384))
+put("rec-edge-kstack-gap-over", GAP(1, 0x7ffd0000, 0x7ffd0000 + 16392, 16392))
+put("edge-kstack-gap-in-file", PRE + pad(meta) + pad(GAP(2, 0x7ffd0000, 0x7ffd0040, 64)))
 # a channel learned too late for the look (GPU_SEG, CT_GS_LOST | CT_GS_LATE)
 # and the flag with a count, a wrap and a GPPut outside the ring
 put("edge-gpu-seg-late", PRE + pad(meta) + pad(rec(19, struct.pack(

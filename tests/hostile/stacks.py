@@ -17,7 +17,7 @@ from hostile import Cases, pad8, rec  # noqa: E402
 
 SEED = H.SEED
 TRACE = os.path.join(H.ROOT, "traces", "h100-torch_matmul-k.ctrace")
-FRAMES, MAPPING, STACK, CODE_MAP = 15, 14, 12, 13
+FRAMES, MAPPING, STACK, CODE_MAP, KSTACK, KSTACK_GAP = 15, 14, 12, 13, 24, 25
 NOSTR = 0xffffffff
 
 
@@ -31,6 +31,19 @@ def frames(nframes=None, frames_=(), strings=b"", status=0, strings_size=None, t
 
 def frame(pc=0x7f0000001000, module=NOSTR, sym=NOSTR, exp=NOSTR, src=NOSTR):
     return (pc, 0x1000, 0x10, 0x10, module, sym, exp, src)
+
+
+def kstack(nframes, gap_at, pcs=None):
+    """A kernel walk (ring buffer only; never in a file but for a hostile one)."""
+    pcs = range(nframes) if pcs is None else pcs
+    return pad8(rec(KSTACK, struct.pack("<IIIIII", nframes, 0, 0, 0, 4096, gap_at) +
+                    b"".join(struct.pack("<Q", 0x7f0000001000 + p) for p in pcs)))
+
+
+def kstack_gap(at, sp, end_sp, nbytes):
+    """The stack between a frame the kernel could not step and the one it met."""
+    return pad8(rec(KSTACK_GAP, struct.pack("<IIQQQQQ", at, 1, 0x7f0000001001, sp, 0x7ffd0100,
+                                            end_sp, 0x7f0000001002) + b"\x11" * nbytes))
 
 
 def mapping(path=b"/lib/libcuda.so.1", path_size=None, build_id_size=20):
@@ -86,6 +99,28 @@ def body(tap, cases):
             struct.pack("<IIQ", 262152, 0, 0) + b"\0" * 262152)), r"stack record sizes"),
         ("code map: path_size past the end", head + pad8(rec(CODE_MAP, struct.pack(
             "<QQQQIIII", 0, 0, 0, 0, 0, 5, 2000, 0) + b"lib\0")), r"code map record"),
+        ("kernel walk: nframes past the end", head + kstack(5, 0, pcs=range(3)),
+         r"kernel stack walk record sizes"),
+        ("kernel walk: a gap with no frame above it", head + kstack(3, 3),
+         r"has a gap past its frames"),
+        ("kernel walk: gap_at 0xffffffff", head + kstack(3, 0xffffffff),
+         r"has a gap past its frames"),
+        ("gap: its sps say more bytes than it holds", head + kstack_gap(2, 0x7ffd0000, 0x7ffd1040,
+                                                                        64),
+         r"gap record sizes do not add up"),
+        ("gap: an end below its start", head + kstack_gap(2, 0x7ffd0040, 0x7ffd0000, 64),
+         r"gap record sizes do not add up"),
+        ("gap: sps that wrap", head + kstack_gap(2, 0xffffffffffffffc0, 0, 64),
+         r"gap record sizes do not add up"),
+        ("gap: past the most the kernel sends", head + kstack_gap(1, 0x7ffd0000,
+                                                                  0x7ffd0000 + 16392, 16392),
+         r"gap record sizes do not add up"),
+        ("gap: at no frame", head + kstack_gap(0, 0x7ffd0000, 0x7ffd0040, 64),
+         r"gap record is at no frame"),
+        ("gap: at the frame bound", head + kstack_gap(256, 0x7ffd0000, 0x7ffd0040, 64),
+         r"gap record is at no frame"),
+        ("gap: shorter than its header", head + pad8(rec(KSTACK_GAP, b"\0" * 40)),
+         r"gap record sizes do not add up"),
     ]
     cases.group("-k records that claim impossible sizes or strings outside their table: "
                 "exit 1, the records before decoded",
@@ -105,6 +140,9 @@ def body(tap, cases):
         ("a stack record in a file (never written; ignored)",
          head + pad8(rec(STACK, b"\0" * 136 + struct.pack("<IIQ", 8, 0, 0) + b"\0" * 8))),
         ("a mapping with control bytes in its path", head + mapping(path=b"/x\n\x1b[2J")),
+        ("a kernel walk with a gap in a file (never written; ignored)", head + kstack(3, 2)),
+        ("a gap of 16 KiB in a file (never written; ignored)",
+         head + kstack_gap(255, 0x7ffd0000, 0x7ffd0000 + 16384, 16384)),
     ]
     cases.group("odd but legal -k records decode (exit 1: no trailer, nothing else)",
                 [(label, data, 1, r"no trailer") for label, data in odd])
