@@ -261,7 +261,7 @@ struct ct_kstack {
  * CT_REC_KSTACK (same ts_ns and tid), for the capture to walk with the
  * file's CFI and join the two.  A few KiB, where a copy is the whole stack.
  */
-#define CT_KSTACK_GAP_MAX 16384   /* = the check's window (kwalk.bpf.h's KW_BUF) */
+#define CT_KSTACK_GAP_MAX 16384   /* the most a gap sends (a per-CPU buffer of it) */
 struct ct_kstack_gap {
 	struct ct_rec h;
 	__u32 at;          /* the CT_REC_KSTACK's gap_at */

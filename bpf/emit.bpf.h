@@ -85,14 +85,46 @@ static __always_inline __u64 wake_flags(__u64 size)
 								       : BPF_RB_NO_WAKEUP;
 }
 
-/* true: the record went into the ring; false: lost (counted) */
-static __always_inline bool emit(void *data, __u64 size)
+/*
+ * A record the capture acts on (want: the pc of a table it lacks) wakes
+ * the reader at once, at most once a ms: every stack that meets that
+ * table before the capture asks for it is copied, or sent with a gap,
+ * too.  Slept through (100 ms, or a quarter of the ring: wake_flags), a
+ * first capture's start-up copied hundreds of stacks that one ask would
+ * have spared.  Where the walk stopped for good (a rule of another shape)
+ * the copy waits as any record.
+ */
+#define WANT_WAKE_GAP_NS 1000000
+__u64 want_woke_ns = 0;
+
+static __always_inline __u64 want_wake_flags(__u64 size, __u64 want)
 {
-	if (bpf_ringbuf_output(&rb, data, size, wake_flags(size))) {
+	__u64 now;
+
+	if (!want)
+		return wake_flags(size);
+	now = bpf_ktime_get_ns();
+	if (now - want_woke_ns < WANT_WAKE_GAP_NS)
+		return wake_flags(size);
+	want_woke_ns = now;
+	count(CT_CNT_KWALK_COPY_WOKE);
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+/* true: the record went into the ring, waking the reader as flags say;
+ * false: lost (counted) */
+static __always_inline bool emit_flags(void *data, __u64 size, __u64 flags)
+{
+	if (bpf_ringbuf_output(&rb, data, size, flags)) {
 		count(CT_CNT_LOST);
 		return false;
 	}
 	return true;
+}
+
+static __always_inline bool emit(void *data, __u64 size)
+{
+	return emit_flags(data, size, wake_flags(size));
 }
 
 /*

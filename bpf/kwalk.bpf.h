@@ -67,7 +67,7 @@ struct kwalk {
 	__u32 vk, vstart;  /* where the check began: this walk's frame, the last walk's */
 	__u32 reused, tries; /* frames taken from the last walk, checked; checks begun */
 	/* kw_gap: past a frame without a table, through the last walk's */
-	__u64 gap_pc, gap_sp, gap_bp, gap_end;   /* gap_end: 0, none */
+	__u64 gap_sp, gap_bp, gap_end;   /* gap_end: 0, none; its frame is pcs[gap_at - 1] */
 	__u32 gap_at, gap_bp_known, gap_why, pad1;   /* gap_why: the copy it spared */
 };
 
@@ -573,7 +573,6 @@ static __always_inline bool kw_gap(struct kwalk_rec *o, const struct kw_memo *m)
 	}
 	f = &m->f[d & KWM_MASK];
 	w->gap_why = w->copy;
-	w->gap_pc = w->pc;
 	w->gap_sp = w->sp;
 	w->gap_bp = w->bp;
 	w->gap_bp_known = w->bp_known;
@@ -755,32 +754,6 @@ static __always_inline bool kwalk_stack_word(__u64 ts, __u64 addr, __u64 *v)
 	return true;
 }
 
-/*
- * A record the capture acts on (want: the pc of a table it lacks) wakes
- * the reader at once, at most once a ms: every stack that meets that
- * table before the capture asks for it is copied, or sent with a gap,
- * too.  Slept through (100 ms, or a quarter of the ring: wake_flags), a
- * first capture's start-up copied hundreds of stacks that one ask would
- * have spared.  Where the walk stopped for good (a rule of another shape)
- * the copy waits as any record.
- */
-#define WANT_WAKE_GAP_NS 1000000
-__u64 want_woke_ns = 0;
-
-static __always_inline __u64 want_wake_flags(__u64 size, __u64 want)
-{
-	__u64 now;
-
-	if (!want)
-		return wake_flags(size);
-	now = bpf_ktime_get_ns();
-	if (now - want_woke_ns < WANT_WAKE_GAP_NS)
-		return wake_flags(size);
-	want_woke_ns = now;
-	count(CT_CNT_KWALK_COPY_WOKE);
-	return BPF_RB_FORCE_WAKEUP;
-}
-
 struct kw_gap_rec {
 	struct ct_kstack_gap rec;
 	__u8 bytes[CT_KSTACK_GAP_MAX];
@@ -807,16 +780,15 @@ static __noinline bool send_gap(struct kwalk_rec *out)
 	    bpf_probe_read_user(g->bytes, n, (void *)w->gap_sp))
 		return false;
 	g->rec = (struct ct_kstack_gap){ .h = out->rec.h, .at = w->gap_at,
-					 .bp_known = w->gap_bp_known, .pc = w->gap_pc,
+					 .bp_known = w->gap_bp_known,
+					 .pc = out->pcs[(w->gap_at - 1) & (CT_KSTACK_FRAMES - 1)],
 					 .sp = w->gap_sp, .bp = w->gap_bp, .end_sp = w->gap_end,
 					 .end_pc = out->pcs[w->gap_at & (CT_KSTACK_FRAMES - 1)] };
 	g->rec.h.type = CT_REC_KSTACK_GAP;
 	size = sizeof(g->rec) + n;
 	g->rec.h.size = size;
-	if (size > sizeof(*g) || bpf_ringbuf_output(&rb, g, size, want_wake_flags(size, w->want))) {
-		count(CT_CNT_LOST);
+	if (size > sizeof(*g) || !emit_flags(g, size, want_wake_flags(size, w->want)))
 		return false;
-	}
 	count(CT_CNT_KWALK_GAPS);
 	count_n(CT_CNT_KWALK_GAP_BYTES, n);
 	return true;

@@ -900,6 +900,8 @@ static const uint64_t *bridged(struct ct_unwinder *u, struct uw_proc *p, const s
 		  g->at == k->gap_at && pcs[k->gap_at - 1] == g->pc && pcs[k->gap_at] == g->end_pc;
 
 	u->gap.have = false;
+	if (ok && !p->maps.n && !p->maps_failed)   /* the walk needs the code maps */
+		read_maps(u, p, k->h.ts_ns);
 	if (ok && p->dwfl && walk_rules(u, p, u->gap.s, &at, &walked_kind))
 		got = u->walked.n;
 	if (got)   /* the frame it could not step is the walk's first */
@@ -934,8 +936,6 @@ static void kernel_stack(struct ct_unwinder *u, const struct ct_kstack *k)
 
 	if (!p)
 		return;
-	if (k->gap_at && !p->maps.n && !p->maps_failed)   /* its walk needs the code maps */
-		read_maps(u, p, k->h.ts_ns);
 	if (k->gap_at)
 		pcs = bridged(u, p, k, pcs, &n, &kind);
 	end.kind = kind;
